@@ -1,0 +1,68 @@
+// Expected failures carry a code from api.md and map to HTTP in one filter. Services throw these,
+// never HttpException. Broken invariants are plain Errors (assert) and become 500s.
+
+export type ErrorCode =
+  | 'validation_failed'
+  | 'unauthenticated'
+  | 'forbidden'
+  | 'not_found'
+  | 'insufficient_funds'
+  | 'idempotency_conflict'
+  | 'conflict'
+  | 'payload_too_large'
+  | 'unsupported_media_type'
+  | 'unknown_contributor'
+  | 'unprocessable'
+  | 'settlement_disabled'
+  | 'rate_limited'
+  | 'unavailable'
+  | 'internal_error';
+
+const STATUS_BY_CODE: Record<ErrorCode, number> = {
+  validation_failed: 400,
+  unauthenticated: 401,
+  insufficient_funds: 402,
+  forbidden: 403,
+  not_found: 404,
+  idempotency_conflict: 409,
+  conflict: 409,
+  payload_too_large: 413,
+  unsupported_media_type: 415,
+  unknown_contributor: 422,
+  unprocessable: 422,
+  settlement_disabled: 422,
+  rate_limited: 429,
+  internal_error: 500,
+  unavailable: 503,
+};
+
+export interface FieldIssue {
+  field: string;
+  message: string;
+}
+
+export class DomainError extends Error {
+  readonly httpStatus: number;
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    readonly details?: unknown,
+  ) {
+    super(message);
+    this.name = 'DomainError';
+    this.httpStatus = STATUS_BY_CODE[code];
+  }
+}
+
+export function validationFailed(issues: FieldIssue[], message = 'request validation failed'): DomainError {
+  return new DomainError('validation_failed', message, issues);
+}
+
+export function notFound(what: string): DomainError {
+  return new DomainError('not_found', `${what} not found`);
+}
+
+/** For broken invariants (bugs): fails loudly, never a client-facing 4xx. */
+export function assert(condition: unknown, message: string): asserts condition {
+  if (!condition) throw new Error(`assertion failed: ${message}`);
+}

@@ -1,0 +1,54 @@
+import { ArgumentsHost, Catch, ExceptionFilter, HttpException, HttpStatus, Logger } from '@nestjs/common';
+import type { Response } from 'express';
+import { ZodValidationException } from 'nestjs-zod';
+import { ZodError } from 'zod';
+import { DomainError, type ErrorCode } from './domain-error.js';
+import { sendError } from './error-body.js';
+import { zodIssuesToFields } from './zod-issues.js';
+import { isDatabaseUnavailable } from '../../database/database-errors.js';
+
+const CODE_BY_STATUS: Record<number, ErrorCode> = {
+  400: 'validation_failed',
+  401: 'unauthenticated',
+  402: 'insufficient_funds',
+  403: 'forbidden',
+  404: 'not_found',
+  409: 'conflict',
+  413: 'payload_too_large',
+  415: 'unsupported_media_type',
+  429: 'rate_limited',
+  503: 'unavailable',
+};
+
+/** The one place errors become HTTP: the api.md shape, never a stack trace. */
+@Catch()
+export class HttpExceptionFilter implements ExceptionFilter {
+  private readonly logger = new Logger('HttpExceptionFilter');
+
+  catch(exception: unknown, host: ArgumentsHost): void {
+    const res = host.switchToHttp().getResponse<Response>();
+    if (exception instanceof DomainError) {
+      if (exception.code === 'rate_limited') res.setHeader('Retry-After', '1');
+      return sendError(res, exception.httpStatus, exception.code, exception.message, exception.details);
+    }
+    if (exception instanceof ZodValidationException) {
+      const zodError = exception.getZodError();
+      const details = zodError instanceof ZodError ? zodIssuesToFields(zodError) : undefined;
+      return sendError(res, 400, 'validation_failed', 'request validation failed', details);
+    }
+    if (exception instanceof HttpException) {
+      const status = exception.getStatus();
+      const code = CODE_BY_STATUS[status] ?? (status >= 500 ? 'internal_error' : 'validation_failed');
+      const message = status === 404 ? 'route not found' : exception.message;
+      if (status === 429) res.setHeader('Retry-After', '1');
+      return sendError(res, status, code, message);
+    }
+    if (isDatabaseUnavailable(exception)) {
+      this.logger.warn(`database unavailable: ${(exception as Error).message}`);
+      res.setHeader('Retry-After', '1');
+      return sendError(res, HttpStatus.SERVICE_UNAVAILABLE, 'unavailable', 'database unavailable, retry later');
+    }
+    this.logger.error(exception instanceof Error ? exception.stack ?? exception.message : String(exception));
+    return sendError(res, 500, 'internal_error', 'internal error');
+  }
+}

@@ -1,0 +1,39 @@
+import express, { type NextFunction, type Request, type Response } from 'express';
+import { sendError } from '../errors/error-body.js';
+
+const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH']);
+/** Routes that read their own body as a stream (SSE ingestion). */
+export const RAW_BODY_ROUTES = new Set(['/v1/usage-events/stream']);
+
+function hasBody(req: Request): boolean {
+  const length = req.headers['content-length'];
+  return req.headers['transfer-encoding'] !== undefined || (length !== undefined && length !== '0');
+}
+
+/**
+ * JSON only, with a size limit; errors in the api.md shape (413, 415, 400) instead of Express's
+ * HTML, written here because body parsing runs before Nest's exception filter.
+ */
+export function jsonBodyMiddleware(bodyLimitBytes: number) {
+  const parse = express.json({ limit: bodyLimitBytes, strict: true, type: () => true });
+  return (req: Request, res: Response, next: NextFunction) => {
+    if (!BODY_METHODS.has(req.method) || RAW_BODY_ROUTES.has(req.path)) return next();
+    if (!hasBody(req)) return next();
+    const type = (req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
+    if (type !== 'application/json' && !type.endsWith('+json')) {
+      return sendError(res, 415, 'unsupported_media_type', 'request body must be application/json');
+    }
+    parse(req, res, (error?: unknown) => {
+      if (!error) return next();
+      const e = error as { type?: string; status?: number; message?: string };
+      if (e.type === 'entity.too.large') {
+        return sendError(res, 413, 'payload_too_large', `request body exceeds ${bodyLimitBytes} bytes`);
+      }
+      if (e.type === 'encoding.unsupported' || e.type === 'charset.unsupported') {
+        return sendError(res, 415, 'unsupported_media_type', 'request body must be UTF-8 JSON');
+      }
+      if (e.type === 'request.aborted') return sendError(res, 400, 'validation_failed', 'request body was cut off');
+      return sendError(res, 400, 'validation_failed', 'request body is not valid JSON', [{ field: '(body)', message: 'malformed JSON' }]);
+    });
+  };
+}

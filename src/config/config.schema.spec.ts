@@ -1,0 +1,20 @@
+import { ConfigError, parseEnv } from './config.schema.js';
+
+describe('parseEnv', () => {
+  it('has local defaults and exact multipliers', () => {
+    const env = parseEnv({});
+    expect(env.DATABASE_URL).toBe('postgresql://postgres@127.0.0.1:5432/ledger');
+    expect(env.REDIS_URL).toBe('redis://127.0.0.1:6379');
+    expect(env.USER_MARKUP.numerator).toBe(13000n);
+    expect(env.PAYOUT_STANDARD.text).toBe('1.1');
+    expect(env.PAYOUT_PREMIUM.text).toBe('1.2');
+    expect(env.SETTLEMENT_MIN_PAYOUT_USD).toBe(10n * 10n ** 18n);
+  });
+
+  it('names the bad variable', () => {
+    expect(() => parseEnv({ USER_MARKUP: '1.33333' })).toThrow(/USER_MARKUP/);
+    expect(() => parseEnv({ PORT: 'abc' })).toThrow(/PORT/);
+    expect(() => parseEnv({ USDC_ADDRESS: '0x12' })).toThrow(/USDC_ADDRESS/);
+    expect(() => parseEnv({ NODE_ENV: 'production' })).toThrow(ConfigError);
+  });
+});

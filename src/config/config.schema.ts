@@ -1,0 +1,115 @@
+// The environment, parsed once at boot by one zod schema. This module is the only reader of
+// process.env; a bad variable stops start-up with a message naming it.
+import { readFileSync } from 'node:fs';
+import { z } from 'zod';
+import { MoneyFormatError, parseMultiplier, parseUsdToAtto, type DecimalMultiplier } from '../common/money/index.js';
+
+const multiplier = (name: string, fallback: string) =>
+  z
+    .string()
+    .default(fallback)
+    .transform((text, ctx): DecimalMultiplier => {
+      try {
+        return parseMultiplier(text);
+      } catch (error) {
+        ctx.addIssue({ code: 'custom', message: `${name} ${(error as MoneyFormatError).message}` });
+        return z.NEVER;
+      }
+    });
+
+const usdAmount = (fallback: string) =>
+  z
+    .string()
+    .default(fallback)
+    .transform((text, ctx): bigint => {
+      try {
+        return parseUsdToAtto(text, { decimalsMax: 6 });
+      } catch (error) {
+        ctx.addIssue({ code: 'custom', message: (error as Error).message });
+        return z.NEVER;
+      }
+    });
+
+const intFromEnv = (fallback: number, min: number, max: number) => z.coerce.number().int().min(min).max(max).default(fallback);
+const optionalText = z.string().trim().min(1).optional();
+const address = z.string().regex(/^0x[0-9a-fA-F]{40}$/, 'must be a 0x-prefixed 20-byte hex address').optional();
+const privateKey = z.string().regex(/^0x[0-9a-fA-F]{64}$/, 'must be a 0x-prefixed 32-byte hex key').optional();
+const booleanFromEnv = (fallback: boolean) =>
+  z.enum(['true', 'false', '1', '0']).default(fallback ? 'true' : 'false').transform((v) => v === 'true' || v === '1');
+
+export const envSchema = z.object({
+  NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
+  DATABASE_URL: z.string().url().default('postgresql://postgres@127.0.0.1:5432/ledger'),
+  DATABASE_POOL_MAX: intFromEnv(20, 1, 500),
+  REDIS_URL: z.string().url().default('redis://127.0.0.1:6379'),
+  PORT: intFromEnv(3000, 0, 65535),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  ADMIN_API_KEY: z.string().min(16, 'must be at least 16 characters').optional(),
+  USER_MARKUP: multiplier('USER_MARKUP', '1.3'),
+  PAYOUT_STANDARD: multiplier('PAYOUT_STANDARD', '1.1'),
+  PAYOUT_PREMIUM: multiplier('PAYOUT_PREMIUM', '1.2'),
+  BODY_LIMIT_BYTES: intFromEnv(2 * 1024 * 1024, 1024, 64 * 1024 * 1024),
+  STREAM_BODY_LIMIT_BYTES: intFromEnv(16 * 1024 * 1024, 1024, 256 * 1024 * 1024),
+  EVENT_OCCURRED_AT_FUTURE_SKEW_MS: intFromEnv(5 * 60_000, 0, 24 * 3600_000),
+  HOLD_DEFAULT_TTL_SECONDS: intFromEnv(900, 1, 7 * 24 * 3600),
+  HOLD_MAX_TTL_SECONDS: intFromEnv(24 * 3600, 1, 30 * 24 * 3600),
+  RATE_LIMIT_PER_MINUTE: intFromEnv(600_000, 1, 100_000_000),
+  AUTH_FAILURES_PER_MINUTE: intFromEnv(60, 1, 1_000_000),
+  RPC_URL: z.string().url().optional(),
+  CHAIN_ID: z.coerce.number().int().positive().optional(),
+  USDC_ADDRESS: address,
+  PAYOUT_CONTRACT_ADDRESS: address,
+  PAYOUT_PRIVATE_KEY: privateKey,
+  PAYOUT_PRIVATE_KEY_FILE: optionalText,
+  SETTLEMENT_CRON: z.string().default('0 0 * * *'),
+  SETTLEMENT_MIN_PAYOUT_USD: usdAmount('10'),
+  SETTLEMENT_APPROVAL_THRESHOLD_USD: usdAmount('10000'),
+  SETTLEMENT_LINE_MAX_USD: usdAmount('100000'),
+  SETTLEMENT_TOTAL_MAX_USD: usdAmount('1000000'),
+  SETTLEMENT_CONFIRMATIONS: intFromEnv(3, 1, 100),
+  SETTLEMENT_RECIPIENTS_PER_TX: intFromEnv(200, 1, 500),
+  SETTLEMENT_SCHEDULER_ENABLED: booleanFromEnv(true),
+  WORKER_CONCURRENCY: intFromEnv(4, 1, 64),
+});
+
+export type Env = z.output<typeof envSchema>;
+
+export class ConfigError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ConfigError';
+  }
+}
+
+/** Parses the environment; throws ConfigError naming every bad variable. */
+export function parseEnv(source: NodeJS.ProcessEnv): Env {
+  const cleaned = Object.fromEntries(Object.entries(source).filter(([, value]) => value !== undefined && value !== ''));
+  const result = envSchema.safeParse(cleaned);
+  if (!result.success) {
+    const problems = result.error.issues.map((issue) => `${issue.path.join('.') || '(env)'}: ${issue.message}`);
+    throw new ConfigError(`invalid environment: ${problems.join('; ')}`);
+  }
+  const env = result.data;
+  if (!env.PAYOUT_PRIVATE_KEY && env.PAYOUT_PRIVATE_KEY_FILE) {
+    const key = readFileSync(env.PAYOUT_PRIVATE_KEY_FILE, 'utf8').trim();
+    const parsed = envSchema.shape.PAYOUT_PRIVATE_KEY.safeParse(key);
+    if (!parsed.success) throw new ConfigError('invalid environment: PAYOUT_PRIVATE_KEY_FILE: file does not hold a 0x-prefixed 32-byte hex key');
+    env.PAYOUT_PRIVATE_KEY = parsed.data;
+  }
+  if (env.NODE_ENV === 'production' && !env.ADMIN_API_KEY) {
+    throw new ConfigError('invalid environment: ADMIN_API_KEY: required in production');
+  }
+  return env;
+}
+
+/** Chain settings are all-or-nothing: settlement is disabled (and says so) without them. */
+export function chainSettings(env: Env) {
+  if (!env.RPC_URL || !env.USDC_ADDRESS || !env.PAYOUT_CONTRACT_ADDRESS || !env.PAYOUT_PRIVATE_KEY) return null;
+  return {
+    rpcUrl: env.RPC_URL,
+    chainId: env.CHAIN_ID,
+    usdcAddress: env.USDC_ADDRESS as `0x${string}`,
+    payoutContractAddress: env.PAYOUT_CONTRACT_ADDRESS as `0x${string}`,
+    payoutPrivateKey: env.PAYOUT_PRIVATE_KEY as `0x${string}`,
+  };
+}

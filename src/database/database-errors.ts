@@ -1,0 +1,29 @@
+// Classifies driver errors: a lost or refused connection is "unavailable" (503, retry), not a bug.
+const UNAVAILABLE_NODE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'ENOTFOUND', 'EHOSTUNREACH']);
+// 57P01 admin_shutdown, 57P02 crash_shutdown, 57P03 cannot_connect_now, 08xxx connection exceptions, 53300 too_many_connections
+const UNAVAILABLE_SQLSTATE = /^(57P0[123]|08\d{3}|53300)$/;
+const UNAVAILABLE_MESSAGES = /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|connection is closed|Cannot use a pool after calling end/i;
+
+export function isDatabaseUnavailable(error: unknown): boolean {
+  let current: unknown = error;
+  for (let depth = 0; depth < 5 && current; depth += 1) {
+    const candidate = current as { code?: unknown; message?: unknown; cause?: unknown };
+    if (typeof candidate.code === 'string' && (UNAVAILABLE_NODE_CODES.has(candidate.code) || UNAVAILABLE_SQLSTATE.test(candidate.code))) {
+      return true;
+    }
+    if (typeof candidate.message === 'string' && UNAVAILABLE_MESSAGES.test(candidate.message)) return true;
+    current = candidate.cause;
+  }
+  return false;
+}
+
+/** 40001 serialization_failure, 40P01 deadlock_detected: safe to retry the whole transaction. */
+export function isRetryableTransactionError(error: unknown): boolean {
+  const code = (error as { code?: unknown })?.code;
+  return code === '40001' || code === '40P01';
+}
+
+export function isUniqueViolation(error: unknown, constraint?: string): boolean {
+  const e = error as { code?: unknown; constraint?: unknown };
+  return e?.code === '23505' && (constraint === undefined || e.constraint === constraint);
+}

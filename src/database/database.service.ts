@@ -1,0 +1,71 @@
+import { Inject, Injectable, Logger, type OnModuleDestroy } from '@nestjs/common';
+import { PrismaPg } from '@prisma/adapter-pg';
+import pg from 'pg';
+import { APP_CONFIG, type AppConfig } from '../config/index.js';
+import { PrismaClient } from '../generated/prisma/client.js';
+import { isRetryableTransactionError } from './database-errors.js';
+
+export type SqlClient = pg.PoolClient;
+export type PrismaTx = Parameters<Parameters<PrismaClient['$transaction']>[0]>[0];
+
+const TRANSACTION_ATTEMPTS_MAX = 5;
+const CONNECT_TIMEOUT_MS = 3_000;
+const STATEMENT_TIMEOUT_MS = 30_000;
+
+// NUMERIC comes back as text (exact), BIGINT (int8) as text too: repositories convert to bigint.
+pg.types.setTypeParser(pg.types.builtins.NUMERIC, (value) => value);
+
+/**
+ * One pg pool shared by Prisma (through its driver adapter) and by the repositories' raw SQL on
+ * hot paths. Only repositories and this folder touch it.
+ */
+@Injectable()
+export class DatabaseService implements OnModuleDestroy {
+  readonly pool: pg.Pool;
+  readonly prisma: PrismaClient;
+  private readonly logger = new Logger('Database');
+
+  constructor(@Inject(APP_CONFIG) config: AppConfig) {
+    this.pool = new pg.Pool({
+      connectionString: config.DATABASE_URL,
+      max: config.DATABASE_POOL_MAX,
+      connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
+      statement_timeout: STATEMENT_TIMEOUT_MS,
+      idleTimeoutMillis: 30_000,
+    });
+    // A dropped idle connection (Postgres restart) must not crash the process.
+    this.pool.on('error', (error) => this.logger.warn(`idle database connection lost: ${error.message}`));
+    this.prisma = new PrismaClient({ adapter: new PrismaPg(this.pool) });
+  }
+
+  /** Runs fn in one transaction, retrying the whole of it on serialization failure or deadlock. */
+  async transaction<T>(fn: (client: SqlClient) => Promise<T>, isolation: 'read committed' | 'serializable' = 'read committed'): Promise<T> {
+    for (let attempt = 1; ; attempt += 1) {
+      const client = await this.pool.connect();
+      let broken = false;
+      try {
+        await client.query(isolation === 'serializable' ? 'BEGIN ISOLATION LEVEL SERIALIZABLE' : 'BEGIN');
+        const result = await fn(client);
+        await client.query('COMMIT');
+        return result;
+      } catch (error) {
+        await client.query('ROLLBACK').catch(() => {
+          broken = true;
+        });
+        if (attempt < TRANSACTION_ATTEMPTS_MAX && isRetryableTransactionError(error)) continue;
+        throw error;
+      } finally {
+        client.release(broken);
+      }
+    }
+  }
+
+  async ping(): Promise<void> {
+    await this.pool.query('SELECT 1');
+  }
+
+  async onModuleDestroy(): Promise<void> {
+    await this.prisma.$disconnect().catch(() => undefined);
+    await this.pool.end().catch(() => undefined);
+  }
+}

@@ -1,0 +1,27 @@
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import type { Role } from './auth.types.js';
+
+const KEY_BYTES = 32;
+const PREFIX_BY_ROLE: Record<Role, string> = { admin: 'lk_adm', gateway: 'lk_gw', contributor: 'lk_ctb' };
+
+/** Keys are 256-bit random secrets, so a fast hash is enough (no password stretching needed). */
+export function hashApiKey(key: string): string {
+  return createHash('sha256').update(key, 'utf8').digest('hex');
+}
+
+export function generateApiKey(role: Role): { key: string; keyHash: string; keyPrefix: string } {
+  const key = `${PREFIX_BY_ROLE[role]}_${randomBytes(KEY_BYTES).toString('base64url')}`;
+  return { key, keyHash: hashApiKey(key), keyPrefix: key.slice(0, 12) };
+}
+
+export function sameSecret(a: string, b: string): boolean {
+  const left = Buffer.from(hashApiKey(a), 'hex');
+  const right = Buffer.from(hashApiKey(b), 'hex');
+  return timingSafeEqual(left, right);
+}
+
+export function parseBearer(header: string | undefined): string | null {
+  if (!header) return null;
+  const match = /^Bearer\s+([A-Za-z0-9_\-.~+/=]{8,512})\s*$/.exec(header);
+  return match?.[1] ?? null;
+}

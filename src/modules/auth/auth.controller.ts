@@ -1,0 +1,42 @@
+import { Body, Controller, Delete, HttpCode, Param, ParseUUIDPipe, Post } from '@nestjs/common';
+import { ApiBearerAuth, ApiTags } from '@nestjs/swagger';
+import { AuthService } from './auth.service.js';
+import { CreateApiKeyDto } from './auth.schemas.js';
+import type { Principal } from './auth.types.js';
+import { CurrentPrincipal } from './principal.decorator.js';
+import { Roles } from './roles.decorator.js';
+import { DomainError } from '../../common/errors/index.js';
+
+@ApiTags('admin: api keys')
+@ApiBearerAuth()
+@Controller('v1/admin/api-keys')
+@Roles('admin')
+export class AuthController {
+  constructor(private readonly auth: AuthService) {}
+
+  @Post()
+  async create(@CurrentPrincipal() actor: Principal, @Body() body: CreateApiKeyDto) {
+    const created = await this.auth.createKey(actor, {
+      role: body.role,
+      contributorId: body.contributor_id,
+      name: body.name,
+    });
+    return {
+      id: created.id,
+      key: created.key,
+      role: created.role,
+      contributor_id: created.contributorId,
+      name: created.name,
+      created_at: created.createdAt.toISOString(),
+    };
+  }
+
+  @Delete(':id')
+  @HttpCode(204)
+  async revoke(
+    @CurrentPrincipal() actor: Principal,
+    @Param('id', new ParseUUIDPipe({ exceptionFactory: () => new DomainError('not_found', 'api key not found') })) id: string,
+  ) {
+    await this.auth.revokeKey(actor, id);
+  }
+}

@@ -1,0 +1,45 @@
+import { Injectable, type CanActivate, type ExecutionContext } from '@nestjs/common';
+import { Reflector } from '@nestjs/core';
+import { DomainError } from '../../common/errors/index.js';
+import { parseBearer } from './api-key.js';
+import { AuthService } from './auth.service.js';
+import type { Role } from './auth.types.js';
+import type { AuthedRequest } from './principal.decorator.js';
+import { PUBLIC_KEY, ROLES_KEY } from './roles.decorator.js';
+import { AuthFailureLimiter } from './auth-failure-limiter.js';
+
+/** Global guard: a route must be @Public() or declare @Roles(); anything else is refused. */
+@Injectable()
+export class AuthGuard implements CanActivate {
+  constructor(
+    private readonly reflector: Reflector,
+    private readonly auth: AuthService,
+    private readonly failures: AuthFailureLimiter,
+  ) {}
+
+  async canActivate(context: ExecutionContext): Promise<boolean> {
+    const targets = [context.getHandler(), context.getClass()];
+    if (this.reflector.getAllAndOverride<boolean>(PUBLIC_KEY, targets)) return true;
+    const roles = this.reflector.getAllAndOverride<Role[] | undefined>(ROLES_KEY, targets);
+    if (!roles || roles.length === 0) throw new DomainError('forbidden', 'route declares no roles and is closed');
+
+    const request = context.switchToHttp().getRequest<AuthedRequest>();
+    const clientId = request.ip ?? 'unknown';
+    this.failures.assertNotBlocked(clientId);
+    const key = parseBearer(request.headers.authorization);
+    if (!key) {
+      this.failures.recordFailure(clientId);
+      throw new DomainError('unauthenticated', 'missing or malformed Authorization: Bearer <key> header');
+    }
+    const principal = await this.auth.authenticate(key);
+    if (!principal) {
+      this.failures.recordFailure(clientId);
+      throw new DomainError('unauthenticated', 'unknown or revoked API key');
+    }
+    if (!roles.includes(principal.role)) {
+      throw new DomainError('forbidden', `this route is for ${roles.join(', ')} keys`);
+    }
+    request.principal = principal;
+    return true;
+  }
+}

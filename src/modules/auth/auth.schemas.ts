@@ -1,0 +1,23 @@
+import { createZodDto } from 'nestjs-zod';
+import { z } from 'zod';
+import { ROLES } from './auth.types.js';
+
+export const idText = z.string().min(1).max(128).regex(/^[A-Za-z0-9._:\-]+$/, 'only letters, digits and . _ : - are allowed');
+
+export const createApiKeySchema = z
+  .object({
+    role: z.enum(ROLES),
+    contributor_id: idText.optional(),
+    name: z.string().min(1).max(200).optional(),
+  })
+  .strict();
+export class CreateApiKeyDto extends createZodDto(createApiKeySchema) {}
+
+export const apiKeyCreatedSchema = z.object({
+  id: z.string().uuid(),
+  key: z.string(),
+  role: z.enum(ROLES),
+  contributor_id: z.string().nullable(),
+  name: z.string().nullable(),
+  created_at: z.string(),
+});

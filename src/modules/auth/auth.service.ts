@@ -1,0 +1,97 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { randomUUID } from 'node:crypto';
+import { APP_CONFIG, type AppConfig } from '../../config/index.js';
+import { DatabaseService } from '../../database/database.service.js';
+import { DomainError, notFound } from '../../common/errors/index.js';
+import { AuditService } from '../audit/audit.service.js';
+import { ApiKeysRepository } from './api-keys.repository.js';
+import { generateApiKey, hashApiKey, sameSecret } from './api-key.js';
+import type { Principal, Role } from './auth.types.js';
+
+const BOOTSTRAP_ADMIN_KEY_ID = 'bootstrap-admin';
+// Authenticated keys are cached briefly to keep one query off every request; revoking through
+// this process evicts at once, and other replicas notice within the TTL.
+const KEY_CACHE_TTL_MS = 2_000;
+const KEY_CACHE_ENTRIES_MAX = 10_000;
+
+export interface CreatedApiKey {
+  id: string;
+  key: string;
+  role: Role;
+  contributorId: string | null;
+  name: string | null;
+  createdAt: Date;
+}
+
+@Injectable()
+export class AuthService {
+  private readonly cache = new Map<string, { principal: Principal | null; expiresAtMs: number }>();
+
+  constructor(
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly db: DatabaseService,
+    private readonly keys: ApiKeysRepository,
+    private readonly audit: AuditService,
+  ) {}
+
+  /** Resolves a bearer key to a principal, or null when unknown or revoked. */
+  async authenticate(key: string): Promise<Principal | null> {
+    if (this.config.ADMIN_API_KEY && sameSecret(key, this.config.ADMIN_API_KEY)) {
+      return { keyId: BOOTSTRAP_ADMIN_KEY_ID, role: 'admin', contributorId: null };
+    }
+    const keyHash = hashApiKey(key);
+    const cached = this.cache.get(keyHash);
+    if (cached && cached.expiresAtMs > Date.now()) return cached.principal;
+    const record = await this.keys.findActiveByHash(keyHash);
+    const principal = record ? { keyId: record.id, role: record.role, contributorId: record.contributorId } : null;
+    if (this.cache.size >= KEY_CACHE_ENTRIES_MAX) this.cache.clear();
+    this.cache.set(keyHash, { principal, expiresAtMs: Date.now() + KEY_CACHE_TTL_MS });
+    return principal;
+  }
+
+  async createKey(actor: Principal, input: { role: Role; contributorId?: string; name?: string }): Promise<CreatedApiKey> {
+    if ((input.role === 'contributor') !== (input.contributorId !== undefined)) {
+      throw new DomainError('validation_failed', 'contributor_id is required for a contributor key and only for one', [
+        { field: 'contributor_id', message: input.role === 'contributor' ? 'required for role contributor' : 'only allowed for role contributor' },
+      ]);
+    }
+    const generated = generateApiKey(input.role);
+    const id = randomUUID();
+    const record = await this.db.prisma.$transaction(async (tx) => {
+      const created = await this.keys.create(tx, {
+        id,
+        keyHash: generated.keyHash,
+        keyPrefix: generated.keyPrefix,
+        role: input.role,
+        contributorId: input.contributorId ?? null,
+        name: input.name ?? null,
+      });
+      // The audit log never holds the secret, only its prefix.
+      await this.audit.recordWithPrisma(tx, actor, {
+        action: 'api_key.create',
+        target: `api_key:${id}`,
+        after: { role: created.role, contributor_id: created.contributorId, name: created.name, key_prefix: created.keyPrefix },
+      });
+      return created;
+    });
+    this.cache.clear();
+    return { id, key: generated.key, role: record.role, contributorId: record.contributorId, name: record.name, createdAt: record.createdAt };
+  }
+
+  async revokeKey(actor: Principal, id: string): Promise<void> {
+    await this.db.prisma.$transaction(async (tx) => {
+      const existing = await this.keys.findById(tx, id);
+      if (!existing) throw notFound('api key');
+      if (existing.revokedAt) return;
+      const now = new Date();
+      await this.keys.revoke(tx, id, now);
+      await this.audit.recordWithPrisma(tx, actor, {
+        action: 'api_key.revoke',
+        target: `api_key:${id}`,
+        before: { revoked_at: null },
+        after: { revoked_at: now },
+      });
+    });
+    this.cache.clear();
+  }
+}

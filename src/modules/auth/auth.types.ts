@@ -1,0 +1,9 @@
+export const ROLES = ['admin', 'gateway', 'contributor'] as const;
+export type Role = (typeof ROLES)[number];
+
+/** Who is calling: resolved from the bearer key by the auth guard. */
+export interface Principal {
+  keyId: string;
+  role: Role;
+  contributorId: string | null;
+}

@@ -1,0 +1,12 @@
+import { createParamDecorator, type ExecutionContext } from '@nestjs/common';
+import type { Request } from 'express';
+import { assert } from '../../common/errors/index.js';
+import type { Principal } from './auth.types.js';
+
+export type AuthedRequest = Request & { principal?: Principal };
+
+export const CurrentPrincipal = createParamDecorator((_data: unknown, ctx: ExecutionContext): Principal => {
+  const principal = ctx.switchToHttp().getRequest<AuthedRequest>().principal;
+  assert(principal, 'route reached without a principal');
+  return principal;
+});

@@ -1,0 +1,37 @@
+import { Controller, Get, Header, Inject, Res } from '@nestjs/common';
+import { ApiTags } from '@nestjs/swagger';
+import type { Response } from 'express';
+import { Public } from '../auth/roles.decorator.js';
+import { MetricsService } from './metrics.service.js';
+import { READINESS_CHECKS, runCheck, type ReadinessCheck } from './readiness.js';
+
+@ApiTags('operations')
+@Controller()
+@Public()
+export class HealthController {
+  constructor(
+    private readonly metrics: MetricsService,
+    @Inject(READINESS_CHECKS) private readonly checks: ReadinessCheck[],
+  ) {}
+
+  @Get('health')
+  live() {
+    return { status: 'ok' };
+  }
+
+  @Get('health/ready')
+  async ready(@Res() res: Response) {
+    const results = await Promise.all(this.checks.map(runCheck));
+    const ok = results.every((r) => r.ok);
+    res.status(ok ? 200 : 503).json({
+      status: ok ? 'ok' : 'unavailable',
+      checks: Object.fromEntries(results.map((r) => [r.name, r.ok ? { status: 'up' } : { status: 'down', error: r.error }])),
+    });
+  }
+
+  @Get('metrics')
+  @Header('Content-Type', 'text/plain; version=0.0.4')
+  async scrape() {
+    return this.metrics.registry.metrics();
+  }
+}

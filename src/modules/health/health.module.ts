@@ -1,0 +1,52 @@
+import { Global, Inject, Module, type OnModuleDestroy } from '@nestjs/common';
+import type { Redis } from 'ioredis';
+import { APP_CONFIG, type AppConfig } from '../../config/index.js';
+import { DatabaseService } from '../../database/database.service.js';
+import { createRedis } from '../../queue/redis-connection.js';
+import { HealthController } from './health.controller.js';
+import { MetricsService } from './metrics.service.js';
+import { READINESS_CHECKS, type ReadinessCheck } from './readiness.js';
+import { CHAIN_READINESS, type OptionalReadinessCheck } from './chain-readiness.js';
+
+const REDIS_PROBE = Symbol('REDIS_PROBE');
+
+@Global()
+@Module({
+  controllers: [HealthController],
+  providers: [
+    MetricsService,
+    {
+      provide: REDIS_PROBE,
+      inject: [APP_CONFIG],
+      useFactory: (config: AppConfig) => {
+        const redis = createRedis(config.REDIS_URL, 'probe');
+        redis.on('error', () => undefined); // reported through /health/ready, not as crashes
+        return redis;
+      },
+    },
+    { provide: CHAIN_READINESS, useValue: { check: null } satisfies OptionalReadinessCheck },
+    {
+      provide: READINESS_CHECKS,
+      inject: [DatabaseService, REDIS_PROBE, CHAIN_READINESS],
+      useFactory: (db: DatabaseService, redis: Redis, chain: OptionalReadinessCheck): ReadinessCheck[] => [
+        { name: 'postgres', check: () => db.ping() },
+        {
+          name: 'redis',
+          check: async () => {
+            if (redis.status === 'wait' || redis.status === 'end') await redis.connect().catch(() => undefined);
+            await redis.ping();
+          },
+        },
+        { name: 'rpc', check: async () => chain.check?.() },
+      ],
+    },
+  ],
+  exports: [MetricsService, CHAIN_READINESS],
+})
+export class HealthModule implements OnModuleDestroy {
+  constructor(@Inject(REDIS_PROBE) private readonly redis: Redis) {}
+
+  onModuleDestroy() {
+    this.redis.disconnect();
+  }
+}

@@ -1,0 +1,134 @@
+// Folds parsed `chat.completion.chunk` objects into one result (rules C1-C5 of
+// test/fixtures/sse/README.md). Errors (C6) and [DONE] are handled by the caller.
+import {
+  type ReassembledStream,
+  type ReassembledUsage,
+  type ReassemblerLimits,
+  type StreamError,
+  StreamErrorCode,
+  isPlainObject,
+  limitError,
+  utf8ByteLength,
+} from './reassembler-types.js';
+import { ToolCallTracker } from './tool-call-tracker.js';
+
+export type AccumulatedChunks = Pick<
+  ReassembledStream,
+  'content' | 'finish_reason' | 'tool_calls' | 'usage' | 'model'
+>;
+
+export type ChunkLimits = Pick<ReassemblerLimits, 'contentBytesMax' | 'toolCallsMax' | 'toolArgumentsBytesMax'>;
+
+export class ChatChunkAccumulator {
+  private readonly contentParts: string[] = [];
+  private contentBytes = 0;
+  private finishReason: string | null = null;
+  private usage: ReassembledUsage | null = null;
+  private model: string | null = null;
+  private readonly toolCalls: ToolCallTracker;
+
+  constructor(private readonly limits: ChunkLimits) {
+    this.toolCalls = new ToolCallTracker(limits);
+  }
+
+  get lastFinishReason(): string | null {
+    return this.finishReason;
+  }
+
+  /** Applies one chunk; returns a limit error when one is hit (accumulation must then stop). */
+  applyChunk(chunk: Record<string, unknown>): StreamError | null {
+    if (this.model === null && typeof chunk.model === 'string' && chunk.model !== '') this.model = chunk.model;
+    // Last wins, never summed: vLLM and Perplexity send running totals (C5).
+    this.usage = readChunkUsage(chunk) ?? this.usage;
+    const choices = chunk.choices;
+    // [], null or a missing `choices` marks a metadata chunk (C1).
+    if (!Array.isArray(choices)) return null;
+    for (const choice of choices) {
+      if (!isPlainObject(choice) || !isFirstChoice(choice)) continue;
+      const error = this.applyChoice(choice);
+      if (error !== null) return error;
+    }
+    return null;
+  }
+
+  finish(): AccumulatedChunks {
+    return {
+      content: this.contentParts.join(''),
+      finish_reason: this.finishReason,
+      tool_calls: this.toolCalls.finish(),
+      usage: this.usage,
+      model: this.model,
+    };
+  }
+
+  private applyChoice(choice: Record<string, unknown>): StreamError | null {
+    // A choice without `delta` (Azure filter annotation) only contributes finish_reason (C2).
+    // `choice.message` (Perplexity's cumulative copy) is ignored (C4).
+    const delta = choice.delta;
+    if (isPlainObject(delta)) {
+      const error = this.appendContent(delta.content) ?? this.toolCalls.applyDeltas(delta.tool_calls);
+      if (error !== null) return error;
+    }
+    // Only non-empty values set it, so a later null (or "") never resets it (C3).
+    const reason = choice.finish_reason;
+    if (typeof reason === 'string' && reason !== '') this.finishReason = reason;
+    return null;
+  }
+
+  /** Only `delta.content` counts; reasoning_content / reasoning are ignored (C4). */
+  private appendContent(value: unknown): StreamError | null {
+    if (typeof value !== 'string' || value === '') return null;
+    const bytes = utf8ByteLength(value);
+    if (this.contentBytes + bytes > this.limits.contentBytesMax) {
+      return limitError(StreamErrorCode.contentTooLarge, `content exceeds ${this.limits.contentBytesMax} bytes`);
+    }
+    this.contentParts.push(value);
+    this.contentBytes += bytes;
+    return null;
+  }
+}
+
+/**
+ * C1: only choice.index === 0 counts (not choices[0]). A choice with no index at all is taken
+ * as index 0: single-choice providers that omit it would otherwise lose their whole output.
+ */
+function isFirstChoice(choice: Record<string, unknown>): boolean {
+  return choice.index === 0 || choice.index === undefined || choice.index === null;
+}
+
+/** Top-level `usage`, or Groq's `x_groq.usage` when the top-level one is absent (C5). */
+export function readChunkUsage(chunk: Record<string, unknown>): ReassembledUsage | null {
+  if (chunk.usage !== undefined && chunk.usage !== null) return parseUsage(chunk.usage);
+  const groq = chunk.x_groq;
+  return isPlainObject(groq) ? parseUsage(groq.usage) : null;
+}
+
+/**
+ * The three totals must be non-negative safe integers, else the whole object is ignored (an
+ * earlier valid usage stays). cached/reasoning tokens are copied only when sent and valid (0 too).
+ * total_tokens is copied as sent, never recomputed.
+ */
+export function parseUsage(value: unknown): ReassembledUsage | null {
+  if (!isPlainObject(value)) return null;
+  const prompt_tokens = toTokenCount(value.prompt_tokens);
+  const completion_tokens = toTokenCount(value.completion_tokens);
+  const total_tokens = toTokenCount(value.total_tokens);
+  if (prompt_tokens === null || completion_tokens === null || total_tokens === null) return null;
+  const usage: ReassembledUsage = { prompt_tokens, completion_tokens, total_tokens };
+  const cached = detailCount(value.prompt_tokens_details, 'cached_tokens');
+  if (cached !== null) usage.cached_tokens = cached;
+  const reasoning = detailCount(value.completion_tokens_details, 'reasoning_tokens');
+  if (reasoning !== null) usage.reasoning_tokens = reasoning;
+  return usage;
+}
+
+function detailCount(details: unknown, key: string): number | null {
+  if (!isPlainObject(details)) return null;
+  return toTokenCount(details[key]);
+}
+
+/** A non-negative safe integer (-0 becomes 0), else null. */
+function toTokenCount(value: unknown): number | null {
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 0) return null;
+  return value === 0 ? 0 : value;
+}

@@ -1,0 +1,148 @@
+// Reassembles `delta.tool_calls` fragments of choice 0 (rules T1-T5 of test/fixtures/sse/README.md).
+import {
+  type ReassembledToolCall,
+  type ReassemblerLimits,
+  type StreamError,
+  StreamErrorCode,
+  isPlainObject,
+  limitError,
+  utf8ByteLength,
+} from './reassembler-types.js';
+
+interface ToolCallState {
+  index: number;
+  id: string;
+  name: string;
+  argumentParts: string[];
+  argumentsBytes: number;
+}
+
+export type ToolCallLimits = Pick<ReassemblerLimits, 'toolCallsMax' | 'toolArgumentsBytesMax'>;
+
+const JSON_WHITESPACE_ONLY = /^[ \t\n\r]*$/;
+
+export class ToolCallTracker {
+  /** In order of creation. */
+  private readonly calls: ToolCallState[] = [];
+  private readonly callsById = new Map<string, ToolCallState>();
+  /** The latest call that arrived with a given provider index (an index can be reused, T3). */
+  private readonly callsByProviderIndex = new Map<number, ToolCallState>();
+  private readonly usedIndexes = new Set<number>();
+  private highestIndex = -1;
+
+  constructor(private readonly limits: ToolCallLimits) {}
+
+  /** Applies `delta.tool_calls`; returns a limit error when one is hit (the delta is then dropped). */
+  applyDeltas(deltas: unknown): StreamError | null {
+    if (!Array.isArray(deltas)) return null;
+    for (const delta of deltas) {
+      if (!isPlainObject(delta)) continue;
+      const error = this.applyDelta(delta);
+      if (error !== null) return error;
+    }
+    return null;
+  }
+
+  /** The calls sorted by index, with arguments parsed (T5). */
+  finish(): ReassembledToolCall[] {
+    return this.calls.map(toResult).sort((a, b) => a.index - b.index);
+  }
+
+  private applyDelta(delta: Record<string, unknown>): StreamError | null {
+    const id = nonEmptyString(delta.id); // an id of "" counts as absent (T1)
+    const providerIndex = readIndex(delta.index);
+    const call = this.findCall(id, providerIndex) ?? this.createCall(providerIndex);
+    if (call === null) {
+      return limitError(
+        StreamErrorCode.tooManyToolCalls,
+        `more than ${this.limits.toolCallsMax} tool calls in one stream`,
+      );
+    }
+    const fn = isPlainObject(delta.function) ? delta.function : {};
+    // id and name are set once, never concatenated; they may come after the first delta (T2).
+    if (call.id === '' && id !== null) {
+      call.id = id;
+      this.callsById.set(id, call);
+    }
+    const name = nonEmptyString(fn.name);
+    if (call.name === '' && name !== null) call.name = name;
+    return this.appendArguments(call, fn.arguments);
+  }
+
+  /** Rule T1: by known id, else by provider index (unless the ids differ), else the latest call. */
+  private findCall(id: string | null, providerIndex: number | null): ToolCallState | null {
+    if (id !== null) {
+      const known = this.callsById.get(id);
+      if (known !== undefined) return known;
+    }
+    if (providerIndex !== null) {
+      const atIndex = this.callsByProviderIndex.get(providerIndex);
+      if (atIndex !== undefined && (id === null || atIndex.id === '')) return atIndex;
+      return null;
+    }
+    return id === null ? (this.calls.at(-1) ?? null) : null;
+  }
+
+  /** Rule T3: keep the provider index unless it is missing or already taken; then highest + 1. */
+  private createCall(providerIndex: number | null): ToolCallState | null {
+    if (this.calls.length >= this.limits.toolCallsMax) return null;
+    const index =
+      providerIndex !== null && !this.usedIndexes.has(providerIndex) ? providerIndex : this.highestIndex + 1;
+    const call: ToolCallState = { index, id: '', name: '', argumentParts: [], argumentsBytes: 0 };
+    this.calls.push(call);
+    this.usedIndexes.add(index);
+    this.highestIndex = Math.max(this.highestIndex, index);
+    if (providerIndex !== null) this.callsByProviderIndex.set(providerIndex, call);
+    return call;
+  }
+
+  /** Rule T4: append as sent, parse only at the end; an object is appended as its JSON text. */
+  private appendArguments(call: ToolCallState, value: unknown): StreamError | null {
+    if (value === undefined || value === null) return null;
+    const fragment = typeof value === 'string' ? value : JSON.stringify(value);
+    if (fragment === '') return null;
+    const bytes = utf8ByteLength(fragment);
+    if (call.argumentsBytes + bytes > this.limits.toolArgumentsBytesMax) {
+      return limitError(
+        StreamErrorCode.toolArgumentsTooLarge,
+        `arguments of tool call ${call.index} exceed ${this.limits.toolArgumentsBytesMax} bytes`,
+      );
+    }
+    call.argumentParts.push(fragment);
+    call.argumentsBytes += bytes;
+    return null;
+  }
+}
+
+function toResult(call: ToolCallState): ReassembledToolCall {
+  const raw = call.argumentParts.join('');
+  const parsed = parseArguments(raw);
+  return {
+    index: call.index,
+    id: call.id,
+    name: call.name,
+    arguments_raw: raw,
+    arguments: parsed,
+    arguments_error: parsed === null,
+  };
+}
+
+/** Rule T5: blank gives {}; anything but a JSON object gives null (no healing of partial JSON). */
+export function parseArguments(raw: string): Record<string, unknown> | null {
+  if (JSON_WHITESPACE_ONLY.test(raw)) return {};
+  try {
+    const value: unknown = JSON.parse(raw);
+    return isPlainObject(value) ? value : null;
+  } catch {
+    return null;
+  }
+}
+
+function nonEmptyString(value: unknown): string | null {
+  return typeof value === 'string' && value !== '' ? value : null;
+}
+
+/** A usable provider index is a non-negative safe integer; anything else counts as missing. */
+function readIndex(value: unknown): number | null {
+  return typeof value === 'number' && Number.isSafeInteger(value) && value >= 0 ? value : null;
+}

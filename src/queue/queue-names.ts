@@ -1,0 +1,12 @@
+// Every queue, job name and job option in one place (see conventions.md).
+export const QUEUE_USAGE_EVENTS = 'usage-events';
+export const QUEUE_USAGE_EVENTS_DEAD = 'usage-events-dead';
+export const QUEUE_HOLDS = 'holds';
+export const QUEUE_SETTLEMENT = 'settlement';
+
+export const JOB_EXPIRE_HOLDS = 'expire-holds';
+export const JOB_SETTLEMENT_RUN = 'settlement-run';
+export const JOB_SETTLEMENT_SEND = 'settlement-send';
+export const JOB_SETTLEMENT_RECONCILE = 'settlement-reconcile';
+
+export const HOLD_EXPIRY_EVERY_MS = 15_000;

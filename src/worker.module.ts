@@ -1,0 +1,35 @@
+import { BullModule } from '@nestjs/bullmq';
+import { Module, type DynamicModule } from '@nestjs/common';
+import { LoggerModule } from 'nestjs-pino';
+import { APP_CONFIG, ConfigModule, parseEnv, type AppConfig } from './config/index.js';
+import { DatabaseModule } from './database/database.module.js';
+import { AuditModule } from './modules/audit/audit.module.js';
+import { HealthModule } from './modules/health/health.module.js';
+import { DOMAIN_MODULES } from './domain-modules.js';
+import { WORKER_MODULES } from './worker-modules.js';
+
+/** The worker: the same domain modules as the API, plus BullMQ processors and schedulers. */
+@Module({})
+export class WorkerModule {
+  static forRoot(envOverrides: Partial<Record<string, string>> = {}): DynamicModule {
+    const level = parseEnv({ ...process.env, ...envOverrides }).LOG_LEVEL;
+    return {
+      module: WorkerModule,
+      imports: [
+        ConfigModule.forRoot(envOverrides),
+        LoggerModule.forRoot({ pinoHttp: { level } }),
+        DatabaseModule,
+        AuditModule,
+        HealthModule,
+        BullModule.forRootAsync({
+          inject: [APP_CONFIG],
+          useFactory: (config: AppConfig) => ({
+            connection: { url: config.REDIS_URL, maxRetriesPerRequest: null },
+          }),
+        }),
+        ...DOMAIN_MODULES,
+        ...WORKER_MODULES,
+      ],
+    };
+  }
+}

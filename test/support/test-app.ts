@@ -1,0 +1,32 @@
+import type { INestApplication } from '@nestjs/common';
+import request from 'supertest';
+import { createHttpApp } from '../../src/http-app.js';
+import { createTestDatabase } from './test-db.js';
+
+export const TEST_ADMIN_KEY = 'test-admin-key-0123456789abcdef';
+
+export interface TestApp {
+  app: INestApplication;
+  http: ReturnType<typeof request>;
+  databaseUrl: string;
+  admin: (req: request.Test) => request.Test;
+  close: () => Promise<void>;
+}
+
+/** The real HTTP app on its own fresh database (real Postgres and Redis). */
+export async function startTestApp(label: string, env: Partial<Record<string, string>> = {}): Promise<TestApp> {
+  const db = await createTestDatabase(label);
+  const app = await createHttpApp({ DATABASE_URL: db.url, ADMIN_API_KEY: TEST_ADMIN_KEY, LOG_LEVEL: 'error', ...env });
+  await app.init();
+  const http = request(app.getHttpServer());
+  return {
+    app,
+    http,
+    databaseUrl: db.url,
+    admin: (req) => req.set('Authorization', `Bearer ${TEST_ADMIN_KEY}`),
+    close: async () => {
+      await app.close();
+      await db.drop();
+    },
+  };
+}
