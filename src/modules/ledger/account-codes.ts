@@ -1,0 +1,32 @@
+// Ledger account codes. Signs: postings are credit-positive, so a user's prepaid credit and a
+// contributor's payable are positive balances; every journal transaction sums to zero.
+
+export const PLATFORM_REVENUE = 'platform:revenue';
+export const PLATFORM_ADJUSTMENTS = 'platform:adjustments';
+export const EXTERNAL_FUNDING = 'external:funding';
+
+export type AccountKind = 'user' | 'contributor_payable' | 'contributor_in_settlement' | 'contributor_paid' | 'platform' | 'external';
+
+export const userAccount = (userId: string) => `user:${userId}`;
+export const contributorPayable = (contributorId: string) => `contributor:${contributorId}:payable`;
+export const contributorInSettlement = (contributorId: string) => `contributor:${contributorId}:in_settlement`;
+export const contributorPaid = (contributorId: string) => `contributor:${contributorId}:paid`;
+
+export interface AccountInfo {
+  kind: AccountKind;
+  ownerId: string | null;
+  /** Untracked accounts keep no stored balance (platform/external: hot rows on every event). */
+  tracked: boolean;
+}
+
+export function describeAccount(code: string): AccountInfo {
+  if (code.startsWith('user:')) return { kind: 'user', ownerId: code.slice('user:'.length), tracked: true };
+  const contributor = /^contributor:(.+):(payable|in_settlement|paid)$/.exec(code);
+  if (contributor) {
+    const kind = `contributor_${contributor[2]}` as AccountKind;
+    return { kind, ownerId: contributor[1]!, tracked: true };
+  }
+  if (code.startsWith('platform:')) return { kind: 'platform', ownerId: null, tracked: false };
+  if (code.startsWith('external:')) return { kind: 'external', ownerId: null, tracked: false };
+  throw new Error(`unknown ledger account code: ${code}`);
+}

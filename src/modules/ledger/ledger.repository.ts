@@ -1,0 +1,139 @@
+import { Injectable } from '@nestjs/common';
+import { DatabaseService, type SqlClient } from '../../database/database.service.js';
+import { toBigInt } from '../../database/sql.js';
+import { describeAccount } from './account-codes.js';
+import type { BalanceDelta, JournalDraft } from './journal-draft.js';
+
+export interface AccountBalance {
+  code: string;
+  balanceAtto: bigint;
+  heldAtto: bigint;
+}
+
+export interface LedgerCheckRow {
+  code: string;
+  storedAtto: bigint | null;
+  postedAtto: bigint;
+}
+
+@Injectable()
+export class LedgerRepository {
+  constructor(private readonly db: DatabaseService) {}
+
+  /**
+   * Inserts journal transactions in one statement (one JSON parameter: fast for hundreds of
+   * entries). ON CONFLICT keeps a replayed fact from posting twice; returns refs actually written.
+   */
+  async insertEntries(client: SqlClient, drafts: JournalDraft[]): Promise<Map<string, bigint>> {
+    if (drafts.length === 0) return new Map();
+    const rows = drafts.map((d) => ({
+      kind: d.kind,
+      ref: d.ref,
+      codes: d.postings.map((p) => p.accountCode),
+      amounts: d.postings.map((p) => p.amountAtto.toString()),
+      memo: d.memo ?? null,
+    }));
+    const result = await client.query<{ id: string; kind: string; ref: string }>(
+      `INSERT INTO journal_entries (kind, ref, account_codes, amounts_atto, memo)
+       SELECT kind, ref, codes, amounts, memo
+       FROM json_to_recordset($1::json) AS x(kind text, ref text, codes text[], amounts numeric[], memo text)
+       ON CONFLICT (kind, ref) DO NOTHING
+       RETURNING id, kind, ref`,
+      [JSON.stringify(rows)],
+    );
+    return new Map(result.rows.map((r) => [`${r.kind}/${r.ref}`, toBigInt(r.id)]));
+  }
+
+  /** Applies net deltas to tracked accounts in code order (no deadlocks), creating them if new. */
+  async applyDeltas(client: SqlClient, deltas: BalanceDelta[]): Promise<void> {
+    if (deltas.length === 0) return;
+    const rows = deltas.map((d) => {
+      const info = describeAccount(d.accountCode);
+      return { code: d.accountCode, kind: info.kind, owner: info.ownerId, balance: d.balanceDeltaAtto.toString(), held: d.heldDeltaAtto.toString() };
+    });
+    await client.query(
+      `INSERT INTO accounts (code, kind, owner_id, tracked, balance_atto, held_atto)
+       SELECT code, kind, owner, true, balance, held
+       FROM json_to_recordset($1::json) AS x(code text, kind text, owner text, balance numeric, held numeric)
+       ORDER BY code
+       ON CONFLICT (code) DO UPDATE
+         SET balance_atto = accounts.balance_atto + excluded.balance_atto,
+             held_atto = accounts.held_atto + excluded.held_atto`,
+      [JSON.stringify(rows)],
+    );
+  }
+
+  async ensureAccount(client: SqlClient, code: string): Promise<void> {
+    const info = describeAccount(code);
+    await client.query(
+      `INSERT INTO accounts (code, kind, owner_id, tracked) VALUES ($1, $2, $3, $4) ON CONFLICT (code) DO NOTHING`,
+      [code, info.kind, info.ownerId, info.tracked],
+    );
+  }
+
+  async findBalances(codes: string[], client?: SqlClient): Promise<Map<string, AccountBalance>> {
+    const runner = client ?? this.db.pool;
+    const result = await runner.query<{ code: string; balance_atto: string; held_atto: string }>(
+      'SELECT code, balance_atto, held_atto FROM accounts WHERE code = ANY($1::text[])',
+      [codes],
+    );
+    return new Map(result.rows.map((r) => [r.code, { code: r.code, balanceAtto: toBigInt(r.balance_atto), heldAtto: toBigInt(r.held_atto) }]));
+  }
+
+  /** Locks one account row for the rest of the transaction (creating it if new). */
+  async lockAccount(client: SqlClient, code: string): Promise<AccountBalance> {
+    await this.ensureAccount(client, code);
+    const result = await client.query<{ balance_atto: string; held_atto: string }>(
+      'SELECT balance_atto, held_atto FROM accounts WHERE code = $1 FOR UPDATE',
+      [code],
+    );
+    const row = result.rows[0]!;
+    return { code, balanceAtto: toBigInt(row.balance_atto), heldAtto: toBigInt(row.held_atto) };
+  }
+
+  /** Sum of postings for untracked accounts (platform), computed on demand. */
+  async sumPostings(code: string): Promise<bigint> {
+    const result = await this.db.pool.query<{ total: string }>(
+      `SELECT coalesce(sum(amount_atto), 0) AS total FROM ledger_postings WHERE account_code = $1`,
+      [code],
+    );
+    return toBigInt(result.rows[0]!.total);
+  }
+
+  async checkTotals(): Promise<{ entries: bigint; postingsSumAtto: bigint; unbalancedEntries: bigint }> {
+    const result = await this.db.pool.query<{ entries: string; total: string; unbalanced: string }>(
+      `SELECT count(*) AS entries,
+              coalesce(sum(ledger_sum(amounts_atto)), 0) AS total,
+              count(*) FILTER (WHERE ledger_sum(amounts_atto) <> 0) AS unbalanced
+       FROM journal_entries`,
+    );
+    const row = result.rows[0]!;
+    return { entries: toBigInt(row.entries), postingsSumAtto: toBigInt(row.total), unbalancedEntries: toBigInt(row.unbalanced) };
+  }
+
+  /** Tracked accounts whose stored balance differs from the sum of their postings. */
+  async findMismatchedAccounts(limit: number): Promise<LedgerCheckRow[]> {
+    const result = await this.db.pool.query<{ code: string; stored: string | null; posted: string }>(
+      `WITH posted AS (SELECT account_code, sum(amount_atto) AS total FROM ledger_postings GROUP BY account_code)
+       SELECT coalesce(a.code, p.account_code) AS code, a.balance_atto AS stored, coalesce(p.total, 0) AS posted
+       FROM accounts a FULL JOIN posted p ON p.account_code = a.code
+       WHERE (a.code IS NULL) OR (a.tracked AND a.balance_atto <> coalesce(p.total, 0))
+       ORDER BY 1 LIMIT $1`,
+      [limit],
+    );
+    return result.rows.map((r) => ({ code: r.code, storedAtto: r.stored === null ? null : toBigInt(r.stored), postedAtto: toBigInt(r.posted) }));
+  }
+
+  /** Users whose held amount differs from the sum of their active holds. */
+  async findHeldMismatches(limit: number): Promise<Array<{ code: string; heldAtto: bigint; activeHoldsAtto: bigint }>> {
+    const result = await this.db.pool.query<{ code: string; held: string; active: string }>(
+      `WITH active AS (SELECT 'user:' || user_id AS code, sum(amount_atto) AS total FROM holds WHERE status = 'active' GROUP BY user_id)
+       SELECT coalesce(a.code, h.code) AS code, coalesce(a.held_atto, 0) AS held, coalesce(h.total, 0) AS active
+       FROM accounts a FULL JOIN active h ON h.code = a.code
+       WHERE coalesce(a.held_atto, 0) <> coalesce(h.total, 0)
+       ORDER BY 1 LIMIT $1`,
+      [limit],
+    );
+    return result.rows.map((r) => ({ code: r.code, heldAtto: toBigInt(r.held), activeHoldsAtto: toBigInt(r.active) }));
+  }
+}
