@@ -95,6 +95,7 @@ export const StreamErrorCode = {
   streamTooLarge: 'stream_too_large',
   tooManyToolCalls: 'too_many_tool_calls',
   toolArgumentsTooLarge: 'tool_arguments_too_large',
+  toolArgumentsTooDeep: 'tool_arguments_too_deep',
   contentTooLarge: 'content_too_large',
 } as const;
 

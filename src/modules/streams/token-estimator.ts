@@ -63,6 +63,11 @@ export function estimateCompletionTokens(input: CompletionTokenInput): TokenEsti
   return { tokens, encoding };
 }
 
+/** Encodings loaded so far (they load on first use). */
+export function loadedTokenEncodings(): TokenEncodingName[] {
+  return [...loadedEncodings.keys()];
+}
+
 function loadEncoding(encoding: TokenEncodingName): EncodingModule {
   let loaded = loadedEncodings.get(encoding);
   if (loaded === undefined) {

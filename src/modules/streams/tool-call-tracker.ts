@@ -21,6 +21,12 @@ export type ToolCallLimits = Pick<ReassemblerLimits, 'toolCallsMax' | 'toolArgum
 
 const JSON_WHITESPACE_ONLY = /^[ \t\n\r]*$/;
 
+/**
+ * Deepest nesting accepted in arguments. JSON.parse copes with any depth, but JSON.stringify
+ * overflows the stack at a few thousand levels (here for object arguments, or downstream).
+ */
+export const ARGUMENTS_NESTING_MAX = 512;
+
 export class ToolCallTracker {
   /** In order of creation. */
   private readonly calls: ToolCallState[] = [];
@@ -99,6 +105,12 @@ export class ToolCallTracker {
   /** Rule T4: append as sent, parse only at the end; an object is appended as its JSON text. */
   private appendArguments(call: ToolCallState, value: unknown): StreamError | null {
     if (value === undefined || value === null) return null;
+    if (exceedsNesting(value, ARGUMENTS_NESTING_MAX)) {
+      return limitError(
+        StreamErrorCode.toolArgumentsTooDeep,
+        `arguments of tool call ${call.index} nest deeper than ${ARGUMENTS_NESTING_MAX} levels`,
+      );
+    }
     const fragment = typeof value === 'string' ? value : JSON.stringify(value);
     if (fragment === '') return null;
     const bytes = utf8ByteLength(fragment);
@@ -132,10 +144,21 @@ export function parseArguments(raw: string): Record<string, unknown> | null {
   if (JSON_WHITESPACE_ONLY.test(raw)) return {};
   try {
     const value: unknown = JSON.parse(raw);
-    return isPlainObject(value) ? value : null;
+    return isPlainObject(value) && !exceedsNesting(value, ARGUMENTS_NESTING_MAX) ? value : null;
   } catch {
     return null;
   }
+}
+
+/** Iterative, so measuring a deep value cannot overflow the stack itself. */
+export function exceedsNesting(value: unknown, nestingMax: number): boolean {
+  const pending: Array<{ node: unknown; depth: number }> = [{ node: value, depth: 1 }];
+  for (let item = pending.pop(); item !== undefined; item = pending.pop()) {
+    if (typeof item.node !== 'object' || item.node === null) continue;
+    if (item.depth > nestingMax) return true;
+    for (const child of Object.values(item.node)) pending.push({ node: child, depth: item.depth + 1 });
+  }
+  return false;
 }
 
 function nonEmptyString(value: unknown): string | null {
