@@ -70,6 +70,8 @@ export const envSchema = z.object({
   SETTLEMENT_RECIPIENTS_PER_TX: intFromEnv(200, 1, 500),
   SETTLEMENT_SCHEDULER_ENABLED: booleanFromEnv(true),
   WORKER_CONCURRENCY: intFromEnv(4, 1, 64),
+  // Longest earnings query range, in whole UTC days.
+  EARNINGS_RANGE_DAYS_MAX: intFromEnv(366, 1, 3660),
 });
 
 export type Env = z.output<typeof envSchema>;
