@@ -1,5 +1,13 @@
 import type { Type } from '@nestjs/common';
+import { AdminModule } from './modules/admin/admin.module.js';
+import { ContributorsModule } from './modules/contributors/contributors.module.js';
+import { EarningsModule } from './modules/earnings/earnings.module.js';
 import { LedgerModule } from './modules/ledger/ledger.module.js';
+import { PricingModule } from './modules/pricing/pricing.module.js';
+import { HoldsModule } from './modules/holds/holds.module.js';
+import { StreamsModule } from './modules/streams/streams.module.js';
+import { UsageModule } from './modules/usage/usage.module.js';
+import { UsersModule } from './modules/users/users.module.js';
 
 /** The domain modules both entry points (API and worker) run over. */
-export const DOMAIN_MODULES: Type[] = [LedgerModule];
+export const DOMAIN_MODULES: Type[] = [LedgerModule, PricingModule, ContributorsModule, UsersModule, HoldsModule, UsageModule, StreamsModule, EarningsModule, AdminModule];

@@ -1,4 +1,5 @@
 import type { Type } from '@nestjs/common';
+import { UsageQueueModule } from './modules/usage/usage-queue.module.js';
 
 /** Queue processors and schedulers: loaded by the worker entry point only. */
-export const WORKER_MODULES: Type[] = [];
+export const WORKER_MODULES: Type[] = [UsageQueueModule];

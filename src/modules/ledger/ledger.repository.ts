@@ -44,12 +44,17 @@ export class LedgerRepository {
     return new Map(result.rows.map((r) => [`${r.kind}/${r.ref}`, toBigInt(r.id)]));
   }
 
-  /** Applies net deltas to tracked accounts in code order (no deadlocks), creating them if new. */
+  /**
+   * Applies net deltas to tracked accounts in code order (no deadlocks), creating them if new.
+   * The upsert's insert row must satisfy held_atto >= 0 even when it ends up as an update, so
+   * held decreases go in a second statement over rows this transaction has already locked.
+   */
   async applyDeltas(client: SqlClient, deltas: BalanceDelta[]): Promise<void> {
     if (deltas.length === 0) return;
     const rows = deltas.map((d) => {
       const info = describeAccount(d.accountCode);
-      return { code: d.accountCode, kind: info.kind, owner: info.ownerId, balance: d.balanceDeltaAtto.toString(), held: d.heldDeltaAtto.toString() };
+      const heldIncrease = d.heldDeltaAtto > 0n ? d.heldDeltaAtto : 0n;
+      return { code: d.accountCode, kind: info.kind, owner: info.ownerId, balance: d.balanceDeltaAtto.toString(), held: heldIncrease.toString() };
     });
     await client.query(
       `INSERT INTO accounts (code, kind, owner_id, tracked, balance_atto, held_atto)
@@ -60,6 +65,13 @@ export class LedgerRepository {
          SET balance_atto = accounts.balance_atto + excluded.balance_atto,
              held_atto = accounts.held_atto + excluded.held_atto`,
       [JSON.stringify(rows)],
+    );
+    const decreases = deltas.filter((d) => d.heldDeltaAtto < 0n).map((d) => ({ code: d.accountCode, held: d.heldDeltaAtto.toString() }));
+    if (decreases.length === 0) return;
+    await client.query(
+      `UPDATE accounts a SET held_atto = a.held_atto + x.held
+       FROM json_to_recordset($1::json) AS x(code text, held numeric) WHERE a.code = x.code`,
+      [JSON.stringify(decreases)],
     );
   }
 

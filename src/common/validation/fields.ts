@@ -1,0 +1,47 @@
+// Field schemas shared by the API's zod schemas: ids, money strings, token counts, timestamps.
+import { z } from 'zod';
+import { MoneyFormatError, parseUsdToAtto } from '../money/index.js';
+
+export const TOKENS_MAX = 2 ** 31 - 1;
+export const ID_LENGTH_MAX = 128;
+
+/** Internal ids (contributors, users, holds): printable ASCII without spaces or slashes. */
+export const idSchema = z
+  .string()
+  .min(1)
+  .max(ID_LENGTH_MAX)
+  .regex(/^[A-Za-z0-9._:@\-]+$/, 'only letters, digits and . _ : @ - are allowed');
+
+/** Gateway-chosen external ids (event ids, references): printable ASCII, no whitespace. */
+export const externalIdSchema = z
+  .string()
+  .min(1)
+  .max(200)
+  .regex(/^[\x21-\x7E]+$/, 'must be printable ASCII without spaces');
+
+export const modelSchema = z
+  .string()
+  .min(1)
+  .max(200)
+  .regex(/^[\x21-\x7E]+$/, 'must be printable ASCII without spaces');
+
+export const tokenCountSchema = z.number().int('must be an integer').min(0, 'must not be negative').max(TOKENS_MAX, `must be at most ${TOKENS_MAX}`);
+
+export const timestampSchema = z.iso.datetime({ offset: true, message: 'must be an RFC 3339 timestamp' });
+
+/**
+ * A USD amount as an exact decimal string, converted to atto-USD. A JSON number is refused:
+ * it may already have been rounded by a binary float on the way in.
+ */
+export function usdAmountSchema(options: { allowNegative?: boolean; decimalsMax?: number } = {}) {
+  return z
+    .string({ error: (issue) => (issue.input === undefined ? 'required' : 'money must be a decimal string, e.g. "12.5"') })
+    .transform((text, ctx) => {
+      try {
+        return parseUsdToAtto(text, { allowNegative: options.allowNegative ?? false, decimalsMax: options.decimalsMax ?? 18 });
+      } catch (error) {
+        ctx.addIssue({ code: 'custom', message: (error as MoneyFormatError).message });
+        return z.NEVER;
+      }
+    });
+}

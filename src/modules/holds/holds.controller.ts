@@ -1,0 +1,53 @@
+import { Body, Controller, Get, HttpCode, Param, Post, Res } from '@nestjs/common';
+import { ApiBearerAuth, ApiTags } from '@nestjs/swagger';
+import type { Response } from 'express';
+import { formatAttoAsUsd } from '../../common/money/index.js';
+import { Roles } from '../auth/roles.decorator.js';
+import type { HoldRecord } from './holds.repository.js';
+import { CreateHoldDto } from './holds.schemas.js';
+import { HoldsService } from './holds.service.js';
+
+function holdBody(hold: HoldRecord) {
+  return {
+    hold_id: hold.holdId,
+    user_id: hold.userId,
+    status: hold.status,
+    amount_usd: formatAttoAsUsd(hold.amountAtto),
+    expires_at: hold.expiresAt.toISOString(),
+    captured_event_id: hold.capturedEventId,
+    captured_usd: hold.capturedAtto === null ? null : formatAttoAsUsd(hold.capturedAtto),
+    created_at: hold.createdAt.toISOString(),
+  };
+}
+
+@ApiTags('holds')
+@ApiBearerAuth()
+@Controller('v1/holds')
+@Roles('gateway', 'admin')
+export class HoldsController {
+  constructor(private readonly holds: HoldsService) {}
+
+  @Post()
+  async create(@Body() body: CreateHoldDto, @Res({ passthrough: true }) res: Response) {
+    const { hold, replayed } = await this.holds.create({
+      holdId: body.hold_id,
+      userId: body.user_id,
+      amountAtto: body.amount_usd,
+      expiresInSeconds: body.expires_in_seconds,
+    });
+    res.status(replayed ? 200 : 201);
+    if (replayed) res.setHeader('Idempotent-Replayed', 'true');
+    return holdBody(hold);
+  }
+
+  @Post(':hold_id/release')
+  @HttpCode(200)
+  async release(@Param('hold_id') holdId: string) {
+    return holdBody(await this.holds.release(holdId));
+  }
+
+  @Get(':hold_id')
+  async get(@Param('hold_id') holdId: string) {
+    return holdBody(await this.holds.get(holdId));
+  }
+}

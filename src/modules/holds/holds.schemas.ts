@@ -1,0 +1,13 @@
+import { z } from 'zod';
+import { createZodDto } from 'nestjs-zod';
+import { externalIdSchema, idSchema, usdAmountSchema } from '../../common/validation/fields.js';
+
+export const createHoldSchema = z
+  .object({
+    hold_id: externalIdSchema,
+    user_id: idSchema,
+    amount_usd: usdAmountSchema().refine((atto) => atto > 0n, 'must be greater than zero'),
+    expires_in_seconds: z.number().int().min(1).max(30 * 24 * 3600).optional(),
+  })
+  .strict();
+export class CreateHoldDto extends createZodDto(createHoldSchema) {}

@@ -1,0 +1,76 @@
+// Pure: turns a reassembled stream plus the query metadata into a usage-event payload.
+import type { FieldIssue } from '../../common/errors/index.js';
+import type { StreamDetails } from '../usage/usage-event.js';
+import type { ReassembledStream } from './reassembler-types.js';
+import { estimateCompletionTokens } from './token-estimator.js';
+
+export interface StreamQuery {
+  event_id: string;
+  user_id: string;
+  contributor_id: string;
+  model?: string;
+  hold_id?: string;
+  occurred_at?: string;
+  prompt_tokens?: number;
+}
+
+export type StreamBillingPlan =
+  | { ok: true; payload: Record<string, unknown>; details: StreamDetails }
+  | { ok: false; issues: FieldIssue[]; message: string };
+
+/** Nothing in the stream says a completion happened: no content, calls, finish or usage. */
+function isEmpty(stream: ReassembledStream): boolean {
+  return stream.content === '' && stream.tool_calls.length === 0 && stream.finish_reason === null && stream.usage === null;
+}
+
+export function planStreamBilling(stream: ReassembledStream, query: StreamQuery, bodySha256: string): StreamBillingPlan {
+  if (isEmpty(stream)) {
+    const why = stream.error ? `stream error: ${stream.error.message}` : 'the body carries no chat-completion chunks';
+    return { ok: false, message: 'nothing to bill in this stream', issues: [{ field: '(body)', message: why }] };
+  }
+  const model = query.model ?? stream.model;
+  if (!model) return { ok: false, message: 'model unknown', issues: [{ field: 'model', message: 'not in the query and not in the chunks' }] };
+
+  let usage: Record<string, number>;
+  let usageSource: StreamDetails['usage_source'];
+  if (stream.usage) {
+    usageSource = 'provider';
+    usage = {
+      prompt_tokens: stream.usage.prompt_tokens,
+      completion_tokens: stream.usage.completion_tokens,
+      cached_tokens: stream.usage.cached_tokens ?? 0,
+      reasoning_tokens: stream.usage.reasoning_tokens ?? 0,
+    };
+  } else {
+    if (query.prompt_tokens === undefined) {
+      return { ok: false, message: 'stream has no usage', issues: [{ field: 'prompt_tokens', message: 'required when the stream carries no usage' }] };
+    }
+    usageSource = 'estimated';
+    const estimate = estimateCompletionTokens({
+      model,
+      content: stream.content,
+      toolCalls: stream.tool_calls.map((c) => ({ name: c.name, arguments_raw: c.arguments_raw })),
+    });
+    usage = { prompt_tokens: query.prompt_tokens, completion_tokens: estimate.tokens, cached_tokens: 0, reasoning_tokens: 0 };
+  }
+  const details: StreamDetails = {
+    finish_reason: stream.finish_reason,
+    error: stream.error ? { code: stream.error.code, message: stream.error.message } : null,
+    truncated: stream.truncated,
+    usage_source: usageSource,
+    content_length: [...stream.content].length,
+    // Only whether arguments were valid: the arguments themselves may hold user data.
+    tool_calls: stream.tool_calls.map((c) => ({ index: c.index, id: c.id, name: c.name, arguments_valid: !c.arguments_error })),
+    body_sha256: bodySha256,
+  };
+  const payload: Record<string, unknown> = {
+    event_id: query.event_id,
+    user_id: query.user_id,
+    contributor_id: query.contributor_id,
+    model,
+    usage,
+  };
+  if (query.hold_id !== undefined) payload.hold_id = query.hold_id;
+  if (query.occurred_at !== undefined) payload.occurred_at = query.occurred_at;
+  return { ok: true, payload, details };
+}

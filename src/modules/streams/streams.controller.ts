@@ -1,0 +1,76 @@
+import { Controller, Inject, Post, Query, Req, Res } from '@nestjs/common';
+import { ApiBearerAuth, ApiConsumes, ApiTags } from '@nestjs/swagger';
+import type { Request, Response } from 'express';
+import { createHash } from 'node:crypto';
+import { z } from 'zod';
+import { APP_CONFIG, type AppConfig } from '../../config/index.js';
+import { DomainError, validationFailed, zodIssuesToFields } from '../../common/errors/index.js';
+import { externalIdSchema, idSchema, modelSchema, timestampSchema, TOKENS_MAX } from '../../common/validation/fields.js';
+import { Roles } from '../auth/roles.decorator.js';
+import { sendEvent } from '../usage/usage.controller.js';
+import { UsageService } from '../usage/usage.service.js';
+import { StreamReassembler } from './sse-reassembler.js';
+import { planStreamBilling } from './stream-billing.js';
+
+const streamQuerySchema = z
+  .object({
+    event_id: externalIdSchema,
+    user_id: idSchema,
+    contributor_id: idSchema,
+    model: modelSchema.optional(),
+    hold_id: externalIdSchema.optional(),
+    occurred_at: timestampSchema.optional(),
+    prompt_tokens: z
+      .string()
+      .regex(/^\d{1,10}$/, 'must be a non-negative integer')
+      .transform(Number)
+      .refine((n) => n <= TOKENS_MAX, `must be at most ${TOKENS_MAX}`)
+      .optional(),
+  })
+  .strict();
+
+@ApiTags('usage events')
+@ApiBearerAuth()
+@Controller('v1/usage-events')
+export class StreamsController {
+  constructor(
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly usage: UsageService,
+  ) {}
+
+  /** Bills a completed chat-completion stream from its raw SSE body, read as it arrives. */
+  @Post('stream')
+  @Roles('gateway', 'admin')
+  @ApiConsumes('text/event-stream')
+  async ingestStream(@Query() query: Record<string, unknown>, @Req() req: Request, @Res({ passthrough: true }) res: Response) {
+    const type = (req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
+    if (type !== 'text/event-stream') throw new DomainError('unsupported_media_type', 'body must be Content-Type: text/event-stream');
+    const parsedQuery = streamQuerySchema.safeParse(query);
+    if (!parsedQuery.success) throw validationFailed(zodIssuesToFields(parsedQuery.error));
+
+    const { stream, sha256 } = await this.readStream(req);
+    if (stream.error?.source === 'limit') throw new DomainError('payload_too_large', stream.error.message);
+    const plan = planStreamBilling(stream, parsedQuery.data, sha256);
+    if (!plan.ok) throw validationFailed(plan.issues, plan.message);
+    const parsed = this.usage.parse(plan.payload, 'stream', plan.details);
+    if ('issues' in parsed) throw validationFailed(parsed.issues, 'stream usage is not billable');
+    const result = await this.usage.ingestOne(parsed.event);
+    return sendEvent(res, result, { stream: result.event.stream ?? plan.details });
+  }
+
+  private async readStream(req: Request) {
+    const reassembler = new StreamReassembler();
+    const hash = createHash('sha256');
+    let bytes = 0;
+    for await (const chunk of req as AsyncIterable<Buffer>) {
+      bytes += chunk.length;
+      if (bytes > this.config.STREAM_BODY_LIMIT_BYTES) {
+        req.unpipe();
+        throw new DomainError('payload_too_large', `stream body exceeds ${this.config.STREAM_BODY_LIMIT_BYTES} bytes`);
+      }
+      hash.update(chunk);
+      reassembler.push(chunk);
+    }
+    return { stream: reassembler.end(), sha256: hash.digest('hex') };
+  }
+}

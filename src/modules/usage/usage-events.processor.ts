@@ -1,0 +1,58 @@
+import { InjectQueue, Processor, WorkerHost } from '@nestjs/bullmq';
+import { Logger } from '@nestjs/common';
+import { DelayedError, UnrecoverableError, type Job, type Queue } from 'bullmq';
+import { DomainError } from '../../common/errors/index.js';
+import { isDatabaseUnavailable } from '../../database/database-errors.js';
+import { QUEUE_USAGE_EVENTS, QUEUE_USAGE_EVENTS_DEAD } from '../../queue/queue-names.js';
+import { UsageService } from './usage.service.js';
+
+/** Jobs processed at once: they meet in the group-commit writer and share transactions. */
+export const USAGE_QUEUE_CONCURRENCY = 64;
+const TRANSIENT_RETRY_DELAY_MS_MAX = 30_000;
+
+/**
+ * Queue path for gateways: the same validation and writer as POST /v1/usage-events. Invalid or
+ * conflicting payloads go straight to the dead-letter queue with the reason; a database outage
+ * delays the job without spending its attempts, so an event is never dropped for that.
+ */
+@Processor(QUEUE_USAGE_EVENTS, { concurrency: USAGE_QUEUE_CONCURRENCY })
+export class UsageEventsProcessor extends WorkerHost {
+  private readonly logger = new Logger('UsageEventsProcessor');
+
+  constructor(
+    private readonly usage: UsageService,
+    @InjectQueue(QUEUE_USAGE_EVENTS_DEAD) private readonly deadLetters: Queue,
+  ) {
+    super();
+  }
+
+  async process(job: Job, token?: string): Promise<unknown> {
+    const parsed = this.usage.parse(job.data, 'queue');
+    if ('issues' in parsed) return this.deadLetter(job, 'validation_failed', parsed.issues);
+    if (job.id !== undefined && job.id !== parsed.event.eventId) {
+      return this.deadLetter(job, 'validation_failed', [{ field: 'jobId', message: 'job id must equal event_id' }]);
+    }
+    try {
+      const result = await this.usage.ingestOne(parsed.event);
+      return { event_id: result.event.eventId, status: result.event.status, replayed: result.replayed };
+    } catch (error) {
+      if (error instanceof DomainError) return this.deadLetter(job, error.code, error.details ?? error.message);
+      if (isDatabaseUnavailable(error)) {
+        const delayMs = Math.min(TRANSIENT_RETRY_DELAY_MS_MAX, 500 * 2 ** Math.min(job.attemptsStarted ?? 1, 6));
+        this.logger.warn(`database unavailable, job ${job.id} delayed ${delayMs} ms`);
+        await job.moveToDelayed(Date.now() + delayMs, token);
+        throw new DelayedError();
+      }
+      throw error;
+    }
+  }
+
+  private async deadLetter(job: Job, code: string, details: unknown): Promise<never> {
+    await this.deadLetters.add(
+      'dead-usage-event',
+      { job_id: job.id, code, details, data: job.data, failed_at: new Date().toISOString() },
+      { jobId: `dead:${job.id}`, removeOnComplete: false, removeOnFail: false },
+    );
+    throw new UnrecoverableError(`${code}: ${JSON.stringify(details).slice(0, 500)}`);
+  }
+}

@@ -1,0 +1,37 @@
+import { formatAttoAsUsd } from '../../common/money/index.js';
+import type { StoredEvent } from './usage.types.js';
+
+const usd = (atto: bigint | null) => (atto === null ? null : formatAttoAsUsd(atto));
+
+/** The api.md body of a usage event (priced or unpriced), plus extra detail fields. */
+export function usageEventBody(event: StoredEvent) {
+  const base = {
+    event_id: event.eventId,
+    status: event.status,
+    model: event.model,
+    user_id: event.userId,
+    contributor_id: event.contributorId,
+    occurred_at: event.occurredAt.toISOString(),
+    usage: {
+      prompt_tokens: event.promptTokens,
+      completion_tokens: event.completionTokens,
+      cached_tokens: event.cachedTokens,
+      reasoning_tokens: event.reasoningTokens,
+    },
+    hold_id: event.holdId,
+  };
+  if (event.status === 'unpriced') return { ...base, received_at: event.receivedAt.toISOString() };
+  return {
+    ...base,
+    official_usd: usd(event.officialAtto),
+    charge_usd: usd(event.chargeAtto),
+    payout_usd: usd(event.payoutAtto),
+    margin_usd: usd(event.marginAtto),
+    contributor_tier: event.contributorTier,
+    price_id: event.priceId?.toString() ?? null,
+    user_markup: event.userMarkup,
+    payout_multiplier: event.payoutMultiplier,
+    priced_at: event.pricedAt?.toISOString() ?? null,
+    received_at: event.receivedAt.toISOString(),
+  };
+}

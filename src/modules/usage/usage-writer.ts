@@ -1,0 +1,194 @@
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import { APP_CONFIG, type AppConfig } from '../../config/index.js';
+import { DatabaseService } from '../../database/database.service.js';
+import { isDatabaseUnavailable } from '../../database/database-errors.js';
+import { ContributorsService } from '../contributors/contributors.service.js';
+import { HoldsService } from '../holds/holds.service.js';
+import { LedgerService } from '../ledger/ledger.service.js';
+import type { JournalDraft } from '../ledger/journal-draft.js';
+import { PricingService } from '../pricing/pricing.service.js';
+import { UsageRepository } from './usage.repository.js';
+import type { NormalizedEvent } from './usage-event.js';
+import { planEvent, rollupDeltas, usageJournalDraft, type Multipliers } from './usage-planner.js';
+import type { PlannedEvent, StoredEvent, WriteOutcome } from './usage.types.js';
+
+interface InsertedRow {
+  id: bigint;
+  receivedAt: Date;
+}
+
+function toStoredEvent(p: PlannedEvent, written: InsertedRow): StoredEvent {
+  const e = p.event;
+  return {
+    id: written.id,
+    eventId: e.eventId,
+    requestHash: e.requestHash,
+    userId: e.userId,
+    contributorId: e.contributorId,
+    model: e.model,
+    occurredAt: e.occurredAt,
+    receivedAt: written.receivedAt,
+    promptTokens: e.usage.promptTokens,
+    completionTokens: e.usage.completionTokens,
+    cachedTokens: e.usage.cachedTokens,
+    reasoningTokens: e.usage.reasoningTokens,
+    holdId: e.holdId,
+    metadata: e.metadata,
+    source: e.source,
+    status: p.amounts ? 'priced' : 'unpriced',
+    priceId: p.priceId,
+    contributorTier: p.amounts ? p.tier : null,
+    userMarkup: p.userMarkupText,
+    payoutMultiplier: p.payoutMultiplierText,
+    officialAtto: p.amounts?.officialAtto ?? null,
+    chargeAtto: p.amounts?.chargeAtto ?? null,
+    payoutAtto: p.amounts?.payoutAtto ?? null,
+    marginAtto: p.amounts?.marginAtto ?? null,
+    pricedAt: p.amounts ? written.receivedAt : null,
+    stream: e.stream,
+  };
+}
+
+/** Events per database transaction: one group commit. */
+export const EVENTS_PER_TX_MAX = 2000;
+/** Transactions in flight per process; while they run, new events queue up for the next one. */
+export const WRITER_TX_CONCURRENCY = 2;
+
+interface Submission {
+  events: NormalizedEvent[];
+  resolve: (outcomes: WriteOutcome[]) => void;
+  reject: (error: unknown) => void;
+}
+
+/**
+ * Group commit for usage events: concurrent requests share one transaction (multi-row inserts,
+ * one ordered balance upsert), so throughput is not bound by one commit per event. A caller's
+ * promise resolves only after its events are committed.
+ */
+@Injectable()
+export class UsageWriter {
+  private readonly queue: Submission[] = [];
+  private inFlight = 0;
+  private readonly multipliers: Multipliers;
+  private readonly logger = new Logger('UsageWriter');
+
+  constructor(
+    @Inject(APP_CONFIG) config: AppConfig,
+    private readonly db: DatabaseService,
+    private readonly repository: UsageRepository,
+    private readonly ledger: LedgerService,
+    private readonly holds: HoldsService,
+    private readonly pricing: PricingService,
+    private readonly contributors: ContributorsService,
+  ) {
+    this.multipliers = {
+      userMarkup: config.USER_MARKUP,
+      payoutByTier: { standard: config.PAYOUT_STANDARD, premium: config.PAYOUT_PREMIUM },
+    };
+  }
+
+  /** Writes the events (in one or more shared transactions); outcomes in input order. */
+  submit(events: NormalizedEvent[]): Promise<WriteOutcome[]> {
+    if (events.length === 0) return Promise.resolve([]);
+    return new Promise((resolve, reject) => {
+      this.queue.push({ events, resolve, reject });
+      this.drain();
+    });
+  }
+
+  private drain(): void {
+    while (this.inFlight < WRITER_TX_CONCURRENCY && this.queue.length > 0) {
+      const group = this.takeGroup();
+      this.inFlight += 1;
+      void this.runGroup(group).finally(() => {
+        this.inFlight -= 1;
+        this.drain();
+      });
+    }
+  }
+
+  private takeGroup(): Submission[] {
+    const group: Submission[] = [this.queue.shift()!];
+    let size = group[0]!.events.length;
+    while (this.queue.length > 0 && size + this.queue[0]!.events.length <= EVENTS_PER_TX_MAX) {
+      const next = this.queue.shift()!;
+      size += next.events.length;
+      group.push(next);
+    }
+    return group;
+  }
+
+  private async runGroup(group: Submission[]): Promise<void> {
+    try {
+      const outcomes = await this.write(group.flatMap((s) => s.events));
+      let offset = 0;
+      for (const submission of group) {
+        submission.resolve(outcomes.slice(offset, offset + submission.events.length));
+        offset += submission.events.length;
+      }
+    } catch (error) {
+      if (group.length > 1 && !isDatabaseUnavailable(error)) {
+        // One submission must not fail the others: retry each on its own.
+        this.logger.warn(`group commit failed, retrying ${group.length} submissions separately: ${(error as Error).message}`);
+        await Promise.all(group.map((s) => this.write(s.events).then(s.resolve, s.reject)));
+        return;
+      }
+      for (const submission of group) submission.reject(error);
+    }
+  }
+
+  private async write(events: NormalizedEvent[]): Promise<WriteOutcome[]> {
+    const [prices, tiers] = await Promise.all([this.pricing.getPriceBookFresh(), this.contributors.getTierBookFresh()]);
+    const firstById = new Map<string, NormalizedEvent>();
+    for (const event of events) if (!firstById.has(event.eventId)) firstById.set(event.eventId, event);
+    const planned = new Map<string, PlannedEvent>();
+    for (const event of firstById.values()) {
+      const plan = planEvent(event, { prices, tiers }, this.multipliers);
+      if (plan) planned.set(event.eventId, plan);
+    }
+    const inserted = await this.db.transaction((client) => this.insert(client, [...planned.values()]));
+    // Rows we just wrote are known; only replays and conflicts need reading back.
+    const stored = await this.repository.findByEventIds([...firstById.keys()].filter((id) => !inserted.has(id)));
+    for (const [eventId, written] of inserted) stored.set(eventId, toStoredEvent(planned.get(eventId)!, written));
+    return this.outcomes(events, firstById, planned, new Set(inserted.keys()), stored);
+  }
+
+  private async insert(client: Parameters<LedgerService['post']>[0], planned: PlannedEvent[]): Promise<Map<string, InsertedRow>> {
+    const inserted = await this.repository.insertEvents(client, planned);
+    const fresh = planned.filter((p) => inserted.has(p.event.eventId));
+    const drafts = fresh.map(usageJournalDraft).filter((d): d is JournalDraft => d !== null);
+    const captures = fresh
+      .filter((p) => p.event.holdId !== null)
+      .map((p) => ({ holdId: p.event.holdId!, userId: p.event.userId, eventId: p.event.eventId, chargeAtto: p.amounts?.chargeAtto ?? 0n }));
+    const heldDeltas = await this.holds.captureInTransaction(client, captures);
+    // Every billed user gets an account row, even when the charge is zero.
+    for (const p of fresh) if (!heldDeltas.has(`user:${p.event.userId}`)) heldDeltas.set(`user:${p.event.userId}`, 0n);
+    await this.ledger.post(client, drafts, heldDeltas);
+    await this.repository.upsertRollups(client, rollupDeltas(fresh));
+    return inserted;
+  }
+
+  private outcomes(
+    events: NormalizedEvent[],
+    firstById: Map<string, NormalizedEvent>,
+    planned: Map<string, PlannedEvent>,
+    inserted: Set<string>,
+    stored: Map<string, StoredEvent>,
+  ): WriteOutcome[] {
+    const created = new Set<string>();
+    return events.map((event): WriteOutcome => {
+      const row = stored.get(event.eventId);
+      if (!row) {
+        // Not written: only an unknown contributor leaves no row (it never reaches the insert).
+        return { kind: 'unknown_contributor', eventId: event.eventId, contributorId: event.contributorId };
+      }
+      if (row.requestHash !== event.requestHash) return { kind: 'conflict', eventId: event.eventId };
+      const isFirst = firstById.get(event.eventId) === event && planned.has(event.eventId);
+      if (isFirst && inserted.has(event.eventId) && !created.has(event.eventId)) {
+        created.add(event.eventId);
+        return { kind: 'created', event: row };
+      }
+      return { kind: 'replayed', event: row };
+    });
+  }
+}

@@ -1,0 +1,79 @@
+import { Body, Controller, Get, HttpCode, Param, Post, Query, Res } from '@nestjs/common';
+import { ApiBearerAuth, ApiBody, ApiTags } from '@nestjs/swagger';
+import type { Response } from 'express';
+import { z } from 'zod';
+import { validationFailed, zodIssuesToFields } from '../../common/errors/index.js';
+import { decodeCursor, encodeCursor } from '../../common/http/pagination.js';
+import { Roles } from '../auth/roles.decorator.js';
+import { usageEventBody } from './usage-response.js';
+import { UsageBatchDto, UsageEventDto, unpricedQuerySchema, usageBatchSchema } from './usage.schemas.js';
+import { UsageService } from './usage.service.js';
+import type { StoredEvent } from './usage.types.js';
+
+/** Sends the api.md status for a stored event: 201 priced, 202 unpriced, 200 on replay. */
+export function sendEvent(res: Response, result: { event: StoredEvent; replayed: boolean }, extra: Record<string, unknown> = {}) {
+  if (result.replayed) {
+    res.setHeader('Idempotent-Replayed', 'true');
+    res.status(200);
+  } else {
+    res.status(result.event.status === 'priced' ? 201 : 202);
+  }
+  return { ...usageEventBody(result.event), ...extra };
+}
+
+const cursorSchema = z.object({ id: z.string().regex(/^\d{1,19}$/) });
+
+@ApiTags('usage events')
+@ApiBearerAuth()
+@Controller('v1')
+export class UsageController {
+  constructor(private readonly usage: UsageService) {}
+
+  @Post('usage-events')
+  @Roles('gateway', 'admin')
+  @ApiBody({ type: UsageEventDto })
+  async ingest(@Body() body: unknown, @Res({ passthrough: true }) res: Response) {
+    const parsed = this.usage.parse(body, 'api');
+    if ('issues' in parsed) throw validationFailed(parsed.issues);
+    return sendEvent(res, await this.usage.ingestOne(parsed.event));
+  }
+
+  @Post('usage-events/batch')
+  @Roles('gateway', 'admin')
+  @HttpCode(200)
+  @ApiBody({ type: UsageBatchDto })
+  async ingestBatch(@Body() body: unknown) {
+    const parsed = usageBatchSchema.safeParse(body);
+    if (!parsed.success) throw validationFailed(zodIssuesToFields(parsed.error));
+    return { results: await this.usage.ingestBatch(parsed.data.events) };
+  }
+
+  @Get('usage-events/:event_id')
+  @Roles('gateway', 'admin')
+  async get(@Param('event_id') eventId: string) {
+    const event = await this.usage.get(eventId);
+    return { ...usageEventBody(event), stream: event.stream, metadata: event.metadata, source: event.source };
+  }
+
+  @Get('admin/usage-events')
+  @Roles('admin')
+  async list(@Query() query: Record<string, string>) {
+    const parsed = unpricedQuerySchema.safeParse(query);
+    if (!parsed.success) throw validationFailed(zodIssuesToFields(parsed.error));
+    const cursor = decodeCursor(parsed.data.cursor, cursorSchema);
+    const rows = await this.usage.list(parsed.data.status, parsed.data.limit, cursor ? BigInt(cursor.id) : null);
+    const last = rows.at(-1);
+    return {
+      data: rows.map(usageEventBody),
+      next_cursor: rows.length === parsed.data.limit && last ? encodeCursor({ id: last.id.toString() }) : null,
+    };
+  }
+
+  @Post('admin/usage-events/reprice')
+  @Roles('admin')
+  @HttpCode(200)
+  async reprice() {
+    const result = await this.usage.reprice();
+    return { priced: result.priced, still_unpriced: result.stillUnpriced };
+  }
+}

@@ -1,0 +1,227 @@
+import { Injectable } from '@nestjs/common';
+import { DatabaseService, type SqlClient } from '../../database/database.service.js';
+import { toBigInt, toBigIntOrNull } from '../../database/sql.js';
+import type { ContributorTierName, PlannedEvent, StoredEvent } from './usage.types.js';
+
+export interface RollupDelta {
+  contributorId: string;
+  day: string;
+  model: string;
+  events: number;
+  promptTokens: bigint;
+  completionTokens: bigint;
+  officialAtto: bigint;
+  earnedAtto: bigint;
+  chargeAtto: bigint;
+  marginAtto: bigint;
+}
+
+const EVENT_COLUMNS = `id, event_id, request_hash, user_id, contributor_id, model, occurred_at, received_at,
+  prompt_tokens, completion_tokens, cached_tokens, reasoning_tokens, hold_id, metadata, source, status,
+  price_id, contributor_tier, user_markup, payout_multiplier, official_atto, charge_atto, payout_atto,
+  margin_atto, priced_at, stream`;
+
+interface EventRow {
+  id: string;
+  event_id: string;
+  request_hash: string;
+  user_id: string;
+  contributor_id: string;
+  model: string;
+  occurred_at: Date;
+  received_at: Date;
+  prompt_tokens: number;
+  completion_tokens: number;
+  cached_tokens: number;
+  reasoning_tokens: number;
+  hold_id: string | null;
+  metadata: Record<string, unknown> | null;
+  source: string;
+  status: 'priced' | 'unpriced';
+  price_id: string | null;
+  contributor_tier: string | null;
+  user_markup: string | null;
+  payout_multiplier: string | null;
+  official_atto: string | null;
+  charge_atto: string | null;
+  payout_atto: string | null;
+  margin_atto: string | null;
+  priced_at: Date | null;
+  stream: StoredEvent['stream'];
+}
+
+@Injectable()
+export class UsageRepository {
+  constructor(private readonly db: DatabaseService) {}
+
+  /**
+   * Multi-row insert through one JSON parameter, in event_id order so concurrent batches take
+   * unique-index locks in the same order. Existing event_ids are skipped (idempotency).
+   */
+  async insertEvents(client: SqlClient, planned: PlannedEvent[]): Promise<Map<string, { id: bigint; receivedAt: Date }>> {
+    if (planned.length === 0) return new Map();
+    const rows = planned.map((p) => ({
+      event_id: p.event.eventId,
+      request_hash: p.event.requestHash,
+      user_id: p.event.userId,
+      contributor_id: p.event.contributorId,
+      model: p.event.model,
+      occurred_at: p.event.occurredAt.toISOString(),
+      prompt_tokens: p.event.usage.promptTokens,
+      completion_tokens: p.event.usage.completionTokens,
+      cached_tokens: p.event.usage.cachedTokens,
+      reasoning_tokens: p.event.usage.reasoningTokens,
+      hold_id: p.event.holdId,
+      metadata: p.event.metadata,
+      source: p.event.source,
+      status: p.amounts ? 'priced' : 'unpriced',
+      price_id: p.priceId?.toString() ?? null,
+      contributor_tier: p.amounts ? p.tier : null,
+      user_markup: p.userMarkupText,
+      payout_multiplier: p.payoutMultiplierText,
+      official_atto: p.amounts?.officialAtto.toString() ?? null,
+      charge_atto: p.amounts?.chargeAtto.toString() ?? null,
+      payout_atto: p.amounts?.payoutAtto.toString() ?? null,
+      margin_atto: p.amounts?.marginAtto.toString() ?? null,
+      stream: p.event.stream,
+    }));
+    const result = await client.query<{ id: string; event_id: string; received_at: Date }>(
+      `INSERT INTO usage_events (event_id, request_hash, user_id, contributor_id, model, occurred_at,
+         prompt_tokens, completion_tokens, cached_tokens, reasoning_tokens, hold_id, metadata, source, status,
+         price_id, contributor_tier, user_markup, payout_multiplier, official_atto, charge_atto, payout_atto,
+         margin_atto, priced_at, stream)
+       SELECT event_id, request_hash, user_id, contributor_id, model, occurred_at,
+         prompt_tokens, completion_tokens, cached_tokens, reasoning_tokens, hold_id, metadata, source, status,
+         price_id, contributor_tier, user_markup, payout_multiplier, official_atto, charge_atto, payout_atto,
+         margin_atto, CASE WHEN status = 'priced' THEN now() END, stream
+       FROM json_to_recordset($1::json) AS x(event_id text, request_hash text, user_id text, contributor_id text,
+         model text, occurred_at timestamptz, prompt_tokens int, completion_tokens int, cached_tokens int,
+         reasoning_tokens int, hold_id text, metadata jsonb, source text, status text, price_id bigint,
+         contributor_tier text, user_markup text, payout_multiplier text, official_atto numeric, charge_atto numeric,
+         payout_atto numeric, margin_atto numeric, stream jsonb)
+       ORDER BY event_id
+       ON CONFLICT (event_id) DO NOTHING
+       RETURNING id, event_id, received_at`,
+      [JSON.stringify(rows)],
+    );
+    return new Map(result.rows.map((r) => [r.event_id, { id: toBigInt(r.id), receivedAt: r.received_at }]));
+  }
+
+  /** Adds priced events to the per contributor/day/model rollup, in key order (no deadlocks). */
+  async upsertRollups(client: SqlClient, deltas: RollupDelta[]): Promise<void> {
+    if (deltas.length === 0) return;
+    const rows = deltas.map((d) => ({
+      contributor_id: d.contributorId,
+      day: d.day,
+      model: d.model,
+      events: d.events,
+      prompt_tokens: d.promptTokens.toString(),
+      completion_tokens: d.completionTokens.toString(),
+      official_atto: d.officialAtto.toString(),
+      earned_atto: d.earnedAtto.toString(),
+      charge_atto: d.chargeAtto.toString(),
+      margin_atto: d.marginAtto.toString(),
+    }));
+    await client.query(
+      `INSERT INTO contributor_usage_daily AS r (contributor_id, day, model, events, prompt_tokens, completion_tokens,
+         official_atto, earned_atto, charge_atto, margin_atto)
+       SELECT contributor_id, day, model, events, prompt_tokens, completion_tokens, official_atto, earned_atto, charge_atto, margin_atto
+       FROM json_to_recordset($1::json) AS x(contributor_id text, day date, model text, events bigint, prompt_tokens bigint,
+         completion_tokens bigint, official_atto numeric, earned_atto numeric, charge_atto numeric, margin_atto numeric)
+       ORDER BY contributor_id, day, model
+       ON CONFLICT (contributor_id, day, model) DO UPDATE SET
+         events = r.events + excluded.events,
+         prompt_tokens = r.prompt_tokens + excluded.prompt_tokens,
+         completion_tokens = r.completion_tokens + excluded.completion_tokens,
+         official_atto = r.official_atto + excluded.official_atto,
+         earned_atto = r.earned_atto + excluded.earned_atto,
+         charge_atto = r.charge_atto + excluded.charge_atto,
+         margin_atto = r.margin_atto + excluded.margin_atto`,
+      [JSON.stringify(rows)],
+    );
+  }
+
+  async findByEventIds(eventIds: string[], client?: SqlClient): Promise<Map<string, StoredEvent>> {
+    if (eventIds.length === 0) return new Map();
+    const runner = client ?? this.db.pool;
+    const result = await runner.query<EventRow>(`SELECT ${EVENT_COLUMNS} FROM usage_events WHERE event_id = ANY($1::text[])`, [eventIds]);
+    return new Map(result.rows.map((row) => [row.event_id, toStoredEvent(row)]));
+  }
+
+  async listByStatus(status: 'priced' | 'unpriced', limit: number, afterId: bigint | null): Promise<StoredEvent[]> {
+    const result = await this.db.pool.query<EventRow>(
+      `SELECT ${EVENT_COLUMNS} FROM usage_events WHERE status = $1 AND id > $2 ORDER BY id LIMIT $3`,
+      [status, (afterId ?? 0n).toString(), limit],
+    );
+    return result.rows.map(toStoredEvent);
+  }
+
+  /** Locks a chunk of unpriced events for repricing; concurrent repricers skip each other's rows. */
+  async lockUnpriced(client: SqlClient, afterId: bigint, limit: number): Promise<StoredEvent[]> {
+    const result = await client.query<EventRow>(
+      `SELECT ${EVENT_COLUMNS} FROM usage_events WHERE status = 'unpriced' AND id > $1 ORDER BY id LIMIT $2 FOR UPDATE SKIP LOCKED`,
+      [afterId.toString(), limit],
+    );
+    return result.rows.map(toStoredEvent);
+  }
+
+  async markPriced(client: SqlClient, planned: PlannedEvent[]): Promise<void> {
+    if (planned.length === 0) return;
+    const rows = planned.map((p) => ({
+      event_id: p.event.eventId,
+      price_id: p.priceId!.toString(),
+      contributor_tier: p.tier,
+      user_markup: p.userMarkupText,
+      payout_multiplier: p.payoutMultiplierText,
+      official_atto: p.amounts!.officialAtto.toString(),
+      charge_atto: p.amounts!.chargeAtto.toString(),
+      payout_atto: p.amounts!.payoutAtto.toString(),
+      margin_atto: p.amounts!.marginAtto.toString(),
+    }));
+    await client.query(
+      `UPDATE usage_events e SET status = 'priced', price_id = x.price_id, contributor_tier = x.contributor_tier,
+         user_markup = x.user_markup, payout_multiplier = x.payout_multiplier, official_atto = x.official_atto,
+         charge_atto = x.charge_atto, payout_atto = x.payout_atto, margin_atto = x.margin_atto, priced_at = now()
+       FROM json_to_recordset($1::json) AS x(event_id text, price_id bigint, contributor_tier text, user_markup text,
+         payout_multiplier text, official_atto numeric, charge_atto numeric, payout_atto numeric, margin_atto numeric)
+       WHERE e.event_id = x.event_id AND e.status = 'unpriced'`,
+      [JSON.stringify(rows)],
+    );
+  }
+
+  async countUnpriced(): Promise<number> {
+    const result = await this.db.pool.query<{ n: string }>(`SELECT count(*) AS n FROM usage_events WHERE status = 'unpriced'`);
+    return Number(result.rows[0]!.n);
+  }
+}
+
+function toStoredEvent(r: EventRow): StoredEvent {
+  return {
+    id: toBigInt(r.id),
+    eventId: r.event_id,
+    requestHash: r.request_hash,
+    userId: r.user_id,
+    contributorId: r.contributor_id,
+    model: r.model,
+    occurredAt: r.occurred_at,
+    receivedAt: r.received_at,
+    promptTokens: r.prompt_tokens,
+    completionTokens: r.completion_tokens,
+    cachedTokens: r.cached_tokens,
+    reasoningTokens: r.reasoning_tokens,
+    holdId: r.hold_id,
+    metadata: r.metadata,
+    source: r.source,
+    status: r.status,
+    priceId: toBigIntOrNull(r.price_id),
+    contributorTier: r.contributor_tier as ContributorTierName | null,
+    userMarkup: r.user_markup,
+    payoutMultiplier: r.payout_multiplier,
+    officialAtto: toBigIntOrNull(r.official_atto),
+    chargeAtto: toBigIntOrNull(r.charge_atto),
+    payoutAtto: toBigIntOrNull(r.payout_atto),
+    marginAtto: toBigIntOrNull(r.margin_atto),
+    pricedAt: r.priced_at,
+    stream: r.stream,
+  };
+}

@@ -1,0 +1,57 @@
+import { createZodDto } from 'nestjs-zod';
+import { z } from 'zod';
+import { externalIdSchema, idSchema, modelSchema, timestampSchema, tokenCountSchema } from '../../common/validation/fields.js';
+
+export const BATCH_EVENTS_MAX = 1000;
+export const METADATA_BYTES_MAX = 4096;
+
+export const usageSchema = z
+  .object({
+    prompt_tokens: tokenCountSchema,
+    completion_tokens: tokenCountSchema,
+    cached_tokens: tokenCountSchema.default(0),
+    reasoning_tokens: tokenCountSchema.default(0),
+  })
+  .strict()
+  .superRefine((usage, ctx) => {
+    if (usage.cached_tokens > usage.prompt_tokens) {
+      ctx.addIssue({ code: 'custom', path: ['cached_tokens'], message: 'cached_tokens is part of prompt_tokens and cannot exceed it' });
+    }
+    if (usage.reasoning_tokens > usage.completion_tokens) {
+      ctx.addIssue({ code: 'custom', path: ['reasoning_tokens'], message: 'reasoning_tokens is part of completion_tokens and cannot exceed it' });
+    }
+  });
+
+const metadataSchema = z
+  .record(z.string().max(100), z.unknown())
+  .refine((value) => Buffer.byteLength(JSON.stringify(value), 'utf8') <= METADATA_BYTES_MAX, {
+    message: `metadata must be at most ${METADATA_BYTES_MAX} bytes of JSON`,
+  });
+
+export const usageEventSchema = z
+  .object({
+    event_id: externalIdSchema,
+    user_id: idSchema,
+    contributor_id: idSchema,
+    model: modelSchema,
+    occurred_at: timestampSchema.optional(),
+    usage: usageSchema,
+    hold_id: externalIdSchema.optional(),
+    metadata: metadataSchema.optional(),
+  })
+  .strict();
+
+export type UsageEventInput = z.output<typeof usageEventSchema>;
+
+export const usageBatchSchema = z
+  .object({ events: z.array(z.unknown()).min(1).max(BATCH_EVENTS_MAX, `at most ${BATCH_EVENTS_MAX} events per batch`) })
+  .strict();
+
+export const unpricedQuerySchema = z.object({
+  status: z.enum(['unpriced', 'priced']).default('unpriced'),
+  limit: z.coerce.number().int().min(1).max(500).default(100),
+  cursor: z.string().max(200).optional(),
+});
+
+export class UsageEventDto extends createZodDto(usageEventSchema) {}
+export class UsageBatchDto extends createZodDto(z.object({ events: z.array(usageEventSchema).max(BATCH_EVENTS_MAX) })) {}

@@ -1,0 +1,166 @@
+import { Inject, Injectable } from '@nestjs/common';
+import type { ZodError } from 'zod';
+import { APP_CONFIG, type AppConfig } from '../../config/index.js';
+import { DatabaseService } from '../../database/database.service.js';
+import { DomainError, notFound, zodIssuesToFields, type FieldIssue } from '../../common/errors/index.js';
+import { ContributorsService } from '../contributors/contributors.service.js';
+import { LedgerService } from '../ledger/ledger.service.js';
+import type { JournalDraft } from '../ledger/journal-draft.js';
+import { PricingService } from '../pricing/pricing.service.js';
+import { MetricsService } from '../health/metrics.service.js';
+import { UsageRepository } from './usage.repository.js';
+import { normalizeEvent, type NormalizedEvent, type StreamDetails } from './usage-event.js';
+import { planEvent, rollupDeltas, usageJournalDraft, type Multipliers } from './usage-planner.js';
+import { usageEventSchema } from './usage.schemas.js';
+import type { PlannedEvent, StoredEvent, WriteOutcome } from './usage.types.js';
+import { UsageWriter } from './usage-writer.js';
+
+const REPRICE_CHUNK_EVENTS = 500;
+
+export type BatchItemResult =
+  | { event_id: string | null; status: 'priced' | 'unpriced' | 'duplicate' }
+  | { event_id: string | null; status: 'rejected'; error: { code: string; message: string; details?: FieldIssue[] } };
+
+@Injectable()
+export class UsageService {
+  private readonly multipliers: Multipliers;
+
+  constructor(
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly db: DatabaseService,
+    private readonly writer: UsageWriter,
+    private readonly repository: UsageRepository,
+    private readonly ledger: LedgerService,
+    private readonly pricing: PricingService,
+    private readonly contributors: ContributorsService,
+    private readonly metrics: MetricsService,
+  ) {
+    this.multipliers = { userMarkup: config.USER_MARKUP, payoutByTier: { standard: config.PAYOUT_STANDARD, premium: config.PAYOUT_PREMIUM } };
+  }
+
+  /** Validates a raw payload (REST body or queue job) into a normalized event, or field issues. */
+  parse(raw: unknown, source: NormalizedEvent['source'], stream: StreamDetails | null = null): { event: NormalizedEvent } | { issues: FieldIssue[] } {
+    const parsed = usageEventSchema.safeParse(raw);
+    if (!parsed.success) return { issues: zodIssuesToFields(parsed.error as ZodError) };
+    const now = new Date();
+    if (parsed.data.occurred_at !== undefined) {
+      const skewMs = new Date(parsed.data.occurred_at).getTime() - now.getTime();
+      if (skewMs > this.config.EVENT_OCCURRED_AT_FUTURE_SKEW_MS) {
+        return { issues: [{ field: 'occurred_at', message: 'must not be in the future' }] };
+      }
+    }
+    return { event: normalizeEvent(parsed.data, { now, source, stream }) };
+  }
+
+  /** One event; throws coded errors for conflict / unknown contributor. */
+  async ingestOne(event: NormalizedEvent): Promise<{ event: StoredEvent; replayed: boolean }> {
+    const [outcome] = await this.writer.submit([event]);
+    this.count([outcome!]);
+    return this.unwrap(outcome!);
+  }
+
+  async ingestBatch(rawEvents: unknown[]): Promise<BatchItemResult[]> {
+    const results: BatchItemResult[] = new Array(rawEvents.length);
+    const valid: Array<{ index: number; event: NormalizedEvent }> = [];
+    rawEvents.forEach((raw, index) => {
+      const parsed = this.parse(raw, 'batch');
+      if ('issues' in parsed) {
+        const eventId = typeof (raw as { event_id?: unknown })?.event_id === 'string' ? (raw as { event_id: string }).event_id : null;
+        results[index] = { event_id: eventId, status: 'rejected', error: { code: 'validation_failed', message: 'event validation failed', details: parsed.issues } };
+      } else {
+        valid.push({ index, event: parsed.event });
+      }
+    });
+    const outcomes = await this.writer.submit(valid.map((v) => v.event));
+    this.count(outcomes);
+    outcomes.forEach((outcome, i) => {
+      results[valid[i]!.index] = toBatchResult(outcome);
+    });
+    return results;
+  }
+
+  async get(eventId: string): Promise<StoredEvent> {
+    const found = (await this.repository.findByEventIds([eventId])).get(eventId);
+    if (!found) throw notFound('usage event');
+    return found;
+  }
+
+  list(status: 'priced' | 'unpriced', limit: number, afterId: bigint | null): Promise<StoredEvent[]> {
+    return this.repository.listByStatus(status, limit, afterId);
+  }
+
+  countUnpriced(): Promise<number> {
+    return this.repository.countUnpriced();
+  }
+
+  /** Prices stored unpriced events whose model now has a price in force at their occurred_at. */
+  async reprice(): Promise<{ priced: number; stillUnpriced: number }> {
+    const [prices, tiers] = await Promise.all([this.pricing.getPriceBookFresh(), this.contributors.getTierBookFresh()]);
+    let afterId = 0n;
+    let priced = 0;
+    for (;;) {
+      const chunk = await this.db.transaction(async (client) => {
+        const rows = await this.repository.lockUnpriced(client, afterId, REPRICE_CHUNK_EVENTS);
+        const plans = rows
+          .map((row) => planEvent(storedToNormalized(row), { prices, tiers }, this.multipliers))
+          .filter((p): p is PlannedEvent => p !== null && p.amounts !== null);
+        await this.repository.markPriced(client, plans);
+        await this.ledger.post(client, plans.map(usageJournalDraft).filter((d): d is JournalDraft => d !== null));
+        await this.repository.upsertRollups(client, rollupDeltas(plans));
+        return { seen: rows.length, lastId: rows.at(-1)?.id ?? afterId, priced: plans.length };
+      });
+      priced += chunk.priced;
+      afterId = chunk.lastId;
+      if (chunk.seen < REPRICE_CHUNK_EVENTS) break;
+    }
+    return { priced, stillUnpriced: await this.repository.countUnpriced() };
+  }
+
+  private unwrap(outcome: WriteOutcome): { event: StoredEvent; replayed: boolean } {
+    switch (outcome.kind) {
+      case 'created':
+        return { event: outcome.event, replayed: false };
+      case 'replayed':
+        return { event: outcome.event, replayed: true };
+      case 'conflict':
+        throw new DomainError('idempotency_conflict', `event_id ${outcome.eventId} was already used with a different payload`);
+      case 'unknown_contributor':
+        throw new DomainError('unknown_contributor', `contributor ${outcome.contributorId} is not registered`);
+    }
+  }
+
+  private count(outcomes: WriteOutcome[]): void {
+    for (const o of outcomes) {
+      this.metrics.usageEvents.inc({ status: o.kind === 'created' ? o.event.status : o.kind });
+    }
+  }
+}
+
+function toBatchResult(outcome: WriteOutcome): BatchItemResult {
+  switch (outcome.kind) {
+    case 'created':
+      return { event_id: outcome.event.eventId, status: outcome.event.status };
+    case 'replayed':
+      return { event_id: outcome.event.eventId, status: 'duplicate' };
+    case 'conflict':
+      return { event_id: outcome.eventId, status: 'rejected', error: { code: 'idempotency_conflict', message: 'event_id was already used with a different payload' } };
+    case 'unknown_contributor':
+      return { event_id: outcome.eventId, status: 'rejected', error: { code: 'unknown_contributor', message: `contributor ${outcome.contributorId} is not registered` } };
+  }
+}
+
+function storedToNormalized(row: StoredEvent): NormalizedEvent {
+  return {
+    eventId: row.eventId,
+    userId: row.userId,
+    contributorId: row.contributorId,
+    model: row.model,
+    occurredAt: row.occurredAt,
+    usage: { promptTokens: row.promptTokens, completionTokens: row.completionTokens, cachedTokens: row.cachedTokens, reasoningTokens: row.reasoningTokens },
+    holdId: row.holdId,
+    metadata: row.metadata,
+    source: row.source as NormalizedEvent['source'],
+    stream: row.stream,
+    requestHash: row.requestHash,
+  };
+}

@@ -1,0 +1,12 @@
+import { z } from 'zod';
+import { createZodDto } from 'nestjs-zod';
+import { externalIdSchema, usdAmountSchema } from '../../common/validation/fields.js';
+
+export const creditSchema = z
+  .object({
+    amount_usd: usdAmountSchema({ allowNegative: true }),
+    reference: externalIdSchema,
+    reason: z.string().min(1).max(500).optional(),
+  })
+  .strict();
+export class CreditDto extends createZodDto(creditSchema) {}

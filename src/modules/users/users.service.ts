@@ -1,0 +1,80 @@
+import { Injectable } from '@nestjs/common';
+import { DatabaseService } from '../../database/database.service.js';
+import { DomainError, notFound } from '../../common/errors/index.js';
+import { EXTERNAL_FUNDING, PLATFORM_ADJUSTMENTS, userAccount } from '../ledger/account-codes.js';
+import { LedgerService } from '../ledger/ledger.service.js';
+import { AuditService } from '../audit/audit.service.js';
+import type { Principal } from '../auth/auth.types.js';
+import { UsersRepository } from './users.repository.js';
+
+export interface UserBalance {
+  userId: string;
+  balanceAtto: bigint;
+  heldAtto: bigint;
+  availableAtto: bigint;
+}
+
+@Injectable()
+export class UsersService {
+  constructor(
+    private readonly db: DatabaseService,
+    private readonly users: UsersRepository,
+    private readonly ledger: LedgerService,
+    private readonly audit: AuditService,
+  ) {}
+
+  /**
+   * Prepaid top-up (positive, from external funding) or adjustment (negative, needs a reason),
+   * idempotent by reference: a replay returns the current balance, a different payload is a 409.
+   */
+  async credit(actor: Principal, input: { userId: string; amountAtto: bigint; reference: string; reason: string | null }) {
+    if (input.amountAtto === 0n) throw new DomainError('validation_failed', 'amount must not be zero', [{ field: 'amount_usd', message: 'must not be zero' }]);
+    if (input.amountAtto < 0n && !input.reason) {
+      throw new DomainError('validation_failed', 'a negative amount is an adjustment and needs a reason', [{ field: 'reason', message: 'required for negative amounts' }]);
+    }
+    return this.db.transaction(async (client) => {
+      await this.users.lockReference(client, input.reference);
+      const existing = await this.users.findCredit(client, input.reference);
+      if (existing) {
+        if (existing.userId !== input.userId || existing.amountAtto !== input.amountAtto || (existing.reason ?? null) !== (input.reason ?? null)) {
+          throw new DomainError('idempotency_conflict', 'reference was already used with a different payload');
+        }
+        return { balance: await this.balanceIn(client, input.userId), replayed: true };
+      }
+      const kind = input.amountAtto > 0n ? 'topup' : 'adjustment';
+      const counterAccount = input.amountAtto > 0n ? EXTERNAL_FUNDING : PLATFORM_ADJUSTMENTS;
+      const ref = `user_credit:${input.reference}`;
+      await this.ledger.postOne(client, {
+        kind,
+        ref,
+        memo: input.reason ?? undefined,
+        postings: [
+          { accountCode: userAccount(input.userId), amountAtto: input.amountAtto },
+          { accountCode: counterAccount, amountAtto: -input.amountAtto },
+        ],
+      });
+      const journalEntryId = await this.users.journalEntryId(client, kind, ref);
+      await this.users.insertCreditIfNew(client, { ...input, journalEntryId });
+      const balance = await this.balanceIn(client, input.userId);
+      await this.audit.recordWithSql(client, actor, {
+        action: kind === 'topup' ? 'user.credit' : 'user.adjustment',
+        target: `user:${input.userId}`,
+        before: { balance_atto: balance.balanceAtto - input.amountAtto },
+        after: { balance_atto: balance.balanceAtto, amount_atto: input.amountAtto, reference: input.reference, reason: input.reason },
+      });
+      return { balance, replayed: false };
+    });
+  }
+
+  async balance(userId: string): Promise<UserBalance> {
+    const balances = await this.ledger.balances([userAccount(userId)]);
+    const account = balances.get(userAccount(userId));
+    if (!account) throw notFound('user');
+    return { userId, balanceAtto: account.balanceAtto, heldAtto: account.heldAtto, availableAtto: account.balanceAtto - account.heldAtto };
+  }
+
+  private async balanceIn(client: Parameters<LedgerService['balances']>[1], userId: string): Promise<UserBalance> {
+    const account = (await this.ledger.balances([userAccount(userId)], client)).get(userAccount(userId))!;
+    return { userId, balanceAtto: account.balanceAtto, heldAtto: account.heldAtto, availableAtto: account.balanceAtto - account.heldAtto };
+  }
+}
