@@ -2,8 +2,16 @@ import express, { type NextFunction, type Request, type Response } from 'express
 import { sendError } from '../errors/error-body.js';
 
 const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH']);
-/** Routes that read their own body as a stream (SSE ingestion). */
-export const RAW_BODY_ROUTES = new Set(['/v1/usage-events/stream']);
+/**
+ * Routes that read their own body as a stream: SSE ingestion, and the LiteLLM price import (its
+ * numbers must keep their decimal text; JSON.parse would turn them into binary floats).
+ */
+export const RAW_BODY_ROUTES = new Set(['/v1/usage-events/stream', '/v1/admin/prices/import']);
+
+/** Express matches routes case-insensitively and ignores a trailing slash: so must this check. */
+function isRawBodyRoute(path: string): boolean {
+  return RAW_BODY_ROUTES.has(path.toLowerCase().replace(/\/+$/, ''));
+}
 
 function hasBody(req: Request): boolean {
   const length = req.headers['content-length'];
@@ -17,7 +25,7 @@ function hasBody(req: Request): boolean {
 export function jsonBodyMiddleware(bodyLimitBytes: number) {
   const parse = express.json({ limit: bodyLimitBytes, strict: true, type: () => true });
   return (req: Request, res: Response, next: NextFunction) => {
-    if (!BODY_METHODS.has(req.method) || RAW_BODY_ROUTES.has(req.path)) return next();
+    if (!BODY_METHODS.has(req.method) || isRawBodyRoute(req.path)) return next();
     if (!hasBody(req)) return next();
     const type = (req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
     if (type !== 'application/json' && !type.endsWith('+json')) {

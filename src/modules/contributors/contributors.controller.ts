@@ -1,0 +1,57 @@
+import { Body, Controller, Get, Param, Put, Res } from '@nestjs/common';
+import { ApiBearerAuth, ApiResponse, ApiTags } from '@nestjs/swagger';
+import type { Response } from 'express';
+import type { Principal } from '../auth/auth.types.js';
+import { CurrentPrincipal } from '../auth/principal.decorator.js';
+import { Roles } from '../auth/roles.decorator.js';
+import { ContributorIdParamDto, ContributorResponseDto, PutContributorDto, type ContributorJson } from './contributors.schemas.js';
+import { ContributorsService } from './contributors.service.js';
+import type { Contributor } from './contributors.types.js';
+
+// The paginated list with balances (GET /v1/admin/contributors) lives in the admin module. Balances
+// for GET :id belong to the ledger: the lead merges them into this response (see toContributorJson);
+// this controller returns the registry fields only.
+@ApiTags('admin: contributors')
+@ApiBearerAuth()
+@Controller('v1/admin/contributors')
+@Roles('admin')
+export class ContributorsController {
+  constructor(private readonly contributors: ContributorsService) {}
+
+  @Put(':id')
+  @ApiResponse({ status: 201, type: ContributorResponseDto, description: 'registered' })
+  @ApiResponse({ status: 200, type: ContributorResponseDto, description: 'updated (or unchanged)' })
+  async put(
+    @CurrentPrincipal() actor: Principal,
+    @Param() params: ContributorIdParamDto,
+    @Body() body: PutContributorDto,
+    @Res({ passthrough: true }) res: Response,
+  ): Promise<ContributorJson> {
+    const result = await this.contributors.putContributor(actor, {
+      id: params.id,
+      tier: body.tier,
+      payoutAddress: body.payout_address,
+      status: body.status,
+    });
+    res.status(result.created ? 201 : 200);
+    return toContributorJson(result.contributor);
+  }
+
+  @Get(':id')
+  @ApiResponse({ status: 200, type: ContributorResponseDto })
+  async get(@Param() params: ContributorIdParamDto): Promise<ContributorJson> {
+    return toContributorJson(await this.contributors.getById(params.id));
+  }
+}
+
+export function toContributorJson(contributor: Contributor): ContributorJson {
+  return {
+    id: contributor.id,
+    tier: contributor.tier,
+    payout_address: contributor.payoutAddress,
+    status: contributor.status,
+    flagged_reason: contributor.flaggedReason,
+    created_at: contributor.createdAt.toISOString(),
+    updated_at: contributor.updatedAt.toISOString(),
+  };
+}

@@ -1,0 +1,12 @@
+import { Module } from '@nestjs/common';
+import { ContributorsController } from './contributors.controller.js';
+import { ContributorsRepository } from './contributors.repository.js';
+import { ContributorsService } from './contributors.service.js';
+
+/** The contributor registry: tiers (with history), payout addresses, status. */
+@Module({
+  controllers: [ContributorsController],
+  providers: [ContributorsRepository, ContributorsService],
+  exports: [ContributorsService],
+})
+export class ContributorsModule {}

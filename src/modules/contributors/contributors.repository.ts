@@ -1,0 +1,110 @@
+// The only code that touches the contributors and contributor_tiers tables.
+import { Injectable } from '@nestjs/common';
+import type { Address } from 'viem';
+import { isUniqueViolation } from '../../database/database-errors.js';
+import { DatabaseService, type PrismaTx } from '../../database/database.service.js';
+import type { Contributor, ContributorStatus, ContributorTier, TierVersion } from './contributors.types.js';
+
+const TRANSACTION_OPTIONS = { maxWait: 5_000, timeout: 15_000 } as const;
+
+interface ContributorRow {
+  id: string;
+  tier: string;
+  payoutAddress: string;
+  status: string;
+  flaggedReason: string | null;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+export interface ContributorChanges {
+  tier: ContributorTier;
+  payoutAddress: Address;
+  status: ContributorStatus;
+  updatedAt: Date;
+}
+
+@Injectable()
+export class ContributorsRepository {
+  constructor(private readonly db: DatabaseService) {}
+
+  transaction<T>(fn: (tx: PrismaTx) => Promise<T>): Promise<T> {
+    return this.db.prisma.$transaction(fn, TRANSACTION_OPTIONS);
+  }
+
+  async findById(id: string): Promise<Contributor | null> {
+    const row = await this.db.prisma.contributor.findUnique({ where: { id } });
+    return row ? toContributor(row) : null;
+  }
+
+  /** Reads and locks the row until the transaction ends, so concurrent updates serialize. */
+  async findForUpdate(tx: PrismaTx, id: string): Promise<Contributor | null> {
+    const locked = await tx.$queryRaw<{ id: string }[]>`SELECT id FROM contributors WHERE id = ${id} FOR UPDATE`;
+    if (locked.length === 0) return null;
+    const row = await tx.contributor.findUnique({ where: { id } });
+    return row ? toContributor(row) : null;
+  }
+
+  /** A concurrent create of the same id throws (see isContributorIdConflict); the caller retries. */
+  async create(tx: PrismaTx, contributor: Omit<Contributor, 'flaggedReason'>): Promise<Contributor> {
+    return toContributor(await tx.contributor.create({ data: contributor }));
+  }
+
+  async update(tx: PrismaTx, id: string, changes: ContributorChanges): Promise<Contributor> {
+    return toContributor(await tx.contributor.update({ where: { id }, data: changes }));
+  }
+
+  async insertTier(tx: PrismaTx, contributorId: string, tier: ContributorTier, effectiveFrom: Date): Promise<void> {
+    await tx.contributorTier.create({ data: { contributorId, tier, effectiveFrom } });
+  }
+
+  async listActive(): Promise<Contributor[]> {
+    const rows = await this.db.prisma.contributor.findMany({ where: { status: 'active' }, orderBy: { id: 'asc' } });
+    return rows.map(toContributor);
+  }
+
+  /**
+   * Fingerprint of the tier history: rows are only ever inserted, so count and max(id) change with
+   * every insert. Raw SQL through the pool: the ingestion path runs this once per batch.
+   */
+  async readTierVersion(): Promise<string> {
+    const result = await this.db.pool.query<{ row_count: string; id_max: string }>(
+      'SELECT count(*)::text AS row_count, coalesce(max(id), 0)::text AS id_max FROM contributor_tiers',
+    );
+    const row = result.rows[0]!;
+    return `${row.row_count}:${row.id_max}`;
+  }
+
+  /** Every tier row, with the fingerprint of exactly these rows (one statement, one snapshot). */
+  async loadAllTiers(): Promise<{ version: string; tiers: TierVersion[] }> {
+    const result = await this.db.pool.query<{ id: string; contributor_id: string; tier: string; effective_from: Date }>(
+      'SELECT id::text AS id, contributor_id, tier, effective_from FROM contributor_tiers ORDER BY contributor_id, effective_from, id',
+    );
+    const tiers = result.rows.map((row) => ({
+      id: BigInt(row.id),
+      contributorId: row.contributor_id,
+      tier: row.tier as ContributorTier,
+      effectiveFrom: row.effective_from,
+    }));
+    const idMax = tiers.reduce((max, t) => (t.id > max ? t.id : max), 0n);
+    return { version: `${tiers.length}:${idMax}`, tiers };
+  }
+}
+
+/** Prisma reports a unique violation as P2002; the raw driver error carries SQLSTATE 23505. */
+export function isContributorIdConflict(error: unknown): boolean {
+  return (error as { code?: unknown })?.code === 'P2002' || isUniqueViolation(error);
+}
+
+function toContributor(row: ContributorRow): Contributor {
+  return {
+    id: row.id,
+    // The table's CHECK constraints hold these to the enums.
+    tier: row.tier as ContributorTier,
+    payoutAddress: row.payoutAddress as Address,
+    status: row.status as ContributorStatus,
+    flaggedReason: row.flaggedReason,
+    createdAt: row.createdAt,
+    updatedAt: row.updatedAt,
+  };
+}

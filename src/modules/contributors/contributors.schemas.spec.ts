@@ -1,0 +1,29 @@
+import { contributorIdSchema, payoutAddressSchema } from './contributors.schemas.js';
+
+const CHECKSUMMED = '0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed';
+
+describe('payoutAddressSchema', () => {
+  it.each([CHECKSUMMED, CHECKSUMMED.toLowerCase(), `0x${CHECKSUMMED.slice(2).toUpperCase()}`])('checksums %s', (input) => {
+    expect(payoutAddressSchema.parse(input)).toBe(CHECKSUMMED);
+  });
+
+  it.each([
+    ['0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAeD', /checksum/],
+    ['0x0000000000000000000000000000000000000000', /zero address/],
+    ['5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed', /0x-prefixed/],
+    ['0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAe', /0x-prefixed/],
+    ['0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAeg', /0x-prefixed/],
+  ])('refuses %s', (input, message) => {
+    const result = payoutAddressSchema.safeParse(input);
+    expect(result.success).toBe(false);
+    expect(result.error?.issues[0]?.message).toMatch(message);
+  });
+});
+
+describe('contributorIdSchema', () => {
+  it('allows letters, digits and . _ : - up to 128 characters', () => {
+    expect(contributorIdSchema.safeParse('c_7:eu-west.1').success).toBe(true);
+    expect(contributorIdSchema.safeParse('x'.repeat(128)).success).toBe(true);
+    for (const bad of ['', 'x'.repeat(129), 'a b', 'a/b', 'ü']) expect(contributorIdSchema.safeParse(bad).success).toBe(false);
+  });
+});

@@ -1,0 +1,64 @@
+import { createZodDto } from 'nestjs-zod';
+import { getAddress, isAddress, zeroAddress, type Address } from 'viem';
+import { z } from 'zod';
+import { CONTRIBUTOR_STATUSES, CONTRIBUTOR_TIERS } from './contributors.types.js';
+
+export const CONTRIBUTOR_ID_LENGTH_MAX = 128;
+export const CONTRIBUTOR_ID_PATTERN = /^[A-Za-z0-9._:-]+$/;
+
+export const contributorIdSchema = z
+  .string()
+  .min(1)
+  .max(CONTRIBUTOR_ID_LENGTH_MAX)
+  .regex(CONTRIBUTOR_ID_PATTERN, 'only letters, digits and . _ : - are allowed');
+
+/**
+ * Any 0x-prefixed 20-byte hex address, stored EIP-55 checksummed. All-lower or all-upper hex
+ * carries no checksum; a mixed-case address whose checksum does not match is refused: it is most likely a typo, and a typo
+ * here sends real USDC to nobody. The zero address is refused too (USDC cannot be sent there).
+ */
+export const payoutAddressSchema = z
+  .string({ error: (issue) => (issue.input === undefined ? 'is required' : 'must be a string') })
+  .transform((text, ctx): Address => {
+    if (!/^0x[0-9a-fA-F]{40}$/.test(text)) {
+      ctx.addIssue({ code: 'custom', message: 'must be a 0x-prefixed 20-byte hex EVM address' });
+      return z.NEVER;
+    }
+    const hex = text.slice(2);
+    const carriesChecksum = hex !== hex.toLowerCase() && hex !== hex.toUpperCase();
+    if (carriesChecksum && !isAddress(text, { strict: true })) {
+      ctx.addIssue({ code: 'custom', message: 'mixed-case address with an invalid EIP-55 checksum' });
+      return z.NEVER;
+    }
+    const checksummed = getAddress(text);
+    if (checksummed === zeroAddress) {
+      ctx.addIssue({ code: 'custom', message: 'must not be the zero address' });
+      return z.NEVER;
+    }
+    return checksummed;
+  });
+
+export const contributorIdParamSchema = z.object({ id: contributorIdSchema }).strict();
+export class ContributorIdParamDto extends createZodDto(contributorIdParamSchema) {}
+
+export const putContributorSchema = z
+  .object({
+    tier: z.enum(CONTRIBUTOR_TIERS),
+    payout_address: payoutAddressSchema,
+    /** Omitted: "active" for a new contributor, unchanged for an existing one. */
+    status: z.enum(CONTRIBUTOR_STATUSES).optional(),
+  })
+  .strict();
+export class PutContributorDto extends createZodDto(putContributorSchema) {}
+
+export const contributorResponseSchema = z.object({
+  id: z.string(),
+  tier: z.enum(CONTRIBUTOR_TIERS),
+  payout_address: z.string().describe('EIP-55 checksummed'),
+  status: z.enum(CONTRIBUTOR_STATUSES),
+  flagged_reason: z.string().nullable(),
+  created_at: z.string(),
+  updated_at: z.string(),
+});
+export type ContributorJson = z.infer<typeof contributorResponseSchema>;
+export class ContributorResponseDto extends createZodDto(contributorResponseSchema) {}

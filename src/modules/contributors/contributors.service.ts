@@ -1,0 +1,133 @@
+import { Injectable } from '@nestjs/common';
+import type { Address } from 'viem';
+import { VersionedSnapshot } from '../../common/cache/versioned-snapshot.js';
+import { DomainError, notFound } from '../../common/errors/index.js';
+import type { PrismaTx } from '../../database/database.service.js';
+import { AuditService } from '../audit/audit.service.js';
+import type { Principal } from '../auth/auth.types.js';
+import { ContributorsRepository, isContributorIdConflict } from './contributors.repository.js';
+import type { Contributor, ContributorStatus, ContributorTier, TierBook } from './contributors.types.js';
+import { createTierBook } from './tier-book.js';
+
+/** How stale getTierBook() may be when another process changed a tier (see getTierBookFresh). */
+export const TIER_BOOK_CHECK_INTERVAL_MS = 250;
+/**
+ * effective_from of a new contributor's first tier row. Not the registration time: a gateway may
+ * report an event that occurred before the contributor was registered (late arrival, or a
+ * registration made after the fact), and that event must still price, at the first tier, rather
+ * than be refused as an unknown contributor.
+ */
+export const TIER_HISTORY_START = new Date('1970-01-01T00:00:00.000Z');
+/** A concurrent create of the same id aborts our transaction; the retry sees the row and updates. */
+const ID_CONFLICT_ATTEMPTS_MAX = 3;
+
+export interface PutContributorCommand {
+  id: string;
+  tier: ContributorTier;
+  payoutAddress: Address;
+  /** Omitted: "active" for a new contributor, unchanged for an existing one. */
+  status?: ContributorStatus;
+}
+
+export interface PutContributorResult {
+  contributor: Contributor;
+  created: boolean;
+}
+
+@Injectable()
+export class ContributorsService {
+  private readonly tierBook: VersionedSnapshot<TierBook>;
+
+  constructor(
+    private readonly repository: ContributorsRepository,
+    private readonly audit: AuditService,
+  ) {
+    this.tierBook = new VersionedSnapshot(
+      {
+        readVersion: () => this.repository.readTierVersion(),
+        load: async () => {
+          const { version, tiers } = await this.repository.loadAllTiers();
+          return { version, value: createTierBook(tiers) };
+        },
+      },
+      { checkIntervalMs: TIER_BOOK_CHECK_INTERVAL_MS },
+    );
+  }
+
+  /** Every contributor's tier history; at most TIER_BOOK_CHECK_INTERVAL_MS behind other processes. */
+  getTierBook(): Promise<TierBook> {
+    return this.tierBook.get();
+  }
+
+  /** Reflects every registration and tier change committed before the call. */
+  getTierBookFresh(): Promise<TierBook> {
+    return this.tierBook.getFresh();
+  }
+
+  findById(id: string): Promise<Contributor | null> {
+    return this.repository.findById(id);
+  }
+
+  async getById(id: string): Promise<Contributor> {
+    const contributor = await this.repository.findById(id);
+    if (!contributor) throw notFound('contributor');
+    return contributor;
+  }
+
+  /**
+   * Active contributors, ordered by id, for settlement. Every stored payout address was validated
+   * and checksummed on write; balances and the minimum payout are the settlement's business.
+   */
+  listForSettlement(): Promise<Contributor[]> {
+    return this.repository.listActive();
+  }
+
+  /** Creates or updates; a tier change applies to events that occur from now on. */
+  async putContributor(actor: Principal, command: PutContributorCommand): Promise<PutContributorResult> {
+    for (let attempt = 1; ; attempt += 1) {
+      try {
+        const result = await this.repository.transaction((tx) => this.writeContributor(tx, actor, command));
+        this.tierBook.invalidate();
+        return result;
+      } catch (error) {
+        if (!isContributorIdConflict(error)) throw error;
+        if (attempt >= ID_CONFLICT_ATTEMPTS_MAX) throw new DomainError('conflict', 'a concurrent request registered this contributor; retry');
+      }
+    }
+  }
+
+  private async writeContributor(tx: PrismaTx, actor: Principal, command: PutContributorCommand): Promise<PutContributorResult> {
+    const now = new Date();
+    const existing = await this.repository.findForUpdate(tx, command.id);
+    if (!existing) {
+      const created = await this.repository.create(tx, {
+        id: command.id,
+        tier: command.tier,
+        payoutAddress: command.payoutAddress,
+        status: command.status ?? 'active',
+        createdAt: now,
+        updatedAt: now,
+      });
+      await this.repository.insertTier(tx, command.id, command.tier, TIER_HISTORY_START);
+      await this.audit.recordWithPrisma(tx, actor, { action: 'contributor.create', target: `contributor:${command.id}`, after: auditView(created) });
+      return { contributor: created, created: true };
+    }
+    const changes = { tier: command.tier, payoutAddress: command.payoutAddress, status: command.status ?? existing.status };
+    const unchanged = changes.tier === existing.tier && changes.payoutAddress === existing.payoutAddress && changes.status === existing.status;
+    // A replay of the same PUT writes nothing (no audit noise, updated_at unchanged).
+    if (unchanged) return { contributor: existing, created: false };
+    const updated = await this.repository.update(tx, command.id, { ...changes, updatedAt: now });
+    if (changes.tier !== existing.tier) await this.repository.insertTier(tx, command.id, changes.tier, now);
+    await this.audit.recordWithPrisma(tx, actor, {
+      action: 'contributor.update',
+      target: `contributor:${command.id}`,
+      before: auditView(existing),
+      after: { ...auditView(updated), tier_effective_from: changes.tier !== existing.tier ? now : undefined },
+    });
+    return { contributor: updated, created: false };
+  }
+}
+
+function auditView(contributor: Contributor) {
+  return { tier: contributor.tier, payout_address: contributor.payoutAddress, status: contributor.status };
+}

@@ -1,0 +1,35 @@
+// Shapes of the contributor registry, shared with the usage and settlement modules.
+import type { Address } from 'viem';
+
+export const CONTRIBUTOR_TIERS = ['standard', 'premium'] as const;
+export type ContributorTier = (typeof CONTRIBUTOR_TIERS)[number];
+
+export const CONTRIBUTOR_STATUSES = ['active', 'suspended'] as const;
+export type ContributorStatus = (typeof CONTRIBUTOR_STATUSES)[number];
+
+export interface Contributor {
+  id: string;
+  /** The tier in force now; the history (which tier at which instant) is in the tier book. */
+  tier: ContributorTier;
+  /** EIP-55 checksummed. */
+  payoutAddress: Address;
+  status: ContributorStatus;
+  flaggedReason: string | null;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+/** One row of contributor_tiers: `tier` applies from effectiveFrom on. */
+export interface TierVersion {
+  id: bigint;
+  contributorId: string;
+  tier: ContributorTier;
+  effectiveFrom: Date;
+}
+
+/** An immutable view of every contributor's tier history. */
+export interface TierBook {
+  /** The tier in force at `at`; null when the contributor is unknown (not registered). */
+  tierAt(contributorId: string, at: Date): ContributorTier | null;
+  readonly contributorCount: number;
+}

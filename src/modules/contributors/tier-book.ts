@@ -1,0 +1,51 @@
+// Pure: every contributor's tier history in memory, answering "which tier at this instant".
+import type { ContributorTier, TierBook, TierVersion } from './contributors.types.js';
+
+interface TierHistory {
+  tiers: readonly ContributorTier[];
+  effectiveFromMs: readonly number[];
+}
+
+/**
+ * Two rows of one contributor may share an instant (two changes within a millisecond): the later
+ * row (greater id) wins, as it was written last.
+ */
+export function createTierBook(versions: readonly TierVersion[]): TierBook {
+  const grouped = new Map<string, TierVersion[]>();
+  for (const version of versions) {
+    const list = grouped.get(version.contributorId);
+    if (list) list.push(version);
+    else grouped.set(version.contributorId, [version]);
+  }
+  const byContributor = new Map<string, TierHistory>();
+  for (const [contributorId, list] of grouped) {
+    list.sort((a, b) => a.effectiveFrom.getTime() - b.effectiveFrom.getTime() || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+    byContributor.set(contributorId, { tiers: list.map((v) => v.tier), effectiveFromMs: list.map((v) => v.effectiveFrom.getTime()) });
+  }
+  return Object.freeze({
+    contributorCount: byContributor.size,
+    tierAt: (contributorId: string, at: Date) => {
+      const history = byContributor.get(contributorId);
+      if (!history) return null;
+      const index = lastIndexAtOrBefore(history.effectiveFromMs, at.getTime());
+      return index < 0 ? null : history.tiers[index]!;
+    },
+  });
+}
+
+/** Index of the last element <= target in an ascending array, -1 when all are greater. */
+function lastIndexAtOrBefore(sorted: readonly number[], target: number): number {
+  let low = 0;
+  let high = sorted.length - 1;
+  let found = -1;
+  while (low <= high) {
+    const middle = (low + high) >>> 1;
+    if (sorted[middle]! <= target) {
+      found = middle;
+      low = middle + 1;
+    } else {
+      high = middle - 1;
+    }
+  }
+  return found;
+}

@@ -1,0 +1,102 @@
+import { Body, Controller, Get, Post, Query, Req, Res } from '@nestjs/common';
+import { ApiBearerAuth, ApiBody, ApiExtraModels, ApiQuery, ApiResponse, ApiTags, getSchemaPath } from '@nestjs/swagger';
+import type { Request, Response } from 'express';
+import { formatAttoAsUsd } from '../../common/money/index.js';
+import type { Principal } from '../auth/auth.types.js';
+import { CurrentPrincipal } from '../auth/principal.decorator.js';
+import { Roles } from '../auth/roles.decorator.js';
+import {
+  CreatePriceDto,
+  ImportPricesQueryDto,
+  ListPricesQueryDto,
+  PriceImportResponseDto,
+  PriceListResponseDto,
+  PriceResponseDto,
+  PriceVersionsResponseDto,
+  type PriceJson,
+} from './pricing.schemas.js';
+import { PricingService, type PriceRecord } from './pricing.service.js';
+import { PRICE_IMPORT_BODY_LIMIT_BYTES, readRawJsonBody } from './raw-json-body.js';
+
+@ApiTags('admin: prices')
+@ApiBearerAuth()
+@Controller('v1/admin/prices')
+@Roles('admin')
+export class PricingController {
+  constructor(private readonly pricing: PricingService) {}
+
+  @Post()
+  @ApiResponse({ status: 201, type: PriceResponseDto, description: 'version created' })
+  @ApiResponse({ status: 200, type: PriceResponseDto, description: 'identical version already existed (replay)' })
+  @ApiResponse({ status: 409, description: 'a different version exists at this (model, effective_from)' })
+  async create(@CurrentPrincipal() actor: Principal, @Body() body: CreatePriceDto, @Res({ passthrough: true }) res: Response): Promise<PriceJson> {
+    const result = await this.pricing.createPrice(actor, {
+      model: body.model,
+      inputAttoPerMtok: body.input_usd_per_mtok,
+      outputAttoPerMtok: body.output_usd_per_mtok,
+      cachedInputAttoPerMtok: body.cached_input_usd_per_mtok ?? null,
+      effectiveFrom: body.effective_from,
+    });
+    res.status(result.created ? 201 : 200);
+    return toPriceJson(result.price);
+  }
+
+  /**
+   * Without `model`: per model, the version in force now (with `next`, the earliest scheduled
+   * one), and under `upcoming` the models whose first version is still in the future.
+   * With `model`: all its versions, oldest first.
+   */
+  @Get()
+  @ApiExtraModels(PriceListResponseDto, PriceVersionsResponseDto)
+  @ApiResponse({
+    status: 200,
+    description: 'PriceListResponse without ?model, PriceVersionsResponse with it',
+    schema: { oneOf: [{ $ref: getSchemaPath(PriceListResponseDto) }, { $ref: getSchemaPath(PriceVersionsResponseDto) }] },
+  })
+  async list(@Query() query: ListPricesQueryDto) {
+    if (query.model !== undefined) {
+      return { data: (await this.pricing.listVersions(query.model)).map(toPriceJson) };
+    }
+    const summary = await this.pricing.listCurrent();
+    return {
+      data: summary.inForce.map(({ current, next }) => ({ ...toPriceJson(current), next: next ? toPriceJson(next) : null })),
+      upcoming: summary.upcoming.map(toPriceJson),
+    };
+  }
+
+  /** Body: LiteLLM's model_prices_and_context_window.json, read raw so numbers stay exact. */
+  @Post('import')
+  @ApiQuery({ name: 'effective_from', required: false, description: 'RFC 3339; defaults to now' })
+  @ApiBody({ description: "LiteLLM's model_prices_and_context_window.json", schema: { type: 'object', additionalProperties: true } })
+  @ApiResponse({ status: 201, type: PriceImportResponseDto, description: 'at least one version created' })
+  @ApiResponse({ status: 200, type: PriceImportResponseDto, description: 'nothing new (every model unchanged or skipped)' })
+  async import(
+    @CurrentPrincipal() actor: Principal,
+    @Query() query: ImportPricesQueryDto,
+    @Req() req: Request,
+    @Res({ passthrough: true }) res: Response,
+  ) {
+    const documentText = await readRawJsonBody(req, PRICE_IMPORT_BODY_LIMIT_BYTES);
+    const result = await this.pricing.importLitellm(actor, { documentText, effectiveFrom: query.effective_from });
+    res.status(result.imported > 0 ? 201 : 200);
+    return {
+      effective_from: result.effectiveFrom.toISOString(),
+      imported: result.imported,
+      unchanged: result.unchanged,
+      skipped: result.skipped,
+    };
+  }
+}
+
+export function toPriceJson(price: PriceRecord): PriceJson {
+  return {
+    id: price.id.toString(),
+    model: price.model,
+    input_usd_per_mtok: formatAttoAsUsd(price.inputAttoPerMtok),
+    output_usd_per_mtok: formatAttoAsUsd(price.outputAttoPerMtok),
+    cached_input_usd_per_mtok: price.cachedInputAttoPerMtok === null ? null : formatAttoAsUsd(price.cachedInputAttoPerMtok),
+    effective_from: price.effectiveFrom.toISOString(),
+    source: price.source,
+    created_at: price.createdAt.toISOString(),
+  };
+}
