@@ -25,6 +25,7 @@ export class WorkerModule {
           inject: [APP_CONFIG],
           useFactory: (config: AppConfig) => ({
             connection: { url: config.REDIS_URL, maxRetriesPerRequest: null },
+            prefix: config.QUEUE_PREFIX,
           }),
         }),
         ...DOMAIN_MODULES,

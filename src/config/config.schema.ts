@@ -42,6 +42,8 @@ export const envSchema = z.object({
   DATABASE_URL: z.string().url().default('postgresql://postgres@127.0.0.1:5432/ledger'),
   DATABASE_POOL_MAX: intFromEnv(20, 1, 500),
   REDIS_URL: z.string().url().default('redis://127.0.0.1:6379'),
+  /** BullMQ key prefix: lets several deployments (or test runs) share one Redis safely. */
+  QUEUE_PREFIX: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/).default('ledger'),
   PORT: intFromEnv(3000, 0, 65535),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   ADMIN_API_KEY: z.string().min(16, 'must be at least 16 characters').optional(),

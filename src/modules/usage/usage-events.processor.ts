@@ -51,7 +51,7 @@ export class UsageEventsProcessor extends WorkerHost {
     await this.deadLetters.add(
       'dead-usage-event',
       { job_id: job.id, code, details, data: job.data, failed_at: new Date().toISOString() },
-      { jobId: `dead:${job.id}`, removeOnComplete: false, removeOnFail: false },
+      { jobId: `dead-${job.id}`, removeOnComplete: false, removeOnFail: false },
     );
     throw new UnrecoverableError(`${code}: ${JSON.stringify(details).slice(0, 500)}`);
   }
