@@ -1,0 +1,162 @@
+import { Injectable } from '@nestjs/common';
+import { DatabaseService, type SqlClient } from '../../database/database.service.js';
+import { toBigInt } from '../../database/sql.js';
+import type { GroupBy } from './earnings-range.js';
+import type { EarningsRow } from './earnings-report.js';
+
+export interface ContributorSummary {
+  id: string;
+  tier: string;
+  status: string;
+  payoutAddress: string;
+}
+
+export interface RollupMismatch {
+  contributorId: string;
+  day: string;
+  model: string;
+  rollup: RollupSums | null;
+  events: RollupSums | null;
+}
+
+export interface RollupSums {
+  events: bigint;
+  promptTokens: bigint;
+  completionTokens: bigint;
+  officialAtto: bigint;
+  earnedAtto: bigint;
+  chargeAtto: bigint;
+  marginAtto: bigint;
+}
+
+// Fixed SQL fragments per grouping (never built from input). Models sort bytewise (COLLATE "C")
+// so the order does not depend on the database's locale.
+const GROUPING_SQL: Record<GroupBy, { select: string; groupOrder: string }> = {
+  day: { select: `to_char(day, 'YYYY-MM-DD') AS day, NULL::text AS model`, groupOrder: 'day' },
+  model: { select: `NULL::text AS day, model COLLATE "C" AS model`, groupOrder: 'model COLLATE "C"' },
+  'day,model': { select: `to_char(day, 'YYYY-MM-DD') AS day, model COLLATE "C" AS model`, groupOrder: 'day, model COLLATE "C"' },
+};
+
+// The rollup check scans every priced event: give it more than the pool's default statement timeout.
+const ROLLUP_CHECK_TIMEOUT = '10min';
+
+interface SumsRow {
+  events: string;
+  prompt_tokens: string;
+  completion_tokens: string;
+  official_atto: string;
+  earned_atto: string;
+}
+
+function sumsOf(row: SumsRow) {
+  return {
+    events: toBigInt(row.events),
+    promptTokens: toBigInt(row.prompt_tokens),
+    completionTokens: toBigInt(row.completion_tokens),
+    officialAtto: toBigInt(row.official_atto),
+    earnedAtto: toBigInt(row.earned_atto),
+  };
+}
+
+/**
+ * Contributor-facing reads. Earnings come only from contributor_usage_daily (one row per
+ * contributor, UTC day and model), never from usage_events: a 30-day query reads at most
+ * 30 x models rows through the primary key, whatever the number of events.
+ */
+@Injectable()
+export class EarningsRepository {
+  constructor(private readonly db: DatabaseService) {}
+
+  /**
+   * Read here rather than through the contributors module: that module includes these balances
+   * in its own responses, so depending on it would make the two modules import each other.
+   */
+  async findContributor(id: string, client?: SqlClient): Promise<ContributorSummary | null> {
+    const runner = client ?? this.db.pool;
+    const result = await runner.query<{ id: string; tier: string; status: string; payout_address: string }>(
+      'SELECT id, tier, status, payout_address FROM contributors WHERE id = $1',
+      [id],
+    );
+    const row = result.rows[0];
+    return row ? { id: row.id, tier: row.tier, status: row.status, payoutAddress: row.payout_address } : null;
+  }
+
+  /** Sums per group over [fromDay, toDay); at most rowsMax + 1 rows so the caller can tell overflow. */
+  async earningsRows(input: { contributorId: string; fromDay: string; toDay: string; groupBy: GroupBy; rowsMax: number }): Promise<EarningsRow[]> {
+    const grouping = GROUPING_SQL[input.groupBy];
+    const result = await this.db.pool.query<SumsRow & { day: string | null; model: string | null }>(
+      `SELECT ${grouping.select},
+              sum(events) AS events, sum(prompt_tokens) AS prompt_tokens, sum(completion_tokens) AS completion_tokens,
+              sum(official_atto) AS official_atto, sum(earned_atto) AS earned_atto
+       FROM contributor_usage_daily
+       WHERE contributor_id = $1 AND day >= $2::date AND day < $3::date
+       GROUP BY ${grouping.groupOrder}
+       ORDER BY ${grouping.groupOrder}
+       LIMIT $4`,
+      [input.contributorId, input.fromDay, input.toDay, input.rowsMax + 1],
+    );
+    return result.rows.map((row) => ({ day: row.day, model: row.model, ...sumsOf(row) }));
+  }
+
+  /**
+   * Compares every rollup row with the same sums recomputed from priced events (grouped by
+   * contributor, UTC day of occurred_at, model). Full scan: an admin check, not a hot path.
+   */
+  async findRollupMismatches(limit: number): Promise<{ rollupRows: bigint; mismatches: RollupMismatch[] }> {
+    return this.db.transaction(async (client) => {
+      await client.query(`SET LOCAL statement_timeout = '${ROLLUP_CHECK_TIMEOUT}'`);
+      const counted = await client.query<{ n: string }>('SELECT count(*) AS n FROM contributor_usage_daily');
+      const result = await client.query<Record<string, string | null>>(
+        `WITH raw AS (
+           SELECT contributor_id, (occurred_at AT TIME ZONE 'UTC')::date AS day, model,
+                  count(*)::bigint AS events, sum(prompt_tokens)::bigint AS prompt_tokens,
+                  sum(completion_tokens)::bigint AS completion_tokens, sum(official_atto) AS official_atto,
+                  sum(payout_atto) AS earned_atto, sum(charge_atto) AS charge_atto, sum(margin_atto) AS margin_atto
+           FROM usage_events WHERE status = 'priced'
+           GROUP BY 1, 2, 3)
+         SELECT coalesce(r.contributor_id, d.contributor_id) AS contributor_id,
+                to_char(coalesce(r.day, d.day), 'YYYY-MM-DD') AS day, coalesce(r.model, d.model) AS model,
+                d.events AS d_events, d.prompt_tokens AS d_prompt_tokens, d.completion_tokens AS d_completion_tokens,
+                d.official_atto AS d_official_atto, d.earned_atto AS d_earned_atto, d.charge_atto AS d_charge_atto,
+                d.margin_atto AS d_margin_atto,
+                r.events AS r_events, r.prompt_tokens AS r_prompt_tokens, r.completion_tokens AS r_completion_tokens,
+                r.official_atto AS r_official_atto, r.earned_atto AS r_earned_atto, r.charge_atto AS r_charge_atto,
+                r.margin_atto AS r_margin_atto
+         FROM raw r FULL JOIN contributor_usage_daily d
+           ON d.contributor_id = r.contributor_id AND d.day = r.day AND d.model = r.model
+         WHERE r.contributor_id IS NULL OR d.contributor_id IS NULL
+            OR (d.events, d.prompt_tokens, d.completion_tokens, d.official_atto, d.earned_atto, d.charge_atto, d.margin_atto)
+               IS DISTINCT FROM
+               (r.events, r.prompt_tokens, r.completion_tokens, r.official_atto, r.earned_atto, r.charge_atto, r.margin_atto)
+         ORDER BY 1, 2, 3
+         LIMIT $1`,
+        [limit],
+      );
+      return { rollupRows: toBigInt(counted.rows[0]!.n), mismatches: result.rows.map(toMismatch) };
+    });
+  }
+}
+
+function sumsFromPrefixed(row: Record<string, string | null>, prefix: 'd_' | 'r_'): RollupSums | null {
+  if (row[`${prefix}events`] === null || row[`${prefix}events`] === undefined) return null;
+  const value = (name: string) => toBigInt(row[`${prefix}${name}`]);
+  return {
+    events: value('events'),
+    promptTokens: value('prompt_tokens'),
+    completionTokens: value('completion_tokens'),
+    officialAtto: value('official_atto'),
+    earnedAtto: value('earned_atto'),
+    chargeAtto: value('charge_atto'),
+    marginAtto: value('margin_atto'),
+  };
+}
+
+function toMismatch(row: Record<string, string | null>): RollupMismatch {
+  return {
+    contributorId: row.contributor_id!,
+    day: row.day!,
+    model: row.model!,
+    rollup: sumsFromPrefixed(row, 'd_'),
+    events: sumsFromPrefixed(row, 'r_'),
+  };
+}

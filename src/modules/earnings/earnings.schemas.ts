@@ -1,0 +1,52 @@
+import { createZodDto } from 'nestjs-zod';
+import { z } from 'zod';
+import { GROUP_BY_VALUES } from './earnings-range.js';
+
+// Dates are checked by resolveEarningsRange (day boundaries, order, range length); zod only
+// bounds their size here so every failure names its field.
+const dayBoundaryText = z.string().min(1).max(64);
+
+export const earningsQuerySchema = z
+  .object({
+    from: dayBoundaryText.optional().describe('Inclusive UTC day: YYYY-MM-DD or an RFC 3339 timestamp at 00:00:00Z. Default: to - 30 days.'),
+    to: dayBoundaryText.optional().describe('Exclusive UTC day: YYYY-MM-DD or an RFC 3339 timestamp at 00:00:00Z. Default: tomorrow (today included).'),
+    group_by: z
+      .enum(GROUP_BY_VALUES, { error: `must be one of ${GROUP_BY_VALUES.join(', ')}` })
+      .default('day')
+      .describe('day, model or day,model'),
+  })
+  .strict();
+export class EarningsQueryDto extends createZodDto(earningsQuerySchema) {}
+
+const usd = z.string().describe('USD, exact decimal string');
+const sums = {
+  events: z.number().int(),
+  prompt_tokens: z.number().int(),
+  completion_tokens: z.number().int(),
+  official_usd: usd,
+  earned_usd: usd,
+};
+
+export const earningsResponseSchema = z.object({
+  contributor_id: z.string(),
+  from: z.string(),
+  to: z.string(),
+  group_by: z.enum(GROUP_BY_VALUES),
+  totals: z.object(sums),
+  rows: z.array(z.object({ day: z.string().optional(), model: z.string().optional(), ...sums })),
+});
+export class EarningsResponseDto extends createZodDto(earningsResponseSchema) {}
+
+export const contributorBalancesSchema = z.object({
+  accrued_usd: usd,
+  payable_usd: usd,
+  in_settlement_usd: usd,
+  paid_usd: usd,
+});
+
+export const balanceResponseSchema = z.object({
+  contributor_id: z.string(),
+  tier: z.string(),
+  ...contributorBalancesSchema.shape,
+});
+export class BalanceResponseDto extends createZodDto(balanceResponseSchema) {}

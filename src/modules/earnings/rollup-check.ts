@@ -1,0 +1,51 @@
+import { Injectable, type OnModuleInit } from '@nestjs/common';
+import { formatAttoAsUsd } from '../../common/money/index.js';
+import { LedgerCheckRegistry } from '../ledger/ledger-check-extension.js';
+import { EarningsRepository, type RollupSums } from './earnings.repository.js';
+
+const ROLLUP_MISMATCHES_REPORTED_MAX = 100;
+
+function sumsToJson(sums: RollupSums | null) {
+  if (!sums) return null;
+  return {
+    events: sums.events.toString(),
+    prompt_tokens: sums.promptTokens.toString(),
+    completion_tokens: sums.completionTokens.toString(),
+    official_usd: formatAttoAsUsd(sums.officialAtto),
+    earned_usd: formatAttoAsUsd(sums.earnedAtto),
+    charge_usd: formatAttoAsUsd(sums.chargeAtto),
+    margin_usd: formatAttoAsUsd(sums.marginAtto),
+  };
+}
+
+/**
+ * `rollups` in GET /v1/admin/ledger/check: every contributor_usage_daily row must equal the sums
+ * of the priced usage events of that contributor, UTC day and model (and no group may be missing
+ * on either side). Earnings are served from the rollup alone, so this is what makes them trustworthy.
+ */
+@Injectable()
+export class RollupCheck implements OnModuleInit {
+  constructor(
+    private readonly registry: LedgerCheckRegistry,
+    private readonly repository: EarningsRepository,
+  ) {}
+
+  onModuleInit(): void {
+    this.registry.register({ name: 'rollups', run: () => this.run() });
+  }
+
+  async run() {
+    const found = await this.repository.findRollupMismatches(ROLLUP_MISMATCHES_REPORTED_MAX);
+    return {
+      ok: found.mismatches.length === 0,
+      rollup_rows: found.rollupRows.toString(),
+      mismatched: found.mismatches.map((m) => ({
+        contributor_id: m.contributorId,
+        day: m.day,
+        model: m.model,
+        rollup: sumsToJson(m.rollup),
+        events: sumsToJson(m.events),
+      })),
+    };
+  }
+}
