@@ -1,0 +1,75 @@
+import { Body, Controller, Get, Param, Post, Query, Res } from '@nestjs/common';
+import { ApiBearerAuth, ApiCreatedResponse, ApiOkResponse, ApiTags } from '@nestjs/swagger';
+import type { Response } from 'express';
+import { formatAttoAsUsd } from '../../common/money/index.js';
+import type { Principal } from '../auth/auth.types.js';
+import { CurrentPrincipal } from '../auth/principal.decorator.js';
+import { Roles } from '../auth/roles.decorator.js';
+import {
+  AdjustmentBodyDto,
+  AdjustmentResponseDto,
+  AuditLogQueryDto,
+  AuditLogResponseDto,
+  ContributorListQueryDto,
+  ContributorListResponseDto,
+  OverviewResponseDto,
+} from './admin.schemas.js';
+import { AdminService } from './admin.service.js';
+import { ContributorAdjustmentsService } from './contributor-adjustments.service.js';
+
+@ApiTags('admin: overview and contributors')
+@ApiBearerAuth()
+@Controller('v1/admin')
+@Roles('admin')
+export class AdminController {
+  constructor(
+    private readonly admin: AdminService,
+    private readonly adjustments: ContributorAdjustmentsService,
+  ) {}
+
+  @Get('overview')
+  @ApiOkResponse({ type: OverviewResponseDto })
+  overview() {
+    return this.admin.overview();
+  }
+
+  @Get('audit-log')
+  @ApiOkResponse({ type: AuditLogResponseDto })
+  auditLog(@Query() query: AuditLogQueryDto) {
+    return this.admin.auditLog({ limit: query.limit, cursor: query.cursor });
+  }
+
+  @Get('contributors')
+  @ApiOkResponse({ type: ContributorListResponseDto })
+  contributors(@Query() query: ContributorListQueryDto) {
+    return this.admin.listContributors({ sort: query.sort, limit: query.limit, cursor: query.cursor });
+  }
+
+  /** 201 when applied, 200 with Idempotent-Replayed: true when the same reference and payload repeat. */
+  @Post('contributors/:id/adjustments')
+  @ApiCreatedResponse({ type: AdjustmentResponseDto })
+  async adjust(
+    @CurrentPrincipal() actor: Principal,
+    @Param('id') id: string,
+    @Body() body: AdjustmentBodyDto,
+    @Res({ passthrough: true }) res: Response,
+  ) {
+    const result = await this.adjustments.adjust(actor, {
+      contributorId: id,
+      amountAtto: body.amount_usd,
+      reason: body.reason,
+      reference: body.reference,
+    });
+    res.status(result.replayed ? 200 : 201);
+    if (result.replayed) res.setHeader('Idempotent-Replayed', 'true');
+    const record = result.record;
+    return {
+      contributor_id: record.contributorId,
+      reference: record.reference,
+      amount_usd: formatAttoAsUsd(record.amountAtto),
+      reason: record.reason,
+      payable_usd: formatAttoAsUsd(record.payableAfterAtto),
+      created_at: record.createdAt.toISOString(),
+    };
+  }
+}

@@ -1,0 +1,15 @@
+import { Module } from '@nestjs/common';
+import { LedgerModule } from '../ledger/ledger.module.js';
+import { AdminController } from './admin.controller.js';
+import { AdminRepository } from './admin.repository.js';
+import { AdminService } from './admin.service.js';
+import { ContributorAdjustmentsRepository } from './contributor-adjustments.repository.js';
+import { ContributorAdjustmentsService } from './contributor-adjustments.service.js';
+
+/** Admin dashboard reads (overview, contributor list, audit log) and contributor adjustments. */
+@Module({
+  imports: [LedgerModule],
+  controllers: [AdminController],
+  providers: [AdminRepository, AdminService, ContributorAdjustmentsRepository, ContributorAdjustmentsService],
+})
+export class AdminModule {}

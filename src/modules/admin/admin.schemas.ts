@@ -1,0 +1,113 @@
+import { createZodDto } from 'nestjs-zod';
+import { z } from 'zod';
+import { MoneyFormatError, parseUsdToAtto } from '../../common/money/index.js';
+import { pageQuerySchema } from '../../common/http/pagination.js';
+import { contributorBalancesSchema } from '../earnings/earnings.schemas.js';
+
+export const CONTRIBUTOR_SORTS = ['id', 'payable_desc'] as const;
+export const ADJUSTMENT_REASON_LENGTH_MAX = 500;
+export const ADJUSTMENT_REFERENCE_LENGTH_MAX = 200;
+
+export const contributorListQuerySchema = pageQuerySchema
+  .extend({ sort: z.enum(CONTRIBUTOR_SORTS, { error: `must be one of ${CONTRIBUTOR_SORTS.join(', ')}` }).default('id') })
+  .strict();
+export class ContributorListQueryDto extends createZodDto(contributorListQuerySchema) {}
+
+export const auditLogQuerySchema = pageQuerySchema.strict();
+export class AuditLogQueryDto extends createZodDto(auditLogQuerySchema) {}
+
+/** Signed USD decimal string -> atto-USD; a JSON number is refused (it may already be rounded). */
+const signedUsdAmount = z
+  .string({ error: (issue) => (issue.input === undefined ? 'required' : 'money must be a decimal string, e.g. "-12.5"') })
+  .describe('Signed USD decimal string; positive credits the contributor, negative debits')
+  .transform((text, ctx): bigint => {
+    try {
+      const atto = parseUsdToAtto(text, { allowNegative: true });
+      if (atto === 0n) ctx.addIssue({ code: 'custom', message: 'must not be zero' });
+      return atto;
+    } catch (error) {
+      ctx.addIssue({ code: 'custom', message: (error as MoneyFormatError).message });
+      return z.NEVER;
+    }
+  });
+
+export const adjustmentBodySchema = z
+  .object({
+    amount_usd: signedUsdAmount,
+    reason: z.string().trim().min(1, 'required').max(ADJUSTMENT_REASON_LENGTH_MAX),
+    reference: z
+      .string()
+      .min(1)
+      .max(ADJUSTMENT_REFERENCE_LENGTH_MAX)
+      .regex(/^[\x21-\x7E]+$/, 'must be printable ASCII without spaces')
+      .describe('Idempotency key: the same reference and payload replays, a different payload is a 409'),
+  })
+  .strict();
+export class AdjustmentBodyDto extends createZodDto(adjustmentBodySchema) {}
+
+const usd = z.string();
+
+export const adjustmentResponseSchema = z.object({
+  contributor_id: z.string(),
+  reference: z.string(),
+  amount_usd: usd,
+  reason: z.string(),
+  payable_usd: usd.describe('The payable balance right after this adjustment'),
+  created_at: z.string(),
+});
+export class AdjustmentResponseDto extends createZodDto(adjustmentResponseSchema) {}
+
+export const contributorListResponseSchema = z.object({
+  data: z.array(
+    z.object({
+      id: z.string(),
+      tier: z.string(),
+      status: z.string(),
+      payout_address: z.string(),
+      balances: contributorBalancesSchema,
+    }),
+  ),
+  next_cursor: z.string().nullable(),
+});
+export class ContributorListResponseDto extends createZodDto(contributorListResponseSchema) {}
+
+export const overviewResponseSchema = z.object({
+  charged_usd: usd,
+  revenue_usd: usd,
+  users_balance_usd: usd,
+  held_usd: usd,
+  contributors_payable_usd: usd,
+  in_settlement_usd: usd,
+  paid_usd: usd,
+  unpriced_events: z.number().int(),
+  hot_wallet: z.object({ address: z.string(), usdc: z.string(), native: z.string() }).nullable(),
+  last_settlement: z
+    .object({
+      settlement_id: z.string(),
+      status: z.string(),
+      trigger: z.string(),
+      payout_count: z.number().int(),
+      total_usdc: z.string(),
+      created_at: z.string(),
+      completed_at: z.string().nullable(),
+    })
+    .nullable(),
+});
+export class OverviewResponseDto extends createZodDto(overviewResponseSchema) {}
+
+export const auditLogResponseSchema = z.object({
+  data: z.array(
+    z.object({
+      id: z.string(),
+      actor_id: z.string().nullable(),
+      actor_role: z.string(),
+      action: z.string(),
+      target: z.string().nullable(),
+      before: z.unknown(),
+      after: z.unknown(),
+      created_at: z.string(),
+    }),
+  ),
+  next_cursor: z.string().nullable(),
+});
+export class AuditLogResponseDto extends createZodDto(auditLogResponseSchema) {}

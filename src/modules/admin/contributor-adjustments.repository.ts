@@ -1,0 +1,67 @@
+import { Injectable } from '@nestjs/common';
+import type { SqlClient } from '../../database/database.service.js';
+import { toBigInt } from '../../database/sql.js';
+
+export interface AdjustmentRecord {
+  reference: string;
+  contributorId: string;
+  amountAtto: bigint;
+  reason: string;
+  payableAfterAtto: bigint;
+  actorId: string;
+  createdAt: Date;
+}
+
+interface AdjustmentRow {
+  reference: string;
+  contributor_id: string;
+  amount_atto: string;
+  reason: string;
+  payable_after_atto: string;
+  actor_id: string;
+  created_at: Date;
+}
+
+function toRecord(row: AdjustmentRow): AdjustmentRecord {
+  return {
+    reference: row.reference,
+    contributorId: row.contributor_id,
+    amountAtto: toBigInt(row.amount_atto),
+    reason: row.reason,
+    payableAfterAtto: toBigInt(row.payable_after_atto),
+    actorId: row.actor_id,
+    createdAt: row.created_at,
+  };
+}
+
+const COLUMNS = 'reference, contributor_id, amount_atto, reason, payable_after_atto, actor_id, created_at';
+
+@Injectable()
+export class ContributorAdjustmentsRepository {
+  async contributorExists(client: SqlClient, contributorId: string): Promise<boolean> {
+    const result = await client.query('SELECT 1 FROM contributors WHERE id = $1', [contributorId]);
+    return (result.rowCount ?? 0) > 0;
+  }
+
+  /**
+   * Claims the reference. ON CONFLICT DO NOTHING waits for a concurrent claim of the same
+   * reference to commit, then yields no row: the caller reads the winner and compares payloads.
+   */
+  async insertIfNew(client: SqlClient, record: Omit<AdjustmentRecord, 'createdAt'>): Promise<AdjustmentRecord | null> {
+    const result = await client.query<AdjustmentRow>(
+      `INSERT INTO contributor_adjustments (reference, contributor_id, amount_atto, reason, payable_after_atto, actor_id)
+       VALUES ($1, $2, $3, $4, $5, $6)
+       ON CONFLICT (reference) DO NOTHING
+       RETURNING ${COLUMNS}`,
+      [record.reference, record.contributorId, record.amountAtto.toString(), record.reason, record.payableAfterAtto.toString(), record.actorId],
+    );
+    const row = result.rows[0];
+    return row ? toRecord(row) : null;
+  }
+
+  async findByReference(client: SqlClient, reference: string): Promise<AdjustmentRecord | null> {
+    const result = await client.query<AdjustmentRow>(`SELECT ${COLUMNS} FROM contributor_adjustments WHERE reference = $1`, [reference]);
+    const row = result.rows[0];
+    return row ? toRecord(row) : null;
+  }
+}
