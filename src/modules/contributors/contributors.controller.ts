@@ -4,19 +4,29 @@ import type { Response } from 'express';
 import type { Principal } from '../auth/auth.types.js';
 import { CurrentPrincipal } from '../auth/principal.decorator.js';
 import { Roles } from '../auth/roles.decorator.js';
-import { ContributorIdParamDto, ContributorResponseDto, PutContributorDto, type ContributorJson } from './contributors.schemas.js';
+import { contributorBalancesToJson } from '../earnings/contributor-balances.js';
+import { EarningsService } from '../earnings/earnings.service.js';
+import {
+  ContributorIdParamDto,
+  ContributorResponseDto,
+  ContributorWithBalancesResponseDto,
+  PutContributorDto,
+  type ContributorJson,
+} from './contributors.schemas.js';
 import { ContributorsService } from './contributors.service.js';
 import type { Contributor } from './contributors.types.js';
 
-// The paginated list with balances (GET /v1/admin/contributors) lives in the admin module. Balances
-// for GET :id belong to the ledger: the lead merges them into this response (see toContributorJson);
-// this controller returns the registry fields only.
+// The paginated list with balances (GET /v1/admin/contributors) lives in the admin module. GET :id
+// adds the balances from the earnings module (stored ledger balances).
 @ApiTags('admin: contributors')
 @ApiBearerAuth()
 @Controller('v1/admin/contributors')
 @Roles('admin')
 export class ContributorsController {
-  constructor(private readonly contributors: ContributorsService) {}
+  constructor(
+    private readonly contributors: ContributorsService,
+    private readonly earnings: EarningsService,
+  ) {}
 
   @Put(':id')
   @ApiResponse({ status: 201, type: ContributorResponseDto, description: 'registered' })
@@ -38,9 +48,12 @@ export class ContributorsController {
   }
 
   @Get(':id')
-  @ApiResponse({ status: 200, type: ContributorResponseDto })
-  async get(@Param() params: ContributorIdParamDto): Promise<ContributorJson> {
-    return toContributorJson(await this.contributors.getById(params.id));
+  @ApiResponse({ status: 200, type: ContributorWithBalancesResponseDto })
+  async get(@Param() params: ContributorIdParamDto) {
+    const [contributor, balances] = await Promise.all([this.contributors.getById(params.id), this.earnings.contributorBalances(params.id)]);
+    const balancesJson = contributorBalancesToJson(balances);
+    // Flat like GET /v1/contributors/:id/balance (api.md: "as in /balance") and nested like the list.
+    return { ...toContributorJson(contributor), ...balancesJson, balances: balancesJson };
   }
 }
 

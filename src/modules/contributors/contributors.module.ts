@@ -1,10 +1,12 @@
 import { Module } from '@nestjs/common';
+import { EarningsModule } from '../earnings/earnings.module.js';
 import { ContributorsController } from './contributors.controller.js';
 import { ContributorsRepository } from './contributors.repository.js';
 import { ContributorsService } from './contributors.service.js';
 
 /** The contributor registry: tiers (with history), payout addresses, status. */
 @Module({
+  imports: [EarningsModule],
   controllers: [ContributorsController],
   providers: [ContributorsRepository, ContributorsService],
   exports: [ContributorsService],

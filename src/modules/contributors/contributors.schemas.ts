@@ -2,6 +2,7 @@ import { createZodDto } from 'nestjs-zod';
 import { getAddress, isAddress, zeroAddress, type Address } from 'viem';
 import { z } from 'zod';
 import { CONTRIBUTOR_STATUSES, CONTRIBUTOR_TIERS } from './contributors.types.js';
+import { contributorBalancesSchema } from '../earnings/earnings.schemas.js';
 
 export const CONTRIBUTOR_ID_LENGTH_MAX = 128;
 export const CONTRIBUTOR_ID_PATTERN = /^[A-Za-z0-9._:-]+$/;
@@ -62,3 +63,9 @@ export const contributorResponseSchema = z.object({
 });
 export type ContributorJson = z.infer<typeof contributorResponseSchema>;
 export class ContributorResponseDto extends createZodDto(contributorResponseSchema) {}
+
+export const contributorWithBalancesResponseSchema = contributorResponseSchema.extend({
+  ...contributorBalancesSchema.shape,
+  balances: contributorBalancesSchema,
+});
+export class ContributorWithBalancesResponseDto extends createZodDto(contributorWithBalancesResponseSchema) {}
