@@ -4,10 +4,11 @@ import { ContributorsModule } from './modules/contributors/contributors.module.j
 import { EarningsModule } from './modules/earnings/earnings.module.js';
 import { LedgerModule } from './modules/ledger/ledger.module.js';
 import { PricingModule } from './modules/pricing/pricing.module.js';
+import { SettlementModule } from './modules/settlement/settlement.module.js';
 import { HoldsModule } from './modules/holds/holds.module.js';
 import { StreamsModule } from './modules/streams/streams.module.js';
 import { UsageModule } from './modules/usage/usage.module.js';
 import { UsersModule } from './modules/users/users.module.js';
 
 /** The domain modules both entry points (API and worker) run over. */
-export const DOMAIN_MODULES: Type[] = [LedgerModule, PricingModule, ContributorsModule, UsersModule, HoldsModule, UsageModule, StreamsModule, EarningsModule, AdminModule];
+export const DOMAIN_MODULES: Type[] = [LedgerModule, PricingModule, ContributorsModule, UsersModule, HoldsModule, UsageModule, StreamsModule, EarningsModule, SettlementModule, AdminModule];

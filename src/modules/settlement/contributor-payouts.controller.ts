@@ -1,0 +1,23 @@
+import { Controller, Get, Param, Query } from '@nestjs/common';
+import { ApiBearerAuth, ApiTags } from '@nestjs/swagger';
+import type { Principal } from '../auth/auth.types.js';
+import { CurrentPrincipal } from '../auth/principal.decorator.js';
+import { Roles } from '../auth/roles.decorator.js';
+import { payoutBody } from './settlement.presenter.js';
+import { SettlementQueryService } from './settlement-query.service.js';
+import { SettlementPageQueryDto } from './settlement.schemas.js';
+
+@ApiTags('contributors')
+@ApiBearerAuth()
+@Controller('v1/contributors')
+@Roles('admin', 'contributor')
+export class ContributorPayoutsController {
+  constructor(private readonly queries: SettlementQueryService) {}
+
+  /** Newest first: one payout per settlement line of the contributor. */
+  @Get(':id/payouts')
+  async list(@CurrentPrincipal() principal: Principal, @Param('id') contributorId: string, @Query() query: SettlementPageQueryDto) {
+    const page = await this.queries.listContributorPayouts(principal, contributorId, query.limit, query.cursor);
+    return { data: page.data.map(payoutBody), next_cursor: page.nextCursor };
+  }
+}

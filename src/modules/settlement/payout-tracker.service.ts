@@ -1,0 +1,141 @@
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import { randomUUID } from 'node:crypto';
+import type { Hex } from 'viem';
+import { assert } from '../../common/errors/index.js';
+import { APP_CONFIG, type AppConfig } from '../../config/index.js';
+import { DatabaseService } from '../../database/database.service.js';
+import type { PayoutChainClient } from '../payouts/chain/payout-chain.client.js';
+import { PayoutChainError } from '../payouts/chain/payout-chain.errors.js';
+import { crashAfterBroadcastIfAsked } from './crash-hook.js';
+import type { HeldWalletLock } from './payout-lock.repository.js';
+import { PayoutOutcomeService } from './payout-outcome.service.js';
+import { BATCH_ATTEMPTS_MAX, bumpFees, PAYOUT_SENDER_OPTIONS, type PayoutSenderOptions } from './payout-sender.options.js';
+import { PayoutTxRepository } from './payout-tx.repository.js';
+import { SettlementRepository } from './settlement.repository.js';
+import type { PayoutTxRecord } from './settlement.types.js';
+
+type Resolution = 'resolved' | 'pending';
+
+export function groupByBatch(rows: PayoutTxRecord[]): PayoutTxRecord[][] {
+  const groups = new Map<string, PayoutTxRecord[]>();
+  for (const row of rows) groups.set(row.batchId, [...(groups.get(row.batchId) ?? []), row]);
+  return [...groups.values()].map((group) => group.sort((a, b) => a.attempt - b.attempt));
+}
+
+/**
+ * Follows persisted transactions to an outcome. Rules (crash safety): a mined attempt decides its
+ * lines; an unknown one whose nonce is still free is rebroadcast with the SAME bytes; lines are
+ * released for re-signing only when the chain proves no attempt can be mined any more.
+ */
+@Injectable()
+export class PayoutTrackerService {
+  private readonly logger = new Logger('PayoutTracker');
+
+  constructor(
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Inject(PAYOUT_SENDER_OPTIONS) private readonly options: PayoutSenderOptions,
+    private readonly db: DatabaseService,
+    private readonly txs: PayoutTxRepository,
+    private readonly settlements: SettlementRepository,
+    private readonly outcomes: PayoutOutcomeService,
+  ) {}
+
+  /** One pass over every live transaction of the wallet (after a crash, before signing anything). */
+  async resumeWallet(chain: PayoutChainClient, lock: HeldWalletLock): Promise<void> {
+    for (const group of groupByBatch(await this.txs.listLive(chain.hotWalletAddress))) await this.resolveGroup(chain, lock, group);
+  }
+
+  /** Polls until no transaction of the settlement is live, or the wait budget is spent. */
+  async waitForSettlement(chain: PayoutChainClient, lock: HeldWalletLock, settlementId: string): Promise<'settled' | 'timeout'> {
+    const deadlineMs = Date.now() + this.options.confirmationWaitMs;
+    for (;;) {
+      const live = await this.txs.listLive(chain.hotWalletAddress, settlementId);
+      if (live.length === 0) return 'settled';
+      let pending = false;
+      for (const group of groupByBatch(live)) {
+        if ((await this.resolveGroup(chain, lock, group)) === 'pending') pending = true;
+      }
+      if (!pending) continue;
+      if (Date.now() > deadlineMs) return 'timeout';
+      await new Promise((resolve) => setTimeout(resolve, this.options.pollIntervalMs));
+    }
+  }
+
+  /** Sends signed bytes; a nonce already taken is left for resolveGroup to prove and release. */
+  async broadcast(chain: PayoutChainClient, row: { id: string; signedRaw: string }): Promise<void> {
+    try {
+      await chain.broadcastRaw(row.signedRaw as Hex);
+    } catch (error) {
+      if (error instanceof PayoutChainError && error.code === 'nonce-consumed') return;
+      throw error;
+    }
+    crashAfterBroadcastIfAsked(this.config.NODE_ENV);
+    await this.txs.markBroadcast(row.id);
+  }
+
+  private async resolveGroup(chain: PayoutChainClient, lock: HeldWalletLock, rows: PayoutTxRecord[]): Promise<Resolution> {
+    const nonce = rows[0]!.nonce;
+    assert(rows.every((r) => r.nonce === nonce), `attempts of batch ${rows[0]!.batchId} have different nonces`);
+    // Nonce first, hashes second: a hash mined after this read is still found below.
+    const latestNonce = await chain.getLatestNonce();
+    const statuses = await Promise.all(rows.map((r) => chain.getTxStatus(r.txHash)));
+    const minedIndex = statuses.findIndex((s) => s.state === 'mined');
+    const mined = statuses[minedIndex];
+    if (mined?.state === 'mined') {
+      if (mined.confirmations < this.config.SETTLEMENT_CONFIRMATIONS) return 'pending';
+      await this.applyMined(chain, rows, minedIndex);
+      return 'resolved';
+    }
+    if (statuses.some((s) => s.state === 'pending')) {
+      await this.maybeReplace(chain, lock, rows);
+      return 'pending';
+    }
+    if (latestNonce > nonce) {
+      this.logger.warn(`payout batch ${rows[0]!.batchId}: nonce ${nonce} used by another transaction, lines released`);
+      await this.outcomes.markDropped(rows);
+      return 'resolved';
+    }
+    // Never seen, or dropped from the pool: the same signed bytes again (the newest attempt).
+    await this.broadcast(chain, rows[rows.length - 1]!);
+    return 'pending';
+  }
+
+  private async applyMined(chain: PayoutChainClient, rows: PayoutTxRecord[], winnerIndex: number): Promise<void> {
+    const winner = rows[winnerIndex]!;
+    const receipt = await chain.getReceipt(winner.txHash);
+    assert(receipt, `receipt of ${winner.txHash} vanished`);
+    const outcome = chain.parseBatchReceipt(receipt);
+    const lines = (await this.settlements.listLinesOfTxs(this.db.pool, rows.map((r) => r.id))).filter((l) => l.status === 'submitted');
+    const others = rows.filter((_, i) => i !== winnerIndex);
+    await this.outcomes.applyMined({ winner, others, lines, outcome, gasUsed: receipt.gasUsed });
+  }
+
+  /** Fee bump of a stuck transaction: same nonce, same lines, persisted before it is sent. */
+  private async maybeReplace(chain: PayoutChainClient, lock: HeldWalletLock, rows: PayoutTxRecord[]): Promise<void> {
+    const newest = rows[rows.length - 1]!;
+    if (Date.now() - newest.createdAt.getTime() < this.options.replaceAfterMs || newest.attempt >= BATCH_ATTEMPTS_MAX) return;
+    const fees = bumpFees({ maxFeePerGasWei: newest.maxFeePerGasWei, maxPriorityFeePerGasWei: newest.maxPriorityFeePerGasWei, capWei: this.options.maxFeePerGasCapWei });
+    if (!fees) return;
+    await lock.assertHeld();
+    const lines = (await this.settlements.listLinesOfTxs(this.db.pool, rows.map((r) => r.id))).filter((l) => l.status === 'submitted');
+    const signed = await chain.prepareSignedBatch({
+      batchId: newest.batchId,
+      lines: lines.map((l) => ({ recipient: l.payoutAddress, amountMicroUsdc: l.amountMicroUsdc })),
+      nonce: newest.nonce,
+      gas: newest.gasLimit,
+      ...fees,
+    });
+    const id = randomUUID();
+    await this.outcomes.persistReplacement(
+      { id, settlementId: newest.settlementId, batchId: newest.batchId, attempt: newest.attempt + 1, fromAddress: chain.hotWalletAddress,
+        nonce: newest.nonce, signedRaw: signed.serializedTx, txHash: signed.txHash, maxFeePerGasWei: signed.maxFeePerGas,
+        maxPriorityFeePerGasWei: signed.maxPriorityFeePerGas, gasLimit: signed.gasLimit, lineCount: lines.length },
+      rows.map((r) => r.id),
+    );
+    this.logger.warn(`payout batch ${newest.batchId}: fee bump to ${fees.maxFeePerGas} wei (attempt ${newest.attempt + 1})`);
+    await this.broadcast(chain, { id, signedRaw: signed.serializedTx }).catch((error: Error) =>
+      // The node may refuse the bump (underpriced); the earlier attempt is still pending and tracked.
+      this.logger.warn(`replacement ${signed.txHash} not accepted yet: ${error.message}`),
+    );
+  }
+}

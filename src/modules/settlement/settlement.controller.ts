@@ -1,0 +1,74 @@
+import { Body, Controller, Get, HttpCode, Param, ParseUUIDPipe, Post, Query, Res } from '@nestjs/common';
+import { ApiBearerAuth, ApiTags } from '@nestjs/swagger';
+import type { Response } from 'express';
+import { DomainError } from '../../common/errors/index.js';
+import type { Principal } from '../auth/auth.types.js';
+import { CurrentPrincipal } from '../auth/principal.decorator.js';
+import { Roles } from '../auth/roles.decorator.js';
+import { ReconciliationService } from './reconciliation.service.js';
+import { lineBody, plannedLineBody, settlementBody, txBody } from './settlement.presenter.js';
+import { SettlementQueryService } from './settlement-query.service.js';
+import { CreateSettlementDto, SettlementPageQueryDto } from './settlement.schemas.js';
+import { SettlementService } from './settlement.service.js';
+import { formatMicroUsdc } from '../../common/money/index.js';
+
+const settlementId = () => new ParseUUIDPipe({ exceptionFactory: () => new DomainError('not_found', 'settlement not found') });
+
+@ApiTags('admin: settlements')
+@ApiBearerAuth()
+@Controller('v1/admin/settlements')
+@Roles('admin')
+export class SettlementController {
+  constructor(
+    private readonly settlements: SettlementService,
+    private readonly queries: SettlementQueryService,
+    private readonly reconciliation: ReconciliationService,
+  ) {}
+
+  /** 201 created (or dry run: computed, nothing moved); 200 `status: "empty"` when nobody qualifies. */
+  @Post()
+  async create(@CurrentPrincipal() actor: Principal, @Body() body: CreateSettlementDto, @Res({ passthrough: true }) res: Response) {
+    const result = await this.settlements.createSettlement({ trigger: 'admin', dryRun: body?.dry_run ?? false, actor });
+    if (result.kind === 'empty') {
+      res.status(200);
+      return { settlement_id: null, status: 'empty', payout_count: 0, total_usdc: '0' };
+    }
+    if (result.kind === 'dry_run') {
+      const { plan } = result;
+      return {
+        settlement_id: null,
+        status: 'dry_run',
+        payout_count: plan.lines.length,
+        total_usdc: formatMicroUsdc(plan.totalMicroUsdc),
+        requires_approval: plan.requiresApproval,
+        lines: plan.lines.map(plannedLineBody),
+      };
+    }
+    return { ...settlementBody(result.settlement), lines: result.lines.map(plannedLineBody) };
+  }
+
+  @Get()
+  async list(@Query() query: SettlementPageQueryDto) {
+    const page = await this.queries.listSettlements(query.limit, query.cursor);
+    return { data: page.data.map(settlementBody), next_cursor: page.nextCursor };
+  }
+
+  @Get(':id')
+  async get(@Param('id', settlementId()) id: string) {
+    const { settlement, lines, txs } = await this.queries.getSettlement(id);
+    return { ...settlementBody(settlement), lines: lines.map(lineBody), transactions: txs.map(txBody), reconciliation: settlement.reconciliation ?? null };
+  }
+
+  @Post(':id/approve')
+  @HttpCode(200)
+  async approve(@CurrentPrincipal() actor: Principal, @Param('id', settlementId()) id: string) {
+    return settlementBody(await this.settlements.approve(id, actor));
+  }
+
+  /** Compares on-chain USDC Transfer events with the paid lines now, and stores the result. */
+  @Post(':id/reconcile')
+  @HttpCode(200)
+  async reconcile(@CurrentPrincipal() actor: Principal, @Param('id', settlementId()) id: string) {
+    return this.reconciliation.reconcileSettlement(id, actor);
+  }
+}
