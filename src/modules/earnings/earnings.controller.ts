@@ -1,4 +1,4 @@
-import { Controller, Get, Header, Param, Query, Res } from '@nestjs/common';
+import { Controller, Get, Param, Query, Res } from '@nestjs/common';
 import { ApiBearerAuth, ApiOkResponse, ApiProduces, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
 import type { Principal } from '../auth/auth.types.js';
@@ -38,7 +38,6 @@ export class EarningsController {
   @Get('earnings.csv')
   @ApiProduces('text/csv')
   @ApiOkResponse({ description: 'The same rows as /earnings as CSV: a header line, money as decimal USD strings.' })
-  @Header('Content-Type', 'text/csv; charset=utf-8')
   async earningsCsv(
     @CurrentPrincipal() principal: Principal,
     @Param('id') id: string,
@@ -47,6 +46,8 @@ export class EarningsController {
   ) {
     assertCanReadContributor(principal, id);
     const report = await this.earnings.earnings({ contributorId: id, from: query.from, to: query.to, groupBy: query.group_by });
+    // Set only on success (not with @Header): an error must still go out as JSON.
+    res.setHeader('Content-Type', 'text/csv; charset=utf-8');
     res.setHeader('Content-Disposition', `attachment; filename="${earningsCsvFilename(report)}"`);
     return renderEarningsCsv(report);
   }
