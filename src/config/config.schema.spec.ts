@@ -11,6 +11,13 @@ describe('parseEnv', () => {
     expect(env.SETTLEMENT_MIN_PAYOUT_USD).toBe(10n * 10n ** 18n);
   });
 
+  it('rate-limits ingestion far above the 25,000 events/s benchmark target by default', () => {
+    const env = parseEnv({});
+    expect(env.RATE_LIMIT_PER_MINUTE / 60).toBeGreaterThanOrEqual(4 * 25_000);
+    expect(env.RATE_LIMIT_BURST).toBeGreaterThanOrEqual(25_000);
+    expect(() => parseEnv({ RATE_LIMIT_BURST: '999' })).toThrow(/RATE_LIMIT_BURST/);
+  });
+
   it('names the bad variable', () => {
     expect(() => parseEnv({ USER_MARKUP: '1.33333' })).toThrow(/USER_MARKUP/);
     expect(() => parseEnv({ PORT: 'abc' })).toThrow(/PORT/);

@@ -54,6 +54,16 @@ export class DomainError extends Error {
   }
 }
 
+/** 429 `rate_limited`; the filter turns retryAfterSeconds into the Retry-After header. */
+export class RateLimitedError extends DomainError {
+  readonly retryAfterSeconds: number;
+  constructor(message: string, retryAfterSeconds: number) {
+    super('rate_limited', message);
+    this.name = 'RateLimitedError';
+    this.retryAfterSeconds = Math.max(1, Math.ceil(retryAfterSeconds));
+  }
+}
+
 export function validationFailed(issues: FieldIssue[], message = 'request validation failed'): DomainError {
   return new DomainError('validation_failed', message, issues);
 }

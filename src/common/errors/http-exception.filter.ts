@@ -2,7 +2,7 @@ import { ArgumentsHost, Catch, ExceptionFilter, HttpException, HttpStatus, Logge
 import type { Response } from 'express';
 import { ZodValidationException } from 'nestjs-zod';
 import { ZodError } from 'zod';
-import { DomainError, type ErrorCode } from './domain-error.js';
+import { DomainError, RateLimitedError, type ErrorCode } from './domain-error.js';
 import { sendError } from './error-body.js';
 import { zodIssuesToFields } from './zod-issues.js';
 import { isDatabaseUnavailable } from '../../database/database-errors.js';
@@ -28,7 +28,9 @@ export class HttpExceptionFilter implements ExceptionFilter {
   catch(exception: unknown, host: ArgumentsHost): void {
     const res = host.switchToHttp().getResponse<Response>();
     if (exception instanceof DomainError) {
-      if (exception.code === 'rate_limited') res.setHeader('Retry-After', '1');
+      if (exception.code === 'rate_limited') {
+        res.setHeader('Retry-After', String(exception instanceof RateLimitedError ? exception.retryAfterSeconds : 1));
+      }
       return sendError(res, exception.httpStatus, exception.code, exception.message, exception.details);
     }
     if (exception instanceof ZodValidationException) {

@@ -2,6 +2,7 @@ import { Body, Controller, Get, HttpCode, Param, Post, Res } from '@nestjs/commo
 import { ApiBearerAuth, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
 import { formatAttoAsUsd } from '../../common/money/index.js';
+import { RateLimited } from '../auth/rate-limited.decorator.js';
 import { Roles } from '../auth/roles.decorator.js';
 import type { HoldRecord } from './holds.repository.js';
 import { CreateHoldDto } from './holds.schemas.js';
@@ -28,6 +29,7 @@ export class HoldsController {
   constructor(private readonly holds: HoldsService) {}
 
   @Post()
+  @RateLimited('ingest')
   async create(@Body() body: CreateHoldDto, @Res({ passthrough: true }) res: Response) {
     const { hold, replayed } = await this.holds.create({
       holdId: body.hold_id,

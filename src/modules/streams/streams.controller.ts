@@ -6,6 +6,7 @@ import { z } from 'zod';
 import { APP_CONFIG, type AppConfig } from '../../config/index.js';
 import { DomainError, validationFailed, zodIssuesToFields } from '../../common/errors/index.js';
 import { externalIdSchema, idSchema, modelSchema, timestampSchema, TOKENS_MAX } from '../../common/validation/fields.js';
+import { RateLimited } from '../auth/rate-limited.decorator.js';
 import { Roles } from '../auth/roles.decorator.js';
 import { sendEvent } from '../usage/usage.controller.js';
 import { UsageService } from '../usage/usage.service.js';
@@ -41,6 +42,7 @@ export class StreamsController {
   /** Bills a completed chat-completion stream from its raw SSE body, read as it arrives. */
   @Post('stream')
   @Roles('gateway', 'admin')
+  @RateLimited('ingest')
   @ApiConsumes('text/event-stream')
   async ingestStream(@Query() query: Record<string, unknown>, @Req() req: Request, @Res({ passthrough: true }) res: Response) {
     const type = (req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();

@@ -1,12 +1,13 @@
 import { Body, Controller, Get, HttpCode, Param, Post, Query, Res } from '@nestjs/common';
 import { ApiBearerAuth, ApiBody, ApiTags } from '@nestjs/swagger';
-import type { Response } from 'express';
+import type { Request, Response } from 'express';
 import { z } from 'zod';
 import { validationFailed, zodIssuesToFields } from '../../common/errors/index.js';
 import { decodeCursor, encodeCursor } from '../../common/http/pagination.js';
+import { RateLimited } from '../auth/rate-limited.decorator.js';
 import { Roles } from '../auth/roles.decorator.js';
 import { usageEventBody } from './usage-response.js';
-import { UsageBatchDto, UsageEventDto, unpricedQuerySchema, usageBatchSchema } from './usage.schemas.js';
+import { BATCH_EVENTS_MAX, UsageBatchDto, UsageEventDto, unpricedQuerySchema, usageBatchSchema } from './usage.schemas.js';
 import { UsageService } from './usage.service.js';
 import type { StoredEvent } from './usage.types.js';
 
@@ -23,6 +24,12 @@ export function sendEvent(res: Response, result: { event: StoredEvent; replayed:
 
 const cursorSchema = z.object({ id: z.string().regex(/^\d{1,19}$/) });
 
+/** A batch costs one rate-limit token per event (at most a full batch), not one per request. */
+export function batchEventsCost(request: Request): number {
+  const events = (request.body as { events?: unknown } | undefined)?.events;
+  return Array.isArray(events) ? Math.min(Math.max(events.length, 1), BATCH_EVENTS_MAX) : 1;
+}
+
 @ApiTags('usage events')
 @ApiBearerAuth()
 @Controller('v1')
@@ -31,6 +38,7 @@ export class UsageController {
 
   @Post('usage-events')
   @Roles('gateway', 'admin')
+  @RateLimited('ingest')
   @ApiBody({ type: UsageEventDto })
   async ingest(@Body() body: unknown, @Res({ passthrough: true }) res: Response) {
     const parsed = this.usage.parse(body, 'api');
@@ -40,6 +48,7 @@ export class UsageController {
 
   @Post('usage-events/batch')
   @Roles('gateway', 'admin')
+  @RateLimited('ingest', batchEventsCost)
   @HttpCode(200)
   @ApiBody({ type: UsageBatchDto })
   async ingestBatch(@Body() body: unknown) {
