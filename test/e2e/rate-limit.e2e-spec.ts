@@ -65,3 +65,30 @@ describe('rate limits: ingestion per API key', () => {
     await t.http.post('/v1/usage-events').set('Authorization', bearer(gatewayA)).send(exampleEvent({ event_id: 'rl-later' })).expect(201);
   });
 });
+
+describe('rate limits: failed authentications per client address', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await startTestApp('auth_failures', { AUTH_FAILURES_PER_MINUTE: '5' });
+  });
+  afterAll(async () => {
+    await t?.close();
+  });
+
+  it('answers 429 after the allowed failures, for every keyed route, until the window ends; public routes stay open', async () => {
+    const attempts = ['Bearer lk_gw_guess000001', 'Bearer lk_gw_guess000002', 'Basic abc', '', 'Bearer lk_gw_guess000003'];
+    for (const header of attempts) {
+      const req = t.http.get('/v1/admin/overview');
+      await (header ? req.set('Authorization', header) : req).expect(401);
+    }
+    const blocked = await t.http.get('/v1/admin/overview').set('Authorization', 'Bearer lk_gw_guess000004').expect(429);
+    expect(blocked.body.error.code).toBe('rate_limited');
+    const retryAfterSeconds = Number(blocked.headers['retry-after']);
+    expect(retryAfterSeconds).toBeGreaterThan(50);
+    expect(retryAfterSeconds).toBeLessThanOrEqual(60);
+    // The block is per address, so even a valid key from it waits (stated in docs/security.md).
+    const valid = await t.admin(t.http.get('/v1/admin/overview')).expect(429);
+    expect(valid.body.error.code).toBe('rate_limited');
+    await t.http.get('/health').expect(200);
+  });
+});
