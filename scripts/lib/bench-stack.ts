@@ -1,0 +1,260 @@
+// The local stack the demo, the benchmark and the reliability suite run against: Postgres and
+// Redis up (started when down and we are root), a fresh build, a fresh database, a Redis database
+// of our own, and the API and worker as child processes with logs in a run directory.
+import { execFile } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdtempSync, readdirSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { Redis } from 'ioredis';
+import pg from 'pg';
+import { migrate } from './migrate.js';
+import { findFreePort, runLogged, sleep, spawnService, waitForLog, waitForReady, type ManagedProcess } from './processes.js';
+
+export const REPO_ROOT = new URL('../../', import.meta.url).pathname;
+export const POSTGRES_ADMIN_URL = 'postgresql://postgres@127.0.0.1:5432/postgres';
+export const REDIS_BASE_URL = 'redis://127.0.0.1:6379';
+const SERVICE_CHECK_TIMEOUT_MS = 2_000;
+const SERVICE_START_WAIT_MS = 15_000;
+// Redis ships with 16 logical databases; 0 is everybody's default, so runs claim one of 1..15.
+const REDIS_DB_FIRST = 1;
+const REDIS_DB_LAST = 15;
+const REDIS_CLAIM_KEY = 'ledger:run-claim';
+const REDIS_CLAIM_TTL_S = 6 * 3600;
+// Sources whose change makes dist/ stale.
+const BUILD_INPUTS = ['src', 'prisma/schema.prisma', 'tsconfig.json', 'tsconfig.build.json', 'package.json'];
+const BUILD_OUTPUTS = ['dist/src/main.js', 'dist/src/worker.js'];
+const exec = promisify(execFile);
+
+export type Log = (line: string) => void;
+
+export function createRunDir(prefix: string): string {
+  return mkdtempSync(join(tmpdir(), `${prefix}-`));
+}
+
+export function randomSuffix(bytes = 4): string {
+  return randomBytes(bytes).toString('hex');
+}
+
+// ---- Postgres and Redis -------------------------------------------------------------------
+
+async function postgresAnswers(): Promise<string | null> {
+  const client = new pg.Client({ connectionString: POSTGRES_ADMIN_URL, connectionTimeoutMillis: SERVICE_CHECK_TIMEOUT_MS });
+  try {
+    await client.connect();
+    await client.query('SELECT 1');
+    return null;
+  } catch (error) {
+    return (error as Error).message;
+  } finally {
+    await client.end().catch(() => undefined);
+  }
+}
+
+async function redisAnswers(): Promise<string | null> {
+  const redis = new Redis(REDIS_BASE_URL, { lazyConnect: true, connectTimeout: SERVICE_CHECK_TIMEOUT_MS, maxRetriesPerRequest: 0, retryStrategy: () => null });
+  redis.on('error', () => undefined);
+  try {
+    await redis.connect();
+    return (await redis.ping()) === 'PONG' ? null : 'unexpected PING answer';
+  } catch (error) {
+    return (error as Error).message;
+  } finally {
+    redis.disconnect();
+  }
+}
+
+async function startPostgres(): Promise<void> {
+  const versions = readdirSync('/etc/postgresql');
+  if (versions.length === 0) throw new Error('no cluster under /etc/postgresql');
+  await exec('pg_ctlcluster', ['--skip-systemctl-redirect', versions[0]!, 'main', 'start']);
+}
+
+async function startRedis(): Promise<void> {
+  await exec('redis-server', ['--daemonize', 'yes', '--bind', '127.0.0.1', '--port', '6379', '--save', '', '--appendonly', 'no']);
+}
+
+async function waitUntil(probe: () => Promise<string | null>, timeoutMs: number): Promise<string | null> {
+  const deadline = Date.now() + timeoutMs;
+  let problem = await probe();
+  while (problem !== null && Date.now() < deadline) {
+    await sleep(250);
+    problem = await probe();
+  }
+  return problem;
+}
+
+/** Makes sure Postgres and Redis answer; starts them when down and we are root; else throws what is missing. */
+export async function ensureLocalServices(log: Log): Promise<void> {
+  const services = [
+    { name: 'PostgreSQL (127.0.0.1:5432, user postgres)', probe: postgresAnswers, start: startPostgres },
+    { name: 'Redis (127.0.0.1:6379)', probe: redisAnswers, start: startRedis },
+  ];
+  const missing: string[] = [];
+  for (const service of services) {
+    const problem = await service.probe();
+    if (problem === null) continue;
+    if (process.getuid?.() !== 0) {
+      missing.push(`${service.name} is not reachable (${problem}) and this is not root, so it cannot be started here`);
+      continue;
+    }
+    log(`${service.name} is down (${problem}); starting it`);
+    try {
+      await service.start();
+    } catch (error) {
+      missing.push(`${service.name} could not be started: ${(error as Error).message.split('\n')[0]}`);
+      continue;
+    }
+    const still = await waitUntil(service.probe, SERVICE_START_WAIT_MS);
+    if (still !== null) missing.push(`${service.name} still unreachable after start: ${still}`);
+  }
+  if (missing.length > 0) throw new Error(`local services missing:\n  - ${missing.join('\n  - ')}`);
+}
+
+// ---- Build --------------------------------------------------------------------------------
+
+function newestMtimeMs(path: string): number {
+  if (!existsSync(path)) return 0;
+  const stat = statSync(path);
+  if (!stat.isDirectory()) return stat.mtimeMs;
+  let newest = stat.mtimeMs;
+  for (const entry of readdirSync(path)) {
+    // The generated Prisma client is rewritten by every build; it is an output, not an input.
+    if (entry === 'generated') continue;
+    newest = Math.max(newest, newestMtimeMs(join(path, entry)));
+  }
+  return newest;
+}
+
+/** Why dist/ needs a build, or null when it is up to date. */
+export function buildStaleness(): string | null {
+  const outputs = BUILD_OUTPUTS.map((p) => join(REPO_ROOT, p));
+  if (outputs.some((p) => !existsSync(p))) return 'dist/ is missing';
+  const builtMs = Math.min(...outputs.map((p) => statSync(p).mtimeMs));
+  const changedMs = Math.max(...BUILD_INPUTS.map((p) => newestMtimeMs(join(REPO_ROOT, p))));
+  return changedMs > builtMs ? 'sources changed since the last build' : null;
+}
+
+export async function ensureBuild(runDir: string, log: Log): Promise<void> {
+  const reason = buildStaleness();
+  if (reason === null) {
+    log('build is up to date');
+    return;
+  }
+  const logPath = join(runDir, 'build.log');
+  log(`building (${reason}): npm run build, log ${logPath}`);
+  await runLogged('npm run build', 'npm', ['run', 'build'], { cwd: REPO_ROOT, logPath });
+}
+
+// ---- Fresh database and Redis database ------------------------------------------------------
+
+export function databaseUrl(name: string): string {
+  return `postgresql://postgres@127.0.0.1:5432/${name}`;
+}
+
+export async function createMigratedDatabase(name: string): Promise<string> {
+  const url = databaseUrl(name);
+  await migrate(url);
+  return url;
+}
+
+export async function dropDatabase(name: string): Promise<void> {
+  if (!/^[a-z0-9_]+$/.test(name)) throw new Error(`refusing to drop database ${name}`);
+  const client = new pg.Client({ connectionString: POSTGRES_ADMIN_URL });
+  await client.connect();
+  try {
+    await client.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+  } finally {
+    await client.end();
+  }
+}
+
+export interface RedisDatabase {
+  index: number;
+  url: string;
+  /** Flushes the database if our claim is still on it, so the next run finds it empty. */
+  release(): Promise<void>;
+}
+
+/**
+ * Claims an empty logical Redis database (SET NX of a claim key, then DBSIZE == 1), so BullMQ
+ * queues of concurrent runs never meet: a worker of another run would otherwise take our jobs.
+ */
+export async function claimRedisDatabase(owner: string): Promise<RedisDatabase> {
+  for (let index = REDIS_DB_FIRST; index <= REDIS_DB_LAST; index += 1) {
+    const url = `${REDIS_BASE_URL}/${index}`;
+    const redis = new Redis(url, { maxRetriesPerRequest: 1 });
+    try {
+      if ((await redis.dbsize()) !== 0) continue;
+      if ((await redis.set(REDIS_CLAIM_KEY, owner, 'EX', REDIS_CLAIM_TTL_S, 'NX')) !== 'OK') continue;
+      if ((await redis.dbsize()) !== 1) continue;
+      return { index, url, release: () => releaseRedisDatabase(url, owner) };
+    } finally {
+      redis.disconnect();
+    }
+  }
+  throw new Error(`no empty Redis database among ${REDIS_DB_FIRST}..${REDIS_DB_LAST}: too many concurrent runs?`);
+}
+
+async function releaseRedisDatabase(url: string, owner: string): Promise<void> {
+  const redis = new Redis(url, { maxRetriesPerRequest: 1 });
+  try {
+    if ((await redis.get(REDIS_CLAIM_KEY)) === owner) await redis.flushdb();
+  } finally {
+    redis.disconnect();
+  }
+}
+
+// ---- API and worker -------------------------------------------------------------------------
+
+export interface ServiceOptions {
+  runDir: string;
+  env: Record<string, string>;
+}
+
+export function apiSpecEnv(port: number, env: Record<string, string>): NodeJS.ProcessEnv {
+  return { ...process.env, NODE_ENV: 'production', ...env, PORT: String(port) };
+}
+
+/** Starts `node dist/src/main.js` on a free port and waits for /health/ready. */
+export async function startApi(options: ServiceOptions & { name?: string }): Promise<{ api: ManagedProcess; baseUrl: string }> {
+  const port = await findFreePort();
+  const name = options.name ?? 'api';
+  const api = spawnService({
+    name,
+    command: process.execPath,
+    args: [join(REPO_ROOT, 'dist/src/main.js')],
+    cwd: REPO_ROOT,
+    env: apiSpecEnv(port, options.env),
+    logPath: join(options.runDir, `${name}.log`),
+  });
+  const baseUrl = `http://127.0.0.1:${port}`;
+  try {
+    await waitForReady(`${baseUrl}/health/ready`, api);
+  } catch (error) {
+    await api.stop();
+    throw error;
+  }
+  return { api, baseUrl };
+}
+
+/** Starts `node dist/src/worker.js` and waits for its "worker started" log line. */
+export async function startWorker(options: ServiceOptions & { name?: string }): Promise<ManagedProcess> {
+  const name = options.name ?? 'worker';
+  const worker = spawnService({
+    name,
+    command: process.execPath,
+    args: [join(REPO_ROOT, 'dist/src/worker.js')],
+    cwd: REPO_ROOT,
+    env: { ...process.env, NODE_ENV: 'production', ...options.env },
+    logPath: join(options.runDir, `${name}.log`),
+  });
+  try {
+    await waitForLog(worker, /worker started/);
+  } catch (error) {
+    await worker.stop();
+    throw error;
+  }
+  return worker;
+}
