@@ -9,6 +9,8 @@ const common = {
   testEnvironment: 'node',
 };
 
+const reliabilitySelected = process.argv.some((arg) => arg === 'reliability' || arg === '--selectProjects=reliability');
+
 export default {
   projects: [
     { ...common, displayName: 'unit', testMatch: ['<rootDir>/src/**/*.spec.ts'] },
@@ -20,6 +22,22 @@ export default {
       globalTeardown: '<rootDir>/test/setup/global-teardown.mjs',
       setupFiles: ['<rootDir>/test/setup/env.ts'],
     },
+    // Fault injection against the built API and worker as child processes (kill -9, own Postgres
+    // and Redis restarted, Anvil faults): minutes of work, so only when selected by name
+    // (`npm run test:reliability`); plain `npm test` leaves it out.
+    ...(reliabilitySelected
+      ? [
+          {
+            ...common,
+            displayName: 'reliability',
+            testMatch: ['<rootDir>/test/reliability/**/*.rel-spec.ts'],
+            globalSetup: '<rootDir>/test/setup/global-setup.mjs',
+            globalTeardown: '<rootDir>/test/setup/global-teardown.mjs',
+            setupFiles: ['<rootDir>/test/setup/env.ts'],
+            testTimeout: 240000,
+          },
+        ]
+      : []),
   ],
   testTimeout: 60000,
 };
