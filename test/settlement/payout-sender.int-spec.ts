@@ -97,7 +97,7 @@ describe('payout sender on Anvil', () => {
     await test.setAutomine(false);
     try {
       const sending = h.sender.sendSettlement(settlementId);
-      const [tx] = await waitFor(() => sqlRows<{ tx_hash: Hex; status: string }>(h, `SELECT tx_hash, status FROM settlement_txs WHERE settlement_id = $1 AND status = 'broadcast'`, [settlementId]).then((r) => r.length && r));
+      const [tx] = await waitFor(() => sqlRows<{ tx_hash: Hex; status: string }>(h, `SELECT tx_hash, status FROM settlement_txs WHERE settlement_id = $1 AND status = 'broadcast'`, [settlementId]).then((r) => r.length > 0 && r));
       // Signed and in the pool: now USDC blacklists bl-b, ordered before the batch in the same block.
       await usdcAdmin(h, 'blacklist', [addresses.get('bl-b')!], { wait: false, tipWei: 10n ** 11n });
       await test.mine({ blocks: 1 });
@@ -136,7 +136,7 @@ describe('payout sender on Anvil', () => {
     let hash: Hex;
     try {
       const sending = h.sender.sendSettlement(settlementId);
-      const [tx] = await waitFor(() => sqlRows<{ tx_hash: Hex }>(h, `SELECT tx_hash FROM settlement_txs WHERE settlement_id = $1 AND status = 'broadcast'`, [settlementId]).then((r) => r.length && r));
+      const [tx] = await waitFor(() => sqlRows<{ tx_hash: Hex }>(h, `SELECT tx_hash FROM settlement_txs WHERE settlement_id = $1 AND status = 'broadcast'`, [settlementId]).then((r) => r.length > 0 && r));
       hash = tx!.tx_hash;
       await test.dropTransaction({ hash });
       // The sender sees it unknown with its nonce still free and sends the same bytes again.

@@ -27,8 +27,20 @@ describe('settlement API without a chain', () => {
     expect(res.body.error.message).toMatch(/RPC_URL/);
     const dry = await t.admin(t.http.post('/v1/admin/settlements')).send({ dry_run: true }).expect(201);
     expect(dry.body).toMatchObject({ settlement_id: null, status: 'dry_run', payout_count: 0, total_usdc: '0', lines: [] });
+    await t.admin(t.http.post('/v1/admin/settlements')).expect(422); // no body at all: same as {}
+    await t.admin(t.http.post('/v1/admin/settlements')).send({ dry_run: 'yes' }).expect(400);
     const ready = await t.http.get('/health/ready').expect(200);
     expect(ready.body.checks.rpc.status).toBe('up');
+  });
+
+  it('documents the settlement endpoints in the OpenAPI document', async () => {
+    const docs = await t.http.get('/docs-json').expect(200);
+    for (const path of ['/v1/admin/settlements', '/v1/admin/settlements/{id}', '/v1/admin/settlements/{id}/approve', '/v1/contributors/{id}/payouts']) {
+      expect(docs.body.paths[path]).toBeDefined();
+    }
+    const body = JSON.stringify(docs.body.paths['/v1/admin/settlements'].post.requestBody);
+    const ref = /"#\/components\/schemas\/([^"]+)"/.exec(body)?.[1];
+    expect(JSON.stringify(ref ? docs.body.components.schemas[ref] : body)).toContain('dry_run');
   });
 });
 

@@ -33,7 +33,7 @@ describe('settlement worker', () => {
     worker = await startTestWorker(h.t.databaseUrl, { ...h.env, SETTLEMENT_SCHEDULER_ENABLED: 'true', SETTLEMENT_CRON: '* * * * * *' });
 
     const [settlement] = await waitFor(() =>
-      sqlRows<{ id: string; trigger: string; last_error: string | null }>(h, `SELECT id, trigger, last_error FROM settlements WHERE last_error IS NOT NULL`).then((r) => r.length && r),
+      sqlRows<{ id: string; trigger: string; last_error: string | null }>(h, `SELECT id, trigger, last_error FROM settlements WHERE last_error IS NOT NULL`).then((r) => r.length > 0 && r),
     );
     expect(settlement).toMatchObject({ trigger: 'schedule', last_error: 'USDC is paused' });
     const held = await waitFor(async () => {
@@ -59,7 +59,7 @@ describe('settlement worker', () => {
 
     // The reconcile job runs after the send; the scheduler keeps ticking but finds nobody to pay.
     const [reconciled] = await waitFor(() =>
-      sqlRows<{ reconciliation: { ok: boolean; paid_lines: number } | null }>(h, 'SELECT reconciliation FROM settlements WHERE id = $1 AND reconciliation IS NOT NULL', [settlement!.id]).then((r) => r.length && r),
+      sqlRows<{ reconciliation: { ok: boolean; paid_lines: number } | null }>(h, 'SELECT reconciliation FROM settlements WHERE id = $1 AND reconciliation IS NOT NULL', [settlement!.id]).then((r) => r.length > 0 && r),
     );
     expect(reconciled!.reconciliation).toMatchObject({ ok: true, paid_lines: 2 });
     await new Promise((resolve) => setTimeout(resolve, 2_000));

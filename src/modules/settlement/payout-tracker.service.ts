@@ -95,8 +95,11 @@ export class PayoutTrackerService {
       await this.outcomes.markDropped(rows);
       return 'resolved';
     }
-    // Never seen, or dropped from the pool: the same signed bytes again (the newest attempt).
-    await this.broadcast(chain, rows[rows.length - 1]!);
+    // Never seen, or dropped from the pool: the same signed bytes again (the newest attempt). A
+    // refusal (another transaction holds the nonce in the pool, RPC down) is not final: keep polling.
+    await this.broadcast(chain, rows[rows.length - 1]!).catch((error: Error) =>
+      this.logger.warn(`rebroadcast of ${rows[rows.length - 1]!.txHash} refused: ${error.message.split('\n')[0]}`),
+    );
     return 'pending';
   }
 
