@@ -1,4 +1,4 @@
-// npm run demo [-- --keep]
+// npm run demo [-- --keep] [--no-build]
 // End to end on the local machine: Postgres + Redis, a fresh database, Anvil with test USDC, the
 // API and the worker from dist/. Plays an admin and a gateway through the public API, runs a
 // settlement on chain, then proves the money: per tier charge == payout + margin,
@@ -686,10 +686,11 @@ function printChecks(): boolean {
 
 // ---- Main -------------------------------------------------------------------------------------
 
-async function startStack(runId: string, runDir: string, cleanup: CleanupStack, keep: boolean) {
+async function startStack(runId: string, runDir: string, cleanup: CleanupStack, options: { keep: boolean; noBuild: boolean }) {
+  const { keep } = options;
   await ensureLocalServices(say);
   say('Postgres and Redis are reachable');
-  await ensureBuild(runDir, say);
+  await ensureBuild(runDir, say, { skip: options.noBuild });
   const dbName = `ledger_demo_${runId}`;
   const databaseUrl = await createMigratedDatabase(dbName);
   cleanup.add(keep ? `keep database ${dbName}` : `drop database ${dbName}`, () => (keep ? say(`kept database ${databaseUrl}`) : dropDatabase(dbName)));
@@ -767,14 +768,17 @@ async function printLedgerCheck(context: DemoContext): Promise<void> {
 }
 
 async function main(): Promise<number> {
-  const { values } = parseArgs({ options: { keep: { type: 'boolean', default: false } }, strict: true });
+  const { values } = parseArgs({
+    options: { keep: { type: 'boolean', default: false }, 'no-build': { type: 'boolean', default: false } },
+    strict: true,
+  });
   const startedMs = Date.now();
   const runId = randomSuffix();
   const runDir = createRunDir(`ledger-demo-${runId}`);
   const cleanup = new CleanupStack((line) => say(`cleanup: ${line}`));
   try {
     const priceDocument = demoPriceDocument();
-    const stack = await startStack(runId, runDir, cleanup, values.keep ?? false);
+    const stack = await startStack(runId, runDir, cleanup, { keep: values.keep ?? false, noBuild: values['no-build'] ?? false });
     const context: DemoContext = {
       runId,
       admin: stack.admin,

@@ -136,10 +136,15 @@ export function buildStaleness(): string | null {
   return changedMs > builtMs ? 'sources changed since the last build' : null;
 }
 
-export async function ensureBuild(runDir: string, log: Log): Promise<void> {
+export async function ensureBuild(runDir: string, log: Log, options: { skip?: boolean } = {}): Promise<void> {
   const reason = buildStaleness();
   if (reason === null) {
     log('build is up to date');
+    return;
+  }
+  if (options.skip) {
+    if (BUILD_OUTPUTS.some((p) => !existsSync(join(REPO_ROOT, p)))) throw new Error('--no-build given but dist/ is missing: run npm run build');
+    log(`--no-build: using dist/ as it is (${reason})`);
     return;
   }
   const logPath = join(runDir, 'build.log');

@@ -1,0 +1,272 @@
+// npm run bench [-- --quick] [--earnings-events N] [--duration S] [--keep] [--no-build]
+// Every figure of docs/performance.md, measured side by side in ONE run on the same Postgres:
+// (a) raw write limits (COPY, multi-row insert, one insert per transaction), (b) batch ingestion
+// through the HTTP API at 10/100/1000 events per request, (c) single-event ingestion with 64
+// clients, (d) earnings query latency over a seeded N-event database, (e) settlement gas per
+// recipient (BatchPayout vs Disperse vs one transfer per tx), (f) the API's resident memory.
+// Writes docs/performance.md and docs/performance-ingestion.png.
+import { cpus, loadavg, totalmem } from 'node:os';
+import { join } from 'node:path';
+import { writeFileSync } from 'node:fs';
+import { parseArgs } from 'node:util';
+import pg from 'pg';
+import { runBatchLoad, runEarningsLoad, runSingleLoad, seedForIngestion, countStoredEvents, type LoadResult } from './lib/bench-http.js';
+import { measureRawLimits } from './lib/bench-raw.js';
+import { renderChartSvg, renderMarkdown, writeChartPng, type BatchFigure, type BenchFigures, type EarningsFigure, type MachineInfo } from './lib/bench-report.js';
+import {
+  claimRedisDatabase,
+  createMigratedDatabase,
+  createRunDir,
+  dropDatabase,
+  ensureBuild,
+  ensureLocalServices,
+  randomSuffix,
+  REPO_ROOT,
+  startApi,
+} from './lib/bench-stack.js';
+import { startDevchain, type Devchain } from './lib/devchain.js';
+import { measurePayoutGas } from './lib/gas-measure.js';
+import { CleanupStack, readRssBytes, sampleRss, sleep, type ManagedProcess } from './lib/processes.js';
+
+interface BenchPlan {
+  quick: boolean;
+  durationS: number;
+  warmupS: number;
+  copyRows: number;
+  unnestRows: number;
+  singleInsertSeconds: number;
+  earningsEvents: number;
+  earningsDurationS: number;
+  gasRecipients: number;
+}
+
+const FULL: Omit<BenchPlan, 'quick' | 'earningsEvents'> = {
+  durationS: 15, warmupS: 5, copyRows: 500_000, unnestRows: 200_000, singleInsertSeconds: 5, earningsDurationS: 10, gasRecipients: 100,
+};
+const QUICK: Omit<BenchPlan, 'quick' | 'earningsEvents'> = {
+  durationS: 3, warmupS: 1, copyRows: 50_000, unnestRows: 20_000, singleInsertSeconds: 2, earningsDurationS: 3, gasRecipients: 20,
+};
+const EARNINGS_EVENTS_FULL = 10_000_000;
+const EARNINGS_EVENTS_QUICK = 200_000;
+const BATCH_SIZES = [10, 100, 1000];
+const BATCH_CONNECTIONS = 4;
+const SINGLE_CONNECTIONS = 64;
+const EARNINGS_CONNECTIONS = 8;
+// Fewer contributors than seed-events' default: each one then owns EARNINGS_EVENTS / 100 events.
+const EARNINGS_CONTRIBUTORS = 100;
+const EARNINGS_DAYS = 90;
+const EARNINGS_SEED_CHUNK = 250_000;
+const EARNINGS_GROUP_BY = 'day';
+const RSS_SAMPLE_MS = 250;
+const SETTLE_POLL_MS = 500;
+const SETTLE_TIMEOUT_MS = 60_000;
+const DAY_MS = 86_400_000;
+const DOCS_DIR = join(REPO_ROOT, 'docs');
+const CHART_FILE = 'performance-ingestion.png';
+
+const say = (line: string) => console.log(`[bench] ${line}`);
+
+function parsePlan(): BenchPlan & { keep: boolean; noBuild: boolean } {
+  const { values } = parseArgs({
+    options: {
+      quick: { type: 'boolean', default: false },
+      'earnings-events': { type: 'string' },
+      duration: { type: 'string' },
+      keep: { type: 'boolean', default: false },
+      'no-build': { type: 'boolean', default: false },
+    },
+    strict: true,
+  });
+  const quick = values.quick ?? false;
+  const base = quick ? QUICK : FULL;
+  const earningsEvents = values['earnings-events'] === undefined ? (quick ? EARNINGS_EVENTS_QUICK : EARNINGS_EVENTS_FULL) : Number(values['earnings-events'].replace(/_/g, ''));
+  if (!Number.isSafeInteger(earningsEvents) || earningsEvents < 0) throw new Error(`--earnings-events must be a non-negative integer`);
+  const durationS = values.duration === undefined ? base.durationS : Number(values.duration);
+  if (!Number.isFinite(durationS) || durationS <= 0) throw new Error('--duration must be a positive number of seconds');
+  return { ...base, quick, durationS, earningsEvents, keep: values.keep ?? false, noBuild: values['no-build'] ?? false };
+}
+
+async function machineInfo(databaseUrl: string): Promise<MachineInfo> {
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  const version = (await client.query<{ server_version: string }>('SHOW server_version')).rows[0]!.server_version;
+  await client.end();
+  return {
+    cores: cpus().length,
+    cpuModel: cpus()[0]?.model ?? 'unknown',
+    memoryBytes: totalmem(),
+    node: process.version,
+    postgres: `PostgreSQL ${version}`,
+    loadAvgStart: loadavg(),
+    loadAvgEnd: [],
+  };
+}
+
+interface Stack {
+  databaseUrl: string;
+  baseUrl: string;
+  adminKey: string;
+  api: ManagedProcess;
+  devchain: Devchain;
+}
+
+async function startStack(runId: string, runDir: string, cleanup: CleanupStack, options: { keep: boolean; noBuild: boolean }): Promise<Stack> {
+  const { keep } = options;
+  await ensureLocalServices(say);
+  await ensureBuild(runDir, say, { skip: options.noBuild });
+  const dbName = `ledger_bench_${runId}`;
+  const databaseUrl = await createMigratedDatabase(dbName);
+  cleanup.add(`drop database ${dbName}`, () => (keep ? say(`kept database ${databaseUrl}`) : dropDatabase(dbName)));
+  const redis = await claimRedisDatabase(`bench-${runId}`);
+  cleanup.add(`release Redis db ${redis.index}`, () => redis.release());
+  const devchain = await startDevchain();
+  cleanup.add('stop anvil', () => devchain.stop());
+  const adminKey = randomSuffix(24);
+  const { api, baseUrl } = await startApi({
+    runDir,
+    env: {
+      ...devchain.env,
+      DATABASE_URL: databaseUrl,
+      REDIS_URL: redis.url,
+      QUEUE_PREFIX: `bench_${runId}`,
+      ADMIN_API_KEY: adminKey,
+      LOG_LEVEL: 'warn',
+      SETTLEMENT_SCHEDULER_ENABLED: 'false',
+      // The limiter still runs on every request; only its ceiling is lifted above any bench rate.
+      RATE_LIMIT_PER_MINUTE: '1000000000',
+      RATE_LIMIT_BURST: '1000000000',
+    },
+  });
+  cleanup.add('stop api', () => api.stop());
+  say(`database ${dbName}, Redis db ${redis.index}, anvil ${devchain.rpcUrl}, api ${baseUrl} (pid ${api.pid}); logs in ${runDir}`);
+  return { databaseUrl, baseUrl, adminKey, api, devchain };
+}
+
+async function measureBatches(stack: Stack, key: string, plan: BenchPlan): Promise<BatchFigure[]> {
+  const figures: BatchFigure[] = [];
+  for (const size of BATCH_SIZES) {
+    const before = await settledEventCounts(stack.databaseUrl);
+    const load = await runBatchLoad({ baseUrl: stack.baseUrl, key, size, connections: BATCH_CONNECTIONS, durationS: plan.durationS, prefix: `b${size}` });
+    const after = await settledEventCounts(stack.databaseUrl);
+    figures.push({ size, connections: BATCH_CONNECTIONS, load, storedPriced: after.priced - before.priced, storedOther: after.other - before.other });
+    say(`batch ${size}: ${Math.round(load.eventsPerSecond)} events/s (${load.pricedEvents} priced in ${load.seconds.toFixed(1)} s, ${load.notPricedEvents} not priced, ${load.non2xx} non-2xx), p99 ${load.latencyP99Ms} ms`);
+  }
+  return figures;
+}
+
+async function measureSingle(stack: Stack, key: string, plan: BenchPlan) {
+  const before = await settledEventCounts(stack.databaseUrl);
+  const load = await runSingleLoad({ baseUrl: stack.baseUrl, key, connections: SINGLE_CONNECTIONS, durationS: plan.durationS, prefix: 'single' });
+  const after = await settledEventCounts(stack.databaseUrl);
+  say(`single: ${Math.round(load.eventsPerSecond)} events/s, p50 ${load.latencyP50Ms} ms, p99 ${load.latencyP99Ms} ms (${load.notPricedEvents} not priced, ${load.non2xx} non-2xx)`);
+  return { connections: SINGLE_CONNECTIONS, load, storedPriced: after.priced - before.priced, storedOther: after.other - before.other };
+}
+
+/**
+ * usage_events counts once requests still in flight when the load generator stopped have
+ * committed (two equal counts in a row), so each phase is charged only with its own rows.
+ */
+async function settledEventCounts(databaseUrl: string): Promise<{ priced: number; other: number }> {
+  const deadlineMs = Date.now() + SETTLE_TIMEOUT_MS;
+  let previous = await countStoredEvents(databaseUrl);
+  for (;;) {
+    await sleep(SETTLE_POLL_MS);
+    const current = await countStoredEvents(databaseUrl);
+    if ((current.priced === previous.priced && current.other === previous.other) || Date.now() > deadlineMs) return current;
+    previous = current;
+  }
+}
+
+/** Seeds with helper scripts/lib/seed-events.ts (priced events, rollups, aggregated journal). */
+async function measureEarnings(stack: Stack, plan: BenchPlan): Promise<EarningsFigure | { skipped: string }> {
+  if (plan.earningsEvents === 0) return { skipped: '--earnings-events 0' };
+  let seedEvents: typeof import('./lib/seed-events.js').seedEvents;
+  try {
+    ({ seedEvents } = await import('./lib/seed-events.js'));
+  } catch (error) {
+    return { skipped: `scripts/lib/seed-events.ts not usable: ${(error as Error).message.split('\n')[0]}` };
+  }
+  const endDay = new Date((Math.floor(Date.now() / DAY_MS) + 1) * DAY_MS);
+  const startDay = new Date(endDay.getTime() - EARNINGS_DAYS * DAY_MS);
+  say(`earnings: seeding ${plan.earningsEvents.toLocaleString('en-US')} events (${EARNINGS_CONTRIBUTORS} contributors, ${EARNINGS_DAYS} days)`);
+  const seeded = await seedEvents({
+    databaseUrl: stack.databaseUrl,
+    events: plan.earningsEvents,
+    contributors: EARNINGS_CONTRIBUTORS,
+    users: Math.ceil(EARNINGS_CONTRIBUTORS / 5),
+    models: 8,
+    days: EARNINGS_DAYS,
+    endDay,
+    chunkEvents: EARNINGS_SEED_CHUNK,
+    log: (line) => say(`seed: ${line}`),
+  });
+  const contributorIds = Array.from({ length: EARNINGS_CONTRIBUTORS }, (_, i) => `seed-c${String(i).padStart(6, '0')}`);
+  const query = { baseUrl: stack.baseUrl, key: stack.adminKey, contributorIds, from: startDay.toISOString().slice(0, 10), to: endDay.toISOString().slice(0, 10), groupBy: EARNINGS_GROUP_BY, durationS: plan.earningsDurationS };
+  const sequential = await runEarningsLoad({ ...query, connections: 1 });
+  const concurrent = await runEarningsLoad({ ...query, connections: EARNINGS_CONNECTIONS });
+  assertAllOk('earnings (1 client)', sequential);
+  assertAllOk(`earnings (${EARNINGS_CONNECTIONS} clients)`, concurrent);
+  say(`earnings: p50 ${sequential.latencyP50Ms} ms, p99 ${sequential.latencyP99Ms} ms (1 client); p50 ${concurrent.latencyP50Ms} ms, p99 ${concurrent.latencyP99Ms} ms (${EARNINGS_CONNECTIONS} clients)`);
+  return { events: seeded.events, contributors: EARNINGS_CONTRIBUTORS, days: EARNINGS_DAYS, groupBy: EARNINGS_GROUP_BY, seedSeconds: seeded.seconds, sequential, concurrent, concurrentConnections: EARNINGS_CONNECTIONS };
+}
+
+function assertAllOk(what: string, load: LoadResult): void {
+  if (load.notPricedEvents > 0 || load.non2xx > 0 || load.errors > 0 || load.requests === 0) {
+    throw new Error(`${what}: ${load.non2xx} non-2xx, ${load.errors} errors, ${load.notPricedEvents} failed of ${load.requests} requests`);
+  }
+}
+
+function writeDocs(figures: BenchFigures): void {
+  const svg = renderChartSvg(figures);
+  writeChartPng(svg, join(DOCS_DIR, CHART_FILE));
+  writeFileSync(join(DOCS_DIR, 'performance.md'), renderMarkdown(figures, CHART_FILE));
+  say(`wrote docs/performance.md and docs/${CHART_FILE}`);
+}
+
+async function runAll(plan: BenchPlan, stack: Stack): Promise<Omit<BenchFigures, 'startedAt' | 'finishedAt'>> {
+  const machine = await machineInfo(stack.databaseUrl);
+  say(`(a) raw limits: COPY ${plan.copyRows} rows, unnest ${plan.unnestRows} rows, single inserts ${plan.singleInsertSeconds} s`);
+  const raw = await measureRawLimits({ databaseUrl: stack.databaseUrl, copyRows: plan.copyRows, unnestRows: plan.unnestRows, singleInsertSeconds: plan.singleInsertSeconds });
+  say(`raw: COPY ${Math.round(raw.copyRowsPerSecond)} rows/s, multi-row insert ${Math.round(raw.unnestRowsPerSecond)} rows/s, one insert per tx ${Math.round(raw.singleInsertRowsPerSecond)} rows/s`);
+  const key = await seedForIngestion({ baseUrl: stack.baseUrl, adminKey: stack.adminKey });
+  const idleBytes = readRssBytes(stack.api.pid) ?? 0;
+  const sampler = sampleRss(stack.api.pid, RSS_SAMPLE_MS);
+  say(`warm-up: ${plan.warmupS} s of batch 100`);
+  await runBatchLoad({ baseUrl: stack.baseUrl, key, size: 100, connections: BATCH_CONNECTIONS, durationS: plan.warmupS, prefix: 'warm' });
+  say(`(b) batch ingestion, ${BATCH_CONNECTIONS} connections, ${plan.durationS} s per size`);
+  const batch = await measureBatches(stack, key, plan);
+  say(`(c) single-event ingestion, ${SINGLE_CONNECTIONS} connections, ${plan.durationS} s`);
+  const single = await measureSingle(stack, key, plan);
+  say('(d) earnings query');
+  const earnings = await measureEarnings(stack, plan);
+  const rssPeak = sampler.stop();
+  say(`(f) API RSS: idle ${(idleBytes / 2 ** 20).toFixed(0)} MiB, peak under load ${(rssPeak.peakBytes / 2 ** 20).toFixed(0)} MiB`);
+  say(`(e) settlement gas, ${plan.gasRecipients} recipients`);
+  const gas = await measurePayoutGas(stack.devchain, plan.gasRecipients);
+  say(`gas per recipient (new/existing): BatchPayout ${gas.batchPayout.newHolders}/${gas.batchPayout.existingHolders}, Disperse ${gas.disperseToken.newHolders}/${gas.disperseToken.existingHolders}, single transfer ${gas.singleTransfer.newHolders}/${gas.singleTransfer.existingHolders}`);
+  machine.loadAvgEnd = loadavg();
+  return { quick: plan.quick, machine, durationS: plan.durationS, raw, batch, single, earnings, gas, rss: { idleBytes, peakBytes: rssPeak.peakBytes, samples: rssPeak.samples } };
+}
+
+async function main(): Promise<number> {
+  const plan = parsePlan();
+  const runId = randomSuffix();
+  const runDir = createRunDir(`ledger-bench-${runId}`);
+  const cleanup = new CleanupStack((line) => say(`cleanup: ${line}`));
+  const startedAt = new Date();
+  try {
+    say(`${plan.quick ? 'quick smoke run' : 'full run'}: ${plan.durationS} s per load phase, earnings database ${plan.earningsEvents.toLocaleString('en-US')} events`);
+    const stack = await startStack(runId, runDir, cleanup, plan);
+    const figures = await runAll(plan, stack);
+    writeDocs({ ...figures, startedAt, finishedAt: new Date() });
+    return 0;
+  } catch (error) {
+    console.error(`[bench] failed: ${(error as Error).stack ?? error}\n[bench] logs: ${runDir}`);
+    return 1;
+  } finally {
+    await cleanup.runAll();
+    say(`done in ${((Date.now() - startedAt.getTime()) / 1000).toFixed(0)} s`);
+  }
+}
+
+process.exitCode = await main();

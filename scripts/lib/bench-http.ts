@@ -1,0 +1,203 @@
+// HTTP load against the real API: set-up through the admin API, batch and single-event ingestion
+// and earnings queries driven by autocannon, each request with fresh, unique event ids.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import autocannon from 'autocannon';
+import pg from 'pg';
+import { REPO_ROOT } from './bench-stack.js';
+
+const HTTP_TIMEOUT_MS = 30_000;
+const SETUP_CONCURRENCY = 16;
+export const BENCH_USERS = 100;
+export const BENCH_CONTRIBUTORS = 100;
+const USER_CREDIT_USD = '1000000';
+/** Official list prices from the LiteLLM catalog copy in test/fixtures. */
+const PRICE_FIXTURE = join(REPO_ROOT, 'test/fixtures/prices/model_prices_and_context_window.json');
+export const BENCH_MODELS = ['gpt-4o', 'gpt-4o-mini', 'claude-sonnet-4-5', 'gemini-2.5-flash'];
+const AUTOCANNON_TIMEOUT_S = 30;
+
+export interface AdminApi {
+  baseUrl: string;
+  adminKey: string;
+}
+
+async function call(api: AdminApi, method: string, path: string, body: unknown, okStatuses: number[], contentType = 'application/json'): Promise<any> {
+  const response = await fetch(`${api.baseUrl}${path}`, {
+    method,
+    headers: { authorization: `Bearer ${api.adminKey}`, 'content-type': contentType },
+    body: typeof body === 'string' ? body : JSON.stringify(body),
+    signal: AbortSignal.timeout(HTTP_TIMEOUT_MS),
+  });
+  const text = await response.text();
+  if (!okStatuses.includes(response.status)) throw new Error(`${method} ${path} -> ${response.status}: ${text.slice(0, 400)}`);
+  return text ? JSON.parse(text) : null;
+}
+
+async function eachLimited<T>(items: T[], limit: number, fn: (item: T) => Promise<unknown>): Promise<void> {
+  let next = 0;
+  await Promise.all(Array.from({ length: limit }, async () => {
+    while (next < items.length) await fn(items[next++]!);
+  }));
+}
+
+export const benchContributorId = (i: number) => `bench-c${String(i).padStart(4, '0')}`;
+export const benchUserId = (i: number) => `bench-u${String(i).padStart(4, '0')}`;
+
+/** Prices (LiteLLM import), contributors (every 4th premium), funded users, and a gateway key. */
+export async function seedForIngestion(api: AdminApi): Promise<string> {
+  const effectiveFrom = new Date(Date.now() - 24 * 3600_000).toISOString();
+  await call(api, 'POST', `/v1/admin/prices/import?effective_from=${encodeURIComponent(effectiveFrom)}`, readFileSync(PRICE_FIXTURE, 'utf8'), [200, 201]);
+  const contributors = Array.from({ length: BENCH_CONTRIBUTORS }, (_, i) => i);
+  await eachLimited(contributors, SETUP_CONCURRENCY, (i) =>
+    call(api, 'PUT', `/v1/admin/contributors/${benchContributorId(i)}`, {
+      tier: i % 4 === 0 ? 'premium' : 'standard',
+      payout_address: `0x${(i + 1).toString(16).padStart(40, '0')}`,
+    }, [200, 201]),
+  );
+  const users = Array.from({ length: BENCH_USERS }, (_, i) => i);
+  await eachLimited(users, SETUP_CONCURRENCY, (i) =>
+    call(api, 'POST', `/v1/admin/users/${benchUserId(i)}/credits`, { amount_usd: USER_CREDIT_USD, reference: `bench-${benchUserId(i)}` }, [200, 201]),
+  );
+  const key = await call(api, 'POST', '/v1/admin/api-keys', { role: 'gateway', name: 'bench gateway' }, [201]);
+  return key.key as string;
+}
+
+/** One event as JSON text; string building keeps the load generator cheap (it shares the 2 cores). */
+function eventJson(prefix: string, n: number): string {
+  const model = BENCH_MODELS[n % BENCH_MODELS.length]!;
+  const prompt = 200 + (n % 3800);
+  const completion = 20 + ((n * 7) % 900);
+  const cached = n % 3 === 0 ? prompt >> 2 : 0;
+  return `{"event_id":"${prefix}-${n}","user_id":"${benchUserId(n % BENCH_USERS)}","contributor_id":"${benchContributorId((n * 31) % BENCH_CONTRIBUTORS)}","model":"${model}","usage":{"prompt_tokens":${prompt},"completion_tokens":${completion},"cached_tokens":${cached},"reasoning_tokens":0}}`;
+}
+
+export interface LoadResult {
+  seconds: number;
+  requests: number;
+  non2xx: number;
+  errors: number;
+  pricedEvents: number;
+  notPricedEvents: number;
+  eventsPerSecond: number;
+  latencyP50Ms: number;
+  latencyP99Ms: number;
+}
+
+function countOccurrences(text: string, needle: string): number {
+  let count = 0;
+  for (let at = text.indexOf(needle); at !== -1; at = text.indexOf(needle, at + needle.length)) count += 1;
+  return count;
+}
+
+interface LoadSpec {
+  baseUrl: string;
+  key: string;
+  connections: number;
+  durationS: number;
+  path: string;
+  method: 'GET' | 'POST';
+  body?: () => string;
+  /** Accepted events in one response body. */
+  countPriced?: (status: number, body: string) => { priced: number; notPriced: number };
+  pathFor?: () => string;
+}
+
+async function runLoad(spec: LoadSpec): Promise<LoadResult> {
+  let priced = 0;
+  let notPriced = 0;
+  const result = await autocannon({
+    url: spec.baseUrl,
+    connections: spec.connections,
+    duration: spec.durationS,
+    timeout: AUTOCANNON_TIMEOUT_S,
+    requests: [
+      {
+        method: spec.method,
+        path: spec.path,
+        headers: { authorization: `Bearer ${spec.key}`, 'content-type': 'application/json' },
+        setupRequest: (request) => {
+          if (spec.body) request.body = spec.body();
+          if (spec.pathFor) request.path = spec.pathFor();
+          return request;
+        },
+        onResponse: (status, body) => {
+          if (!spec.countPriced) return;
+          const counted = spec.countPriced(status, body);
+          priced += counted.priced;
+          notPriced += counted.notPriced;
+        },
+      },
+    ],
+  });
+  const seconds = (result.finish.getTime() - result.start.getTime()) / 1000;
+  return {
+    seconds,
+    requests: result.requests.total,
+    non2xx: result.non2xx,
+    errors: result.errors,
+    pricedEvents: priced,
+    notPricedEvents: notPriced,
+    eventsPerSecond: priced / seconds,
+    latencyP50Ms: result.latency.p50,
+    latencyP99Ms: result.latency.p99,
+  };
+}
+
+/** POST /v1/usage-events/batch with `size` fresh events per request. */
+export function runBatchLoad(options: { baseUrl: string; key: string; size: number; connections: number; durationS: number; prefix: string }): Promise<LoadResult> {
+  let n = 0;
+  return runLoad({
+    ...options,
+    method: 'POST',
+    path: '/v1/usage-events/batch',
+    body: () => {
+      const events: string[] = new Array(options.size);
+      for (let i = 0; i < options.size; i += 1) events[i] = eventJson(options.prefix, n++);
+      return `{"events":[${events.join(',')}]}`;
+    },
+    countPriced: (status, body) => {
+      if (status !== 200) return { priced: 0, notPriced: options.size };
+      const priced = countOccurrences(body, '"status":"priced"');
+      return { priced, notPriced: options.size - priced };
+    },
+  });
+}
+
+/** POST /v1/usage-events, one fresh event per request. */
+export function runSingleLoad(options: { baseUrl: string; key: string; connections: number; durationS: number; prefix: string }): Promise<LoadResult> {
+  let n = 0;
+  return runLoad({
+    ...options,
+    method: 'POST',
+    path: '/v1/usage-events',
+    body: () => eventJson(options.prefix, n++),
+    countPriced: (status, body) => (status === 201 && body.includes('"status":"priced"') ? { priced: 1, notPriced: 0 } : { priced: 0, notPriced: 1 }),
+  });
+}
+
+/** GET /v1/contributors/:id/earnings over the whole seeded range, rotating over contributors. */
+export function runEarningsLoad(options: { baseUrl: string; key: string; connections: number; durationS: number; contributorIds: string[]; from: string; to: string; groupBy: string }): Promise<LoadResult> {
+  let n = 0;
+  const query = `from=${options.from}&to=${options.to}&group_by=${encodeURIComponent(options.groupBy)}`;
+  return runLoad({
+    ...options,
+    method: 'GET',
+    path: '/',
+    pathFor: () => `/v1/contributors/${options.contributorIds[n++ % options.contributorIds.length]}/earnings?${query}`,
+    countPriced: (status) => (status === 200 ? { priced: 1, notPriced: 0 } : { priced: 0, notPriced: 1 }),
+  });
+}
+
+/** Events stored in usage_events by status: the database's view of what a phase wrote. */
+export async function countStoredEvents(databaseUrl: string): Promise<{ priced: number; other: number }> {
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    const result = await client.query<{ priced: string; other: string }>(
+      `SELECT count(*) FILTER (WHERE status = 'priced') AS priced, count(*) FILTER (WHERE status <> 'priced') AS other FROM usage_events`,
+    );
+    return { priced: Number(result.rows[0]!.priced), other: Number(result.rows[0]!.other) };
+  } finally {
+    await client.end();
+  }
+}
