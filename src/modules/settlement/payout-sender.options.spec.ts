@@ -1,0 +1,22 @@
+import { bumpFees } from './payout-sender.options.js';
+import { batchIdFor, chunk } from './payout-sender.service.js';
+
+describe('payout sender pure helpers', () => {
+  it.each([
+    [1_000n, 100n, { maxFeePerGas: 1_125n, maxPriorityFeePerGas: 113n }],
+    [7n, 0n, { maxFeePerGas: 8n, maxPriorityFeePerGas: 1n }],
+  ])('bumps both fees by at least 12.5%% (%s, %s)', (maxFeePerGasWei, maxPriorityFeePerGasWei, expected) => {
+    expect(bumpFees({ maxFeePerGasWei, maxPriorityFeePerGasWei, capWei: 10n ** 12n })).toEqual(expected);
+  });
+
+  it('refuses to bump past the cap', () => {
+    expect(bumpFees({ maxFeePerGasWei: 1_000n, maxPriorityFeePerGasWei: 1n, capWei: 1_100n })).toBeNull();
+  });
+
+  it('derives one batch id per exact line set and chunks in order', () => {
+    expect(batchIdFor('s1', ['a', 'b'])).toBe(batchIdFor('s1', ['a', 'b']));
+    expect(batchIdFor('s1', ['a', 'b'])).not.toBe(batchIdFor('s1', ['a']));
+    expect(batchIdFor('s1', ['a'])).toMatch(/^0x[0-9a-f]{64}$/);
+    expect(chunk([1, 2, 3, 4, 5], 2)).toEqual([[1, 2], [3, 4], [5]]);
+  });
+});
