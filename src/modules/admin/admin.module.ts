@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { ContributorsModule } from '../contributors/contributors.module.js';
 import { LedgerModule } from '../ledger/ledger.module.js';
 import { AdminController } from './admin.controller.js';
 import { AdminRepository } from './admin.repository.js';
@@ -8,7 +9,7 @@ import { ContributorAdjustmentsService } from './contributor-adjustments.service
 
 /** Admin dashboard reads (overview, contributor list, audit log) and contributor adjustments. */
 @Module({
-  imports: [LedgerModule],
+  imports: [LedgerModule, ContributorsModule],
   controllers: [AdminController],
   providers: [AdminRepository, AdminService, ContributorAdjustmentsRepository, ContributorAdjustmentsService],
 })

@@ -38,11 +38,6 @@ const COLUMNS = 'reference, contributor_id, amount_atto, reason, payable_after_a
 
 @Injectable()
 export class ContributorAdjustmentsRepository {
-  async contributorExists(client: SqlClient, contributorId: string): Promise<boolean> {
-    const result = await client.query('SELECT 1 FROM contributors WHERE id = $1', [contributorId]);
-    return (result.rowCount ?? 0) > 0;
-  }
-
   /**
    * Claims the reference. ON CONFLICT DO NOTHING waits for a concurrent claim of the same
    * reference to commit, then yields no row: the caller reads the winner and compares payloads.

@@ -1,9 +1,10 @@
 import { Injectable } from '@nestjs/common';
-import { assert, DomainError, notFound } from '../../common/errors/index.js';
+import { assert, DomainError } from '../../common/errors/index.js';
 import { formatAttoAsUsd } from '../../common/money/index.js';
 import { DatabaseService, type SqlClient } from '../../database/database.service.js';
 import { AuditService } from '../audit/audit.service.js';
 import type { Principal } from '../auth/auth.types.js';
+import { ContributorsService } from '../contributors/contributors.service.js';
 import { contributorPayable, PLATFORM_ADJUSTMENTS } from '../ledger/account-codes.js';
 import type { JournalDraft } from '../ledger/journal-draft.js';
 import { LedgerService } from '../ledger/ledger.service.js';
@@ -56,13 +57,15 @@ export class ContributorAdjustmentsService {
     private readonly db: DatabaseService,
     private readonly ledger: LedgerService,
     private readonly audit: AuditService,
+    private readonly contributors: ContributorsService,
     private readonly repository: ContributorAdjustmentsRepository,
   ) {}
 
   async adjust(actor: Principal, command: AdjustmentCommand): Promise<AdjustmentResult> {
     assert(command.amountAtto !== 0n, 'an adjustment moves a non-zero amount');
+    // 404 for an unknown contributor; checked before the transaction since contributors are never deleted.
+    await this.contributors.getById(command.contributorId);
     return this.db.transaction(async (client) => {
-      if (!(await this.repository.contributorExists(client, command.contributorId))) throw notFound('contributor');
       // Locking payable first serializes adjustments of one contributor, so payable_after is exact.
       const payable = await this.ledger.lockAccount(client, contributorPayable(command.contributorId));
       const payableAfterAtto = payable.balanceAtto + command.amountAtto;
