@@ -37,14 +37,15 @@ interface BenchPlan {
   singleInsertSeconds: number;
   earningsEvents: number;
   earningsDurationS: number;
+  earningsIterations: number;
   gasRecipients: number;
 }
 
 const FULL: Omit<BenchPlan, 'quick' | 'earningsEvents'> = {
-  durationS: 15, warmupS: 5, copyRows: 500_000, unnestRows: 200_000, singleInsertSeconds: 5, earningsDurationS: 10, gasRecipients: 100,
+  durationS: 15, warmupS: 5, copyRows: 500_000, unnestRows: 200_000, singleInsertSeconds: 5, earningsDurationS: 10, earningsIterations: 1000, gasRecipients: 100,
 };
 const QUICK: Omit<BenchPlan, 'quick' | 'earningsEvents'> = {
-  durationS: 3, warmupS: 1, copyRows: 50_000, unnestRows: 20_000, singleInsertSeconds: 2, earningsDurationS: 3, gasRecipients: 20,
+  durationS: 3, warmupS: 1, copyRows: 50_000, unnestRows: 20_000, singleInsertSeconds: 2, earningsDurationS: 3, earningsIterations: 100, gasRecipients: 20,
 };
 const EARNINGS_EVENTS_FULL = 10_000_000;
 const EARNINGS_EVENTS_QUICK = 200_000;
@@ -52,8 +53,9 @@ const BATCH_SIZES = [10, 100, 1000];
 const BATCH_CONNECTIONS = 4;
 const SINGLE_CONNECTIONS = 64;
 const EARNINGS_CONNECTIONS = 8;
-// Fewer contributors than seed-events' default: each one then owns EARNINGS_EVENTS / 100 events.
-const EARNINGS_CONTRIBUTORS = 100;
+// One contributor owns every seeded event: its earnings query covers the whole database.
+const EARNINGS_CONTRIBUTORS = 1;
+const EARNINGS_MODELS = 8;
 const EARNINGS_DAYS = 90;
 const EARNINGS_SEED_CHUNK = 250_000;
 const EARNINGS_GROUP_BY = 'day';
@@ -64,6 +66,7 @@ const DAY_MS = 86_400_000;
 const DOCS_DIR = join(REPO_ROOT, 'docs');
 const CHART_FILE = 'performance-ingestion.png';
 
+const seedContributorId = (i: number) => `seed-c${String(i).padStart(6, '0')}`;
 const say = (line: string) => console.log(`[bench] ${line}`);
 
 function parsePlan(): BenchPlan & { keep: boolean; noBuild: boolean } {
@@ -177,37 +180,45 @@ async function settledEventCounts(databaseUrl: string): Promise<{ priced: number
   }
 }
 
-/** Seeds with helper scripts/lib/seed-events.ts (priced events, rollups, aggregated journal). */
+/**
+ * helper-5's tools: scripts/lib/seed-events.ts seeds priced events with their rollups and an
+ * aggregated journal; scripts/lib/earnings-bench.ts times sequential queries. All seeded events
+ * belong to one contributor, so the measured query sums the whole N-event database.
+ */
 async function measureEarnings(stack: Stack, plan: BenchPlan): Promise<EarningsFigure | { skipped: string }> {
   if (plan.earningsEvents === 0) return { skipped: '--earnings-events 0' };
-  let seedEvents: typeof import('./lib/seed-events.js').seedEvents;
-  try {
-    ({ seedEvents } = await import('./lib/seed-events.js'));
-  } catch (error) {
-    return { skipped: `scripts/lib/seed-events.ts not usable: ${(error as Error).message.split('\n')[0]}` };
-  }
+  const { seedEvents } = await import('./lib/seed-events.js');
+  const { measureEarningsQuery } = await import('./lib/earnings-bench.js');
   const endDay = new Date((Math.floor(Date.now() / DAY_MS) + 1) * DAY_MS);
-  const startDay = new Date(endDay.getTime() - EARNINGS_DAYS * DAY_MS);
-  say(`earnings: seeding ${plan.earningsEvents.toLocaleString('en-US')} events (${EARNINGS_CONTRIBUTORS} contributors, ${EARNINGS_DAYS} days)`);
+  const range = { from: new Date(endDay.getTime() - EARNINGS_DAYS * DAY_MS).toISOString().slice(0, 10), to: endDay.toISOString().slice(0, 10) };
+  say(`earnings: seeding ${plan.earningsEvents.toLocaleString('en-US')} events over ${EARNINGS_DAYS} days for one contributor`);
   const seeded = await seedEvents({
     databaseUrl: stack.databaseUrl,
     events: plan.earningsEvents,
     contributors: EARNINGS_CONTRIBUTORS,
-    users: Math.ceil(EARNINGS_CONTRIBUTORS / 5),
-    models: 8,
+    users: EARNINGS_CONTRIBUTORS,
+    models: EARNINGS_MODELS,
     days: EARNINGS_DAYS,
     endDay,
     chunkEvents: EARNINGS_SEED_CHUNK,
     log: (line) => say(`seed: ${line}`),
   });
-  const contributorIds = Array.from({ length: EARNINGS_CONTRIBUTORS }, (_, i) => `seed-c${String(i).padStart(6, '0')}`);
-  const query = { baseUrl: stack.baseUrl, key: stack.adminKey, contributorIds, from: startDay.toISOString().slice(0, 10), to: endDay.toISOString().slice(0, 10), groupBy: EARNINGS_GROUP_BY, durationS: plan.earningsDurationS };
-  const sequential = await runEarningsLoad({ ...query, connections: 1 });
-  const concurrent = await runEarningsLoad({ ...query, connections: EARNINGS_CONNECTIONS });
-  assertAllOk('earnings (1 client)', sequential);
+  const contributorId = seedContributorId(0);
+  const sequential = await measureEarningsQuery({ baseUrl: stack.baseUrl, apiKey: stack.adminKey, contributorId, iterations: plan.earningsIterations, ...range, groupBy: EARNINGS_GROUP_BY });
+  if (sequential.events !== seeded.events) throw new Error(`earnings answer sums ${sequential.events} events, seeded ${seeded.events}`);
+  const concurrent = await runEarningsLoad({ baseUrl: stack.baseUrl, key: stack.adminKey, contributorIds: [contributorId], ...range, groupBy: EARNINGS_GROUP_BY, connections: EARNINGS_CONNECTIONS, durationS: plan.earningsDurationS });
   assertAllOk(`earnings (${EARNINGS_CONNECTIONS} clients)`, concurrent);
-  say(`earnings: p50 ${sequential.latencyP50Ms} ms, p99 ${sequential.latencyP99Ms} ms (1 client); p50 ${concurrent.latencyP50Ms} ms, p99 ${concurrent.latencyP99Ms} ms (${EARNINGS_CONNECTIONS} clients)`);
-  return { events: seeded.events, contributors: EARNINGS_CONTRIBUTORS, days: EARNINGS_DAYS, groupBy: EARNINGS_GROUP_BY, seedSeconds: seeded.seconds, sequential, concurrent, concurrentConnections: EARNINGS_CONNECTIONS };
+  say(`earnings: p50 ${sequential.p50Ms} ms, p99 ${sequential.p99Ms} ms (1 client, ${sequential.iterations} queries, ${sequential.rows} rows summing ${sequential.events} events); p50 ${concurrent.latencyP50Ms} ms, p99 ${concurrent.latencyP99Ms} ms (${EARNINGS_CONNECTIONS} clients)`);
+  return {
+    events: seeded.events,
+    seedSeconds: seeded.seconds,
+    days: EARNINGS_DAYS,
+    models: EARNINGS_MODELS,
+    groupBy: EARNINGS_GROUP_BY,
+    sequential,
+    concurrent,
+    concurrentConnections: EARNINGS_CONNECTIONS,
+  };
 }
 
 function assertAllOk(what: string, load: LoadResult): void {
