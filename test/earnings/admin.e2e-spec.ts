@@ -1,5 +1,6 @@
 // Admin: contributor list with balances and stable cursors, idempotent adjustments, audit log,
 // overview consistency.
+import pg from 'pg';
 import { formatAttoAsUsd, parseUsdToAtto } from '../../src/common/money/index.js';
 import { UsageFactory } from '../factories/usage-factory.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
@@ -153,8 +154,31 @@ describe('admin: contributors, adjustments, audit log, overview', () => {
       in_settlement_usd: '0',
       paid_usd: '0',
       unpriced_events: 0,
-      hot_wallet: res.body.hot_wallet ?? null,
+      // No chain is configured in tests: settlement is disabled and has no wallet to show.
+      hot_wallet: null,
       last_settlement: null,
+    });
+  });
+
+  it('overview: shows the newest settlement', async () => {
+    const db = new pg.Client({ connectionString: t.databaseUrl });
+    await db.connect();
+    try {
+      await db.query(
+        `INSERT INTO settlements (id, status, trigger, payout_count, total_micro_usdc, requires_approval, created_at, completed_at)
+         VALUES ('00000000-0000-4000-8000-000000000001', 'confirmed', 'schedule', 2, 12500001, false, '2026-11-28T00:00:00Z', '2026-11-28T00:05:00Z'),
+                ('00000000-0000-4000-8000-000000000002', 'failed', 'admin', 1, 3000000, false, '2026-11-29T00:00:00Z', NULL)`,
+      );
+    } finally {
+      await db.end();
+    }
+    const res = await t.admin(t.http.get('/v1/admin/overview')).expect(200);
+    expect(res.body.last_settlement).toMatchObject({
+      settlement_id: '00000000-0000-4000-8000-000000000002',
+      status: 'failed',
+      payout_count: 1,
+      total_usdc: '3',
+      completed_at: null,
     });
   });
 });

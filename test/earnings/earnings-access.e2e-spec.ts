@@ -19,7 +19,7 @@ describe('earnings: access control and input validation', () => {
     await factory.contributor({ id: 'c-other', tiers: [{ tier: 'premium', effectiveFrom: SINCE }] });
     ownKey = (await t.admin(t.http.post('/v1/admin/api-keys')).send({ role: 'contributor', contributor_id: 'c-me' }).expect(201)).body.key;
     gatewayKey = (await t.admin(t.http.post('/v1/admin/api-keys')).send({ role: 'gateway' }).expect(201)).body.key;
-    // payouts belongs to the settlement module: checked when that route is mounted.
+    // Probe which routes are mounted, so a missing one fails one test instead of hiding in the loops.
     presentRoutes = [];
     for (const route of CONTRIBUTOR_ROUTES) {
       const res = await t.admin(t.http.get(`/v1/contributors/c-me/${route}`));
@@ -31,8 +31,8 @@ describe('earnings: access control and input validation', () => {
     await t?.close();
   });
 
-  it('mounts balance, earnings and earnings.csv', () => {
-    expect(presentRoutes).toEqual(expect.arrayContaining(['balance', 'earnings', 'earnings.csv']));
+  it('mounts every contributor route (payouts comes from the settlement module)', () => {
+    expect(presentRoutes).toEqual([...CONTRIBUTOR_ROUTES]);
   });
 
   it('lets a contributor key read its own contributor on every contributor route', async () => {

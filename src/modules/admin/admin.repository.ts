@@ -25,16 +25,6 @@ export interface AccountTotals {
   paidAtto: bigint;
 }
 
-export interface SettlementSummary {
-  id: string;
-  status: string;
-  trigger: string;
-  payoutCount: number;
-  totalMicroUsdc: bigint;
-  createdAt: Date;
-  completedAt: Date | null;
-}
-
 // Balances joined by account code; a contributor without an account yet has zero balances.
 const CONTRIBUTOR_PAGE_SELECT = `
   SELECT c.id, c.tier, c.status, c.payout_address,
@@ -124,31 +114,5 @@ export class AdminRepository {
   async countUnpricedEvents(): Promise<bigint> {
     const result = await this.db.pool.query<{ n: string }>(`SELECT count(*) AS n FROM usage_events WHERE status = 'unpriced'`);
     return toBigInt(result.rows[0]!.n);
-  }
-
-  async lastSettlement(): Promise<SettlementSummary | null> {
-    const result = await this.db.pool.query<{
-      id: string;
-      status: string;
-      trigger: string;
-      payout_count: number;
-      total_micro_usdc: string;
-      created_at: Date;
-      completed_at: Date | null;
-    }>(
-      `SELECT id, status, trigger, payout_count, total_micro_usdc, created_at, completed_at
-       FROM settlements ORDER BY created_at DESC, id DESC LIMIT 1`,
-    );
-    const row = result.rows[0];
-    if (!row) return null;
-    return {
-      id: row.id,
-      status: row.status,
-      trigger: row.trigger,
-      payoutCount: row.payout_count,
-      totalMicroUsdc: toBigInt(row.total_micro_usdc),
-      createdAt: row.created_at,
-      completedAt: row.completed_at,
-    };
   }
 }

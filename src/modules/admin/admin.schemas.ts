@@ -80,7 +80,10 @@ export const overviewResponseSchema = z.object({
   in_settlement_usd: usd,
   paid_usd: usd,
   unpriced_events: z.number().int(),
-  hot_wallet: z.object({ address: z.string(), usdc: z.string(), native: z.string() }).nullable(),
+  hot_wallet: z
+    .object({ address: z.string(), usdc: z.string().nullable(), native: z.string().nullable(), error: z.string().optional() })
+    .nullable()
+    .describe('null when settlement is not configured; usdc/native null (with error) when the RPC cannot be read'),
   last_settlement: z
     .object({
       settlement_id: z.string(),

@@ -3,10 +3,11 @@ import { getAddress } from 'viem';
 import { z } from 'zod';
 import { validationFailed } from '../../common/errors/index.js';
 import { decodeCursor, encodeCursor } from '../../common/http/pagination.js';
-import { formatAttoAsUsd, formatMicroUsdc } from '../../common/money/index.js';
+import { formatAttoAsUsd } from '../../common/money/index.js';
 import { AuditService } from '../audit/audit.service.js';
 import { contributorBalancesOf, contributorBalancesToJson } from '../earnings/contributor-balances.js';
 import { toJsonInteger } from '../earnings/earnings-report.js';
+import { SettlementService } from '../settlement/settlement.service.js';
 import { AdminRepository, type ContributorCursor, type ContributorListRow, type ContributorSort } from './admin.repository.js';
 
 const contributorCursorSchema = z.union([
@@ -40,6 +41,7 @@ export class AdminService {
   constructor(
     private readonly repository: AdminRepository,
     private readonly audit: AuditService,
+    private readonly settlement: SettlementService,
   ) {}
 
   async listContributors(input: { sort: ContributorSort; limit: number; cursor?: string }) {
@@ -82,15 +84,16 @@ export class AdminService {
 
   /**
    * Platform totals. charged/revenue come from the daily rollup (revenue = the platform's margin
-   * on priced usage); balances are stored account balances summed by kind. The last settlement
-   * is read from its table here until the settlement module exposes a summary of its own.
+   * on priced usage); balances are stored account balances summed by kind; the hot wallet and the
+   * last settlement come from the settlement module (hot_wallet is null when settlement is off).
    */
   async overview() {
-    const [usage, accounts, unpriced, lastSettlement] = await Promise.all([
+    const [usage, accounts, unpriced, lastSettlement, hotWallet] = await Promise.all([
       this.repository.usageTotals(),
       this.repository.accountTotals(),
       this.repository.countUnpricedEvents(),
-      this.repository.lastSettlement(),
+      this.settlement.lastSettlementSummary(),
+      this.settlement.hotWalletStatus(),
     ]);
     return {
       charged_usd: formatAttoAsUsd(usage.chargedAtto),
@@ -101,20 +104,8 @@ export class AdminService {
       in_settlement_usd: formatAttoAsUsd(accounts.inSettlementAtto),
       paid_usd: formatAttoAsUsd(accounts.paidAtto),
       unpriced_events: toJsonInteger(unpriced),
-      // Settlement does not expose its hot wallet status yet; null until it does.
-      hot_wallet: null,
-      last_settlement:
-        lastSettlement === null
-          ? null
-          : {
-              settlement_id: lastSettlement.id,
-              status: lastSettlement.status,
-              trigger: lastSettlement.trigger,
-              payout_count: lastSettlement.payoutCount,
-              total_usdc: formatMicroUsdc(lastSettlement.totalMicroUsdc),
-              created_at: lastSettlement.createdAt.toISOString(),
-              completed_at: lastSettlement.completedAt?.toISOString() ?? null,
-            },
+      hot_wallet: hotWallet,
+      last_settlement: lastSettlement,
     };
   }
 }
