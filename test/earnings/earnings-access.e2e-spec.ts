@@ -113,6 +113,15 @@ describe('earnings: access control and input validation', () => {
     expect(res.body.error.details[0]).toMatchObject({ field: 'cursor' });
   });
 
+  it('describes every route in the OpenAPI document', async () => {
+    const doc = await t.http.get('/docs-json').expect(200);
+    for (const path of ['/v1/contributors/{id}/balance', '/v1/contributors/{id}/earnings', '/v1/contributors/{id}/earnings.csv', '/v1/admin/overview', '/v1/admin/contributors', '/v1/admin/audit-log', '/v1/admin/contributors/{id}/adjustments']) {
+      expect(doc.body.paths[path]).toBeDefined();
+    }
+    const params = doc.body.paths['/v1/contributors/{id}/earnings'].get.parameters.map((p: { name: string }) => p.name);
+    expect(params).toEqual(expect.arrayContaining(['from', 'to', 'group_by']));
+  });
+
   it('accepts the longest configured range exactly', async () => {
     await t.admin(t.http.get('/v1/contributors/c-me/earnings?from=2026-10-01&to=2026-11-01')).expect(200);
   });
