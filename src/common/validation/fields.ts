@@ -27,7 +27,20 @@ export const modelSchema = z
 
 export const tokenCountSchema = z.number().int('must be an integer').min(0, 'must not be negative').max(TOKENS_MAX, `must be at most ${TOKENS_MAX}`);
 
-export const timestampSchema = z.iso.datetime({ offset: true, message: 'must be an RFC 3339 timestamp' });
+/** Postgres timestamps span years 4713 BC..294276 AD but read and write ISO text only for 0001..9999. */
+export const TIMESTAMP_YEAR_MIN = 1;
+export const TIMESTAMP_YEAR_MAX = 9999;
+export const TIMESTAMP_RANGE_MESSAGE = `must fall between the years ${TIMESTAMP_YEAR_MIN} and ${TIMESTAMP_YEAR_MAX} in UTC`;
+
+/** An RFC 3339 instant whose UTC year Postgres stores ("0000-01-01T00:00:00Z" was a 500). */
+export function isStorableInstant(text: string): boolean {
+  const year = new Date(text).getUTCFullYear();
+  return year >= TIMESTAMP_YEAR_MIN && year <= TIMESTAMP_YEAR_MAX;
+}
+
+export const timestampSchema = z.iso
+  .datetime({ offset: true, message: 'must be an RFC 3339 timestamp' })
+  .refine(isStorableInstant, TIMESTAMP_RANGE_MESSAGE);
 
 /**
  * A USD amount as an exact decimal string, converted to atto-USD. A JSON number is refused:

@@ -3,6 +3,7 @@
 import { createZodDto } from 'nestjs-zod';
 import { z } from 'zod';
 import { formatAttoAsUsd, parseUsdToAtto } from '../../common/money/index.js';
+import { isStorableInstant, TIMESTAMP_RANGE_MESSAGE } from '../../common/validation/fields.js';
 import { MODEL_NAME_LENGTH_MAX, MODEL_NAME_PATTERN, PRICE_ATTO_PER_MTOK_MAX, PRICE_DECIMALS_MAX } from './price-rules.js';
 
 const requiredOr = (message: string) => (issue: { input?: unknown }) => (issue.input === undefined ? 'is required' : message);
@@ -39,6 +40,7 @@ export const rfc3339Schema = z
   .string({ error: requiredOr('must be a string') })
   .pipe(z.iso.datetime({ offset: true, error: 'must be an RFC 3339 timestamp such as "2026-11-29T10:00:00Z"' }))
   .refine((text) => !/\.\d{4,}/.test(text), 'must have at most millisecond precision')
+  .refine(isStorableInstant, TIMESTAMP_RANGE_MESSAGE)
   .transform((text) => new Date(text));
 
 export const createPriceSchema = z

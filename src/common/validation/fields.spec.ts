@@ -1,0 +1,17 @@
+import { timestampSchema } from './fields.js';
+import { rfc3339Schema } from '../../modules/pricing/pricing.schemas.js';
+
+describe('timestamps Postgres can store', () => {
+  it.each(['2026-11-29T10:00:00Z', '0001-01-01T00:00:00Z', '9999-12-31T23:59:59Z', '2026-11-29T10:00:00+14:00'])('accepts %s', (text) => {
+    expect(timestampSchema.safeParse(text).success).toBe(true);
+    expect(rfc3339Schema.safeParse(text).success).toBe(true);
+  });
+
+  // Year 0 or 10000 once converted to UTC: Postgres refuses the ISO text (these were 500s).
+  it.each(['0000-01-01T00:00:00Z', '0001-01-01T00:30:00+01:00', '9999-12-31T23:00:00-05:00'])('refuses %s with a clear message', (text) => {
+    const result = timestampSchema.safeParse(text);
+    expect(result.success).toBe(false);
+    expect(result.error?.issues[0]?.message).toMatch(/between the years 1 and 9999/);
+    expect(rfc3339Schema.safeParse(text).success).toBe(false);
+  });
+});
