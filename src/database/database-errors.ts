@@ -27,3 +27,16 @@ export function isUniqueViolation(error: unknown, constraint?: string): boolean 
   const e = error as { code?: unknown; constraint?: unknown };
   return e?.code === '23505' && (constraint === undefined || e.constraint === constraint);
 }
+
+/**
+ * 22003 numeric_value_out_of_range: a stored amount would pass NUMERIC(38,0) (about 1e20 USD in
+ * atto-USD), e.g. absurd credits summed into one account. The input's fault, not a bug.
+ */
+export function isNumericOutOfRange(error: unknown): boolean {
+  let current: unknown = error;
+  for (let depth = 0; depth < 5 && current; depth += 1) {
+    if ((current as { code?: unknown }).code === '22003') return true;
+    current = (current as { cause?: unknown }).cause;
+  }
+  return false;
+}

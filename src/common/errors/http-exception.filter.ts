@@ -5,7 +5,7 @@ import { ZodError } from 'zod';
 import { DomainError, RateLimitedError, type ErrorCode } from './domain-error.js';
 import { sendError } from './error-body.js';
 import { zodIssuesToFields } from './zod-issues.js';
-import { isDatabaseUnavailable } from '../../database/database-errors.js';
+import { isDatabaseUnavailable, isNumericOutOfRange } from '../../database/database-errors.js';
 
 const CODE_BY_STATUS: Record<number, ErrorCode> = {
   400: 'validation_failed',
@@ -49,6 +49,11 @@ export class HttpExceptionFilter implements ExceptionFilter {
       this.logger.warn(`database unavailable: ${(exception as Error).message}`);
       res.setHeader('Retry-After', '1');
       return sendError(res, HttpStatus.SERVICE_UNAVAILABLE, 'unavailable', 'database unavailable, retry later');
+    }
+    if (isNumericOutOfRange(exception)) {
+      // The transaction rolled back; nothing was written. Logged: legitimate traffic never gets here.
+      this.logger.warn(`amount out of range: ${(exception as Error).message}`);
+      return sendError(res, 422, 'unprocessable', 'an amount or the balance it produces is out of range');
     }
     this.logger.error(exception instanceof Error ? exception.stack ?? exception.message : String(exception));
     return sendError(res, 500, 'internal_error', 'internal error');
