@@ -44,10 +44,6 @@ export class EarningsService {
     return { contributor, balances: await this.contributorBalances(contributorId) };
   }
 
-  async findContributor(contributorId: string): Promise<ContributorSummary | null> {
-    return this.repository.findContributor(contributorId);
-  }
-
   /** Earnings over whole UTC days from the daily rollup; totals are the exact sum of the rows. */
   async earnings(input: { contributorId: string; from?: string; to?: string; groupBy: GroupBy; now?: Date }): Promise<EarningsReport> {
     const range = resolveEarningsRange({
