@@ -78,6 +78,8 @@ export const envSchema = z.object({
   SETTLEMENT_RECIPIENTS_PER_TX: intFromEnv(200, 1, 500),
   SETTLEMENT_SCHEDULER_ENABLED: booleanFromEnv(true),
   WORKER_CONCURRENCY: intFromEnv(4, 1, 64),
+  /** Test hook: the payout worker exits right after its first broadcast (ignored in production). */
+  PAYOUT_CRASH_AFTER_BROADCAST: booleanFromEnv(false),
   // Longest earnings query range, in whole UTC days.
   EARNINGS_RANGE_DAYS_MAX: intFromEnv(366, 1, 3660),
 });

@@ -69,7 +69,7 @@ export class PayoutTrackerService {
       if (error instanceof PayoutChainError && error.code === 'nonce-consumed') return;
       throw error;
     }
-    crashAfterBroadcastIfAsked(this.config.NODE_ENV);
+    crashAfterBroadcastIfAsked(this.config);
     await this.txs.markBroadcast(row.id);
   }
 
