@@ -15,3 +15,14 @@ describe('timestamps Postgres can store', () => {
     expect(rfc3339Schema.safeParse(text).success).toBe(false);
   });
 });
+
+describe('request amounts', () => {
+  it('accepts up to a trillion USD in magnitude and refuses more', async () => {
+    const { usdAmountSchema, REQUEST_AMOUNT_USD_MAX } = await import('./fields.js');
+    const signed = usdAmountSchema({ allowNegative: true });
+    expect(signed.parse('1000000000000')).toBe(REQUEST_AMOUNT_USD_MAX * 10n ** 18n);
+    expect(signed.parse('-1000000000000')).toBe(-REQUEST_AMOUNT_USD_MAX * 10n ** 18n);
+    expect(signed.safeParse('1000000000000.000000000000000001').error?.issues[0]?.message).toMatch(/at most 1000000000000 USD/);
+    expect(signed.safeParse('-99999999999999999999.9').success).toBe(false);
+  });
+});

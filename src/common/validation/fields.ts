@@ -43,6 +43,23 @@ export const timestampSchema = z.iso
   .refine(isStorableInstant, TIMESTAMP_RANGE_MESSAGE);
 
 /**
+ * Largest magnitude of one amount a request may move (credit, adjustment, hold): a trillion USD.
+ * Balances are NUMERIC(38,0) atto-USD (about 1e20 USD), and shared accounts such as
+ * external:funding sum every credit: one amount near that range (accepted before) made every
+ * later credit overflow. Under this cap it takes 1e8 maximal requests to get there.
+ */
+export const REQUEST_AMOUNT_USD_MAX = 1_000_000_000_000n;
+export const REQUEST_AMOUNT_ATTO_MAX = REQUEST_AMOUNT_USD_MAX * 10n ** 18n;
+export const REQUEST_AMOUNT_MESSAGE = `must be at most ${REQUEST_AMOUNT_USD_MAX} USD in magnitude`;
+
+/** parseUsdToAtto within REQUEST_AMOUNT_ATTO_MAX; throws MoneyFormatError. */
+export function parseRequestAmountAtto(text: string, options: { allowNegative: boolean; decimalsMax?: number }): bigint {
+  const atto = parseUsdToAtto(text, { allowNegative: options.allowNegative, decimalsMax: options.decimalsMax ?? 18 });
+  if (atto > REQUEST_AMOUNT_ATTO_MAX || -atto > REQUEST_AMOUNT_ATTO_MAX) throw new MoneyFormatError(REQUEST_AMOUNT_MESSAGE);
+  return atto;
+}
+
+/**
  * A USD amount as an exact decimal string, converted to atto-USD. A JSON number is refused:
  * it may already have been rounded by a binary float on the way in.
  */
@@ -51,7 +68,7 @@ export function usdAmountSchema(options: { allowNegative?: boolean; decimalsMax?
     .string({ error: (issue) => (issue.input === undefined ? 'required' : 'money must be a decimal string, e.g. "12.5"') })
     .transform((text, ctx) => {
       try {
-        return parseUsdToAtto(text, { allowNegative: options.allowNegative ?? false, decimalsMax: options.decimalsMax ?? 18 });
+        return parseRequestAmountAtto(text, { allowNegative: options.allowNegative ?? false, decimalsMax: options.decimalsMax });
       } catch (error) {
         ctx.addIssue({ code: 'custom', message: (error as MoneyFormatError).message });
         return z.NEVER;

@@ -1,7 +1,8 @@
 import { createZodDto } from 'nestjs-zod';
 import { z } from 'zod';
-import { MoneyFormatError, parseUsdToAtto } from '../../common/money/index.js';
+import { MoneyFormatError } from '../../common/money/index.js';
 import { pageQuerySchema } from '../../common/http/pagination.js';
+import { parseRequestAmountAtto } from '../../common/validation/fields.js';
 import { contributorBalancesSchema } from '../earnings/earnings.schemas.js';
 
 export const CONTRIBUTOR_SORTS = ['id', 'payable_desc'] as const;
@@ -22,7 +23,7 @@ const signedUsdAmount = z
   .describe('Signed USD decimal string; positive credits the contributor, negative debits')
   .transform((text, ctx): bigint => {
     try {
-      const atto = parseUsdToAtto(text, { allowNegative: true });
+      const atto = parseRequestAmountAtto(text, { allowNegative: true });
       if (atto === 0n) ctx.addIssue({ code: 'custom', message: 'must not be zero' });
       return atto;
     } catch (error) {
