@@ -18,6 +18,13 @@ export type StreamBillingPlan =
   | { ok: true; payload: Record<string, unknown>; details: StreamDetails }
   | { ok: false; issues: FieldIssue[]; message: string };
 
+// Provider text kept in the stored stream details (jsonb): Postgres refuses NUL and lone UTF-16
+// surrogates there, which a provider stream may carry ("\u0000" in a tool name was a 500). The
+// completion is still billed; the text is only informational, so it is repaired, not refused.
+const UNSTORABLE = /\u0000|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
+const storable = (text: string) => text.replace(UNSTORABLE, '\uFFFD');
+const storableOrNull = (text: string | null) => (text === null ? null : storable(text));
+
 /** Nothing in the stream says a completion happened: no content, calls, finish or usage. */
 function isEmpty(stream: ReassembledStream): boolean {
   return stream.content === '' && stream.tool_calls.length === 0 && stream.finish_reason === null && stream.usage === null;
@@ -54,13 +61,13 @@ export function planStreamBilling(stream: ReassembledStream, query: StreamQuery,
     usage = { prompt_tokens: query.prompt_tokens, completion_tokens: estimate.tokens, cached_tokens: 0, reasoning_tokens: 0 };
   }
   const details: StreamDetails = {
-    finish_reason: stream.finish_reason,
-    error: stream.error ? { code: stream.error.code, message: stream.error.message } : null,
+    finish_reason: storableOrNull(stream.finish_reason),
+    error: stream.error ? { code: storableOrNull(stream.error.code), message: storable(stream.error.message) } : null,
     truncated: stream.truncated,
     usage_source: usageSource,
     content_length: [...stream.content].length,
     // Only whether arguments were valid: the arguments themselves may hold user data.
-    tool_calls: stream.tool_calls.map((c) => ({ index: c.index, id: c.id, name: c.name, arguments_valid: !c.arguments_error })),
+    tool_calls: stream.tool_calls.map((c) => ({ index: c.index, id: storable(c.id), name: storable(c.name), arguments_valid: !c.arguments_error })),
     body_sha256: bodySha256,
   };
   const payload: Record<string, unknown> = {
