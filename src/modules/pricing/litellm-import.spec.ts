@@ -57,6 +57,9 @@ describe('parseLitellmDocument', () => {
     ['[]', /JSON object/],
     ['"x"', /JSON object/],
     ['null', /JSON object/],
+    // lossless-json returns a number as a LosslessNumber object: it must not pass for a document.
+    ['1', /JSON object/],
+    ['2.5e-06', /JSON object/],
     ['{"a": 1,', /not valid JSON/],
     ['{"a": 1, "a": 2}', /not valid JSON/],
     ['['.repeat(200_000), /not valid JSON/],

@@ -49,7 +49,8 @@ export function parseLitellmDocument(text: string): Record<string, unknown> {
     // Includes RangeError from absurd nesting: still just a bad document.
     throw new LitellmDocumentError(`not valid JSON: ${(error as Error).message}`.slice(0, REASON_LENGTH_MAX));
   }
-  if (document === null || typeof document !== 'object' || Array.isArray(document)) {
+  // A bare number parses to a LosslessNumber, which is an object too.
+  if (document === null || typeof document !== 'object' || Array.isArray(document) || isLosslessNumber(document)) {
     throw new LitellmDocumentError('must be a JSON object keyed by model name');
   }
   const entries = document as Record<string, unknown>;
