@@ -6,6 +6,7 @@ import { Logger } from 'nestjs-pino';
 import { cleanupOpenApiDoc } from 'nestjs-zod';
 import { AppModule } from './app.module.js';
 import { jsonBodyMiddleware } from './common/http/body-parsers.js';
+import { answerClientErrorsAsJson } from './common/http/client-errors.js';
 import { APP_CONFIG, type AppConfig } from './config/index.js';
 import { metricsMiddleware } from './modules/health/metrics.middleware.js';
 import { MetricsService } from './modules/health/metrics.service.js';
@@ -20,6 +21,7 @@ export async function createHttpApp(envOverrides: Partial<Record<string, string>
   const config = app.get<AppConfig>(APP_CONFIG);
   app.disable('x-powered-by');
   app.set('trust proxy', false);
+  answerClientErrorsAsJson(app.getHttpServer());
   app.use(metricsMiddleware(app.get(MetricsService)));
   app.use(jsonBodyMiddleware(config.BODY_LIMIT_BYTES));
   app.enableShutdownHooks();
