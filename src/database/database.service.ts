@@ -43,6 +43,14 @@ export class DatabaseService implements OnModuleDestroy {
     for (let attempt = 1; ; attempt += 1) {
       const client = await this.pool.connect();
       let broken = false;
+      // A checked-out client has no pool listener: a connection lost between two statements
+      // (Postgres restart: FATAL 57P01, or the socket closing) is emitted as 'error' and, unheard,
+      // kills the process. Heard, the next statement fails as "not queryable" (a 503, retryable).
+      const onConnectionError = (error: Error) => {
+        broken = true;
+        this.logger.warn(`database connection lost in a transaction: ${error.message}`);
+      };
+      client.on('error', onConnectionError);
       try {
         await client.query(isolation === 'serializable' ? 'BEGIN ISOLATION LEVEL SERIALIZABLE' : 'BEGIN');
         const result = await fn(client);
@@ -55,6 +63,7 @@ export class DatabaseService implements OnModuleDestroy {
         if (attempt < TRANSACTION_ATTEMPTS_MAX && isRetryableTransactionError(error)) continue;
         throw error;
       } finally {
+        client.off('error', onConnectionError);
         client.release(broken);
       }
     }
