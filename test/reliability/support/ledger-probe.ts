@@ -35,7 +35,13 @@ export async function withClient<T>(url: string, fn: (client: pg.Client) => Prom
  * Compares the database with what the client sent and what was acknowledged: every acknowledged
  * event stored, nothing twice, amounts and user balances exact (bigint) against the oracle.
  */
-export async function billingFigures(input: { databaseUrl: string; events: UsageBody[]; acknowledged: Iterable<string> }): Promise<BillingFigures> {
+export async function billingFigures(input: {
+  databaseUrl: string;
+  events: UsageBody[];
+  acknowledged: Iterable<string>;
+  /** Events billed earlier to the same users (checked before), for the balance comparison. */
+  earlierEvents?: UsageBody[];
+}): Promise<BillingFigures> {
   return withClient(input.databaseUrl, async (client) => {
     const ids = input.events.map((e) => e.event_id);
     const stored = await client.query<{ event_id: string; user_id: string; status: string; charge_atto: string | null; payout_atto: string | null; margin_atto: string | null }>(
@@ -63,7 +69,7 @@ export async function billingFigures(input: { databaseUrl: string; events: Usage
         wrongAmounts += 1;
       }
     }
-    const expectedByUser = expectedChargesByUser(storedEvents);
+    const expectedByUser = expectedChargesByUser([...storedEvents, ...(input.earlierEvents ?? [])]);
     const balances = await client.query<{ code: string; balance_atto: string }>(
       'SELECT code, balance_atto FROM accounts WHERE code = ANY($1::text[])',
       [[...expectedByUser.keys()].map((u) => `user:${u}`)],

@@ -87,14 +87,14 @@ export function randomInt(random: () => number, min: number, max: number): numbe
   return min + Math.floor(random() * (max - min + 1));
 }
 
-/** Unique events `${prefix}-${i}` spread over the oracle users and contributors. */
-export function generateEvents(input: { prefix: string; count: number; seed: number }): UsageBody[] {
+/** An endless source of unique events `${prefix}-${i}` spread over the oracle users and contributors. */
+export function eventStream(input: { prefix: string; seed: number }): () => UsageBody {
   const random = seededRandom(input.seed);
-  const events: UsageBody[] = [];
-  for (let i = 0; i < input.count; i += 1) {
+  let i = 0;
+  return () => {
     const prompt = randomInt(random, 1, 4000);
     const completion = randomInt(random, 1, 2000);
-    events.push({
+    const event: UsageBody = {
       event_id: `${input.prefix}-${i}`,
       user_id: ORACLE_USERS[i % ORACLE_USERS.length]!,
       contributor_id: ORACLE_CONTRIBUTORS[i % ORACLE_CONTRIBUTORS.length]!.id,
@@ -107,9 +107,14 @@ export function generateEvents(input: { prefix: string; count: number; seed: num
         reasoning_tokens: randomInt(random, 0, completion),
       },
       metadata: { stream_id: `s-${i}` },
-    });
-  }
-  return events;
+    };
+    i += 1;
+    return event;
+  };
+}
+
+export function generateEvents(input: { prefix: string; count: number; seed: number }): UsageBody[] {
+  return Array.from({ length: input.count }, eventStream(input));
 }
 
 export type IngestPath = 'single' | 'batch' | 'queue';

@@ -1,0 +1,141 @@
+// Scenario 2: kill -9 of the API under load (single + batch), twice, restarted on the same port;
+// the client resends every event without a 2xx. Then kill -9 of the worker, twice, while it
+// drains the usage queue. After: every acknowledged event stored, none twice, ledger clean.
+import { randomBytes } from 'node:crypto';
+import { sleep } from '../../scripts/lib/processes.js';
+import { createTestDatabase } from '../support/test-db.js';
+import { waitFor } from '../support/test-worker.js';
+import { ensureBuilt, RELIABILITY_ADMIN_KEY, startApi, startWorker, type ApiProcess, type ServiceEnv } from './support/built-service.js';
+import { AttemptLog, runPool, seedOracleBilling, type Client } from './support/http-client.js';
+import { billingFigures, ledgerCheck, withClient } from './support/ledger-probe.js';
+import { queueClient, queueDrained, type QueueClient } from './support/queue-client.js';
+import { firstPass, newOutbox, resendUnacknowledged } from './support/resending-client.js';
+import { ScenarioRun } from './support/scenario-run.js';
+import { generateEvents } from './support/usage-oracle.js';
+import type { ManagedProcess } from '../../scripts/lib/processes.js';
+
+const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+const API_EVENTS = 4_000;
+const QUEUE_EVENTS = 2_000;
+const KILLS = 2;
+
+async function storedWithPrefix(databaseUrl: string, prefix: string): Promise<number> {
+  return withClient(databaseUrl, async (c) => Number((await c.query<{ n: string }>('SELECT count(*) AS n FROM usage_events WHERE event_id LIKE $1', [`${prefix}-%`])).rows[0]!.n));
+}
+
+describe('reliability 2: kill -9 of the API and of the worker under load', () => {
+  const run = new ScenarioRun('02-crash-kill9');
+  let databaseUrl: string;
+  let env: ServiceEnv;
+  let api: ApiProcess;
+  let worker: ManagedProcess;
+  let queue: QueueClient;
+  const log = new AttemptLog();
+  const client: Client = { baseUrl: () => api.baseUrl, key: RELIABILITY_ADMIN_KEY, log };
+  let apiEvents: ReturnType<typeof generateEvents> = [];
+
+  beforeAll(async () => {
+    run.record('build', await ensureBuilt());
+    const db = await createTestDatabase('rel_crash');
+    run.onCleanup('drop database', db.drop);
+    databaseUrl = db.url;
+    env = { DATABASE_URL: db.url, REDIS_URL, QUEUE_PREFIX: `rel-${randomBytes(4).toString('hex')}` };
+    api = await startApi({ runDir: run.runDir, env });
+    run.onCleanup('stop api', () => api.process.kill9());
+    worker = await startWorker({ runDir: run.runDir, env });
+    run.onCleanup('stop worker', () => worker.kill9());
+    queue = queueClient({ redisUrl: REDIS_URL, prefix: env.QUEUE_PREFIX });
+    run.onCleanup('obliterate queues', () => queue.close());
+    await seedOracleBilling(client);
+  }, 150_000);
+  afterAll(() => run.cleanup(), 60_000);
+
+  it('loses no acknowledged event and bills none twice when the API is killed with -9 mid-load', async () => {
+    apiEvents = generateEvents({ prefix: 'rel2api', count: API_EVENTS, seed: 2 });
+    const outbox = newOutbox(apiEvents);
+    const kills: Array<{ afterAttempted: number; afterAcked: number; downMs: number }> = [];
+    let loadDone = false;
+    const killer = (async () => {
+      for (let k = 1; k <= KILLS; k += 1) {
+        // Spread over the first pass by progress (not by acks: while the API is down, events
+        // are tried and fail, so acks alone would never reach the later thresholds).
+        const threshold = Math.floor((API_EVENTS * k) / (KILLS + 2));
+        while (!loadDone && outbox.attempted < threshold) await sleep(20);
+        if (loadDone) return;
+        const killedAt = Date.now();
+        const at = { afterAttempted: outbox.attempted, afterAcked: outbox.acked.size };
+        await api.process.kill9();
+        await sleep(500);
+        api = await startApi({ runDir: run.runDir, env, port: api.port });
+        kills.push({ ...at, downMs: Date.now() - killedAt });
+      }
+    })();
+    await firstPass(client, outbox, { single: 32, batch: 4 });
+    loadDone = true;
+    await killer;
+    const firstPassSummary = log.summary();
+    await resendUnacknowledged(client, outbox);
+
+    const figures = await billingFigures({ databaseUrl, events: outbox.events, acknowledged: outbox.acked });
+    const check = await ledgerCheck(api.baseUrl, RELIABILITY_ADMIN_KEY);
+    run.record('api', {
+      sent: outbox.events.length,
+      kills,
+      ackedFirstPass: outbox.ackedFirstPass,
+      notAckedFirstPass: outbox.events.length - outbox.ackedFirstPass,
+      firstPassHttp: firstPassSummary,
+      resent: outbox.resent,
+      resendRounds: outbox.resendRounds,
+      replayedOnResend: outbox.replayedOnResend,
+      ackedFinal: outbox.acked.size,
+      db: figures,
+      ledgerCheck: check.ok,
+    });
+
+    expect(kills).toHaveLength(KILLS);
+    expect(outbox.acked.size).toBe(API_EVENTS);
+    expect(figures.lostAcknowledged).toEqual([]);
+    expect(figures.foundInDb).toBe(API_EVENTS);
+    expect(figures.doubledEvents).toBe(0);
+    expect(figures.doubledJournalEntries).toBe(0);
+    expect(figures.wrongAmounts).toBe(0);
+    expect(figures.balanceMismatches).toEqual([]);
+    expect(firstPassSummary.status500).toBe(0);
+    expect(check).toMatchObject({ ok: true });
+  }, 150_000);
+
+  it('bills every queued job exactly once when the worker is killed with -9 while draining', async () => {
+    const events = generateEvents({ prefix: 'rel2q', count: QUEUE_EVENTS, seed: 22 });
+    let published = 0;
+    await runPool(events, 32, async (event) => {
+      if (await queue.publish(event)) published += 1;
+    });
+    const kills: Array<{ storedAtKill: number; activeAtKill: number }> = [];
+    for (let k = 1; k <= KILLS; k += 1) {
+      const threshold = Math.floor((QUEUE_EVENTS * k) / (KILLS + 1));
+      await waitFor(async () => (await storedWithPrefix(databaseUrl, 'rel2q')) >= threshold, 90_000, 20);
+      const activeAtKill = (await queue.counts()).active ?? 0;
+      await worker.kill9();
+      kills.push({ storedAtKill: await storedWithPrefix(databaseUrl, 'rel2q'), activeAtKill });
+      worker = await startWorker({ runDir: run.runDir, env });
+    }
+    // Jobs that were active in the dead worker come back when their lock expires (stalled check).
+    const drained = await waitFor(async () => {
+      const counts = await queue.counts();
+      return queueDrained(counts) ? counts : null;
+    }, 150_000, 250);
+    const figures = await billingFigures({ databaseUrl, events, acknowledged: [], earlierEvents: apiEvents });
+    const check = await ledgerCheck(api.baseUrl, RELIABILITY_ADMIN_KEY);
+    run.record('worker', { published, kills, queue: drained, db: figures, ledgerCheck: check.ok, workerAlive: worker.isRunning() });
+
+    expect(published).toBe(QUEUE_EVENTS);
+    expect(drained.failed).toBe(0);
+    expect(drained.dead).toBe(0);
+    expect(figures.foundInDb).toBe(QUEUE_EVENTS);
+    expect(figures.doubledEvents).toBe(0);
+    expect(figures.doubledJournalEntries).toBe(0);
+    expect(figures.wrongAmounts).toBe(0);
+    expect(figures.balanceMismatches).toEqual([]);
+    expect(check).toMatchObject({ ok: true });
+  }, 180_000);
+});

@@ -1,0 +1,156 @@
+// A throwaway PostgreSQL instance of our own (initdb into a temporary directory, its own port and
+// socket directory), so the outage scenario can stop, crash and restart it without touching the
+// machine's shared Postgres that other test runs use. Runs as the `postgres` system user when we
+// are root (initdb and postgres refuse root).
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { chmodSync, chownSync, closeSync, existsSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
+import { findFreePort, sleep } from '../../../scripts/lib/processes.js';
+
+const START_TIMEOUT_MS = 30_000;
+const STOP_TIMEOUT_MS = 20_000;
+const POLL_MS = 100;
+
+export interface OwnPostgres {
+  port: number;
+  dataDir: string;
+  /** postgresql://postgres@127.0.0.1:<port>/<db> */
+  url(db: string): string;
+  isRunning(): boolean;
+  start(): Promise<void>;
+  /** Fast shutdown (SIGINT: open transactions are aborted, a checkpoint is written). */
+  stop(): Promise<void>;
+  /** kill -9 of the postmaster and every backend: crash recovery from the WAL at the next start. */
+  crash(): Promise<void>;
+  /** Stops it and removes the data directory. */
+  destroy(): Promise<void>;
+}
+
+function postgresBinDir(): string {
+  const root = '/usr/lib/postgresql';
+  const versions = existsSync(root) ? readdirSync(root).filter((v) => existsSync(join(root, v, 'bin/initdb'))) : [];
+  if (versions.length === 0) throw new Error('no PostgreSQL binaries under /usr/lib/postgresql/*/bin');
+  return join(root, versions.sort((a, b) => Number(b) - Number(a))[0]!, 'bin');
+}
+
+/** uid/gid to run as: the postgres user when we are root, else ourselves. */
+function runAs(): { uid?: number; gid?: number } {
+  if (process.getuid?.() !== 0) return {};
+  const line = readFileSync('/etc/passwd', 'utf8').split('\n').find((l) => l.startsWith('postgres:'));
+  if (!line) throw new Error('running as root but there is no postgres user to run PostgreSQL as');
+  const [, , uid, gid] = line.split(':');
+  return { uid: Number(uid), gid: Number(gid) };
+}
+
+async function answers(url: string): Promise<boolean> {
+  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 1_000 });
+  try {
+    await client.connect();
+    await client.query('SELECT 1');
+    return true;
+  } catch {
+    return false;
+  } finally {
+    await client.end().catch(() => undefined);
+  }
+}
+
+export async function startOwnPostgres(input: { logDir: string }): Promise<OwnPostgres> {
+  const bin = postgresBinDir();
+  const user = runAs();
+  const port = await findFreePort();
+  const dataDir = mkdtempSync(join(tmpdir(), 'rel-pg-'));
+  if (user.uid !== undefined) chownSync(dataDir, user.uid, user.gid!);
+  chmodSync(dataDir, 0o700);
+  const env = { PATH: process.env.PATH, LC_ALL: 'C', LANG: 'C' };
+  const init = spawnSync(join(bin, 'initdb'), ['-D', dataDir, '-U', 'postgres', '--auth=trust', '-E', 'UTF8', '--no-locale', '--no-sync', '--no-instructions'], {
+    ...user,
+    cwd: tmpdir(),
+    env,
+    encoding: 'utf8',
+  });
+  if (init.status !== 0) {
+    rmSync(dataDir, { recursive: true, force: true });
+    throw new Error(`initdb failed: ${init.stderr || init.stdout}`);
+  }
+  // When this process dies for any reason (even SIGKILL), the pipe closes: kill the postmaster's
+  // whole group (its pid is line 1 of postmaster.pid) and remove the data directory.
+  const watchdog = spawn(
+    '/bin/sh',
+    ['-c', 'cat >/dev/null; p=$(head -1 "$1/postmaster.pid" 2>/dev/null); [ -n "$p" ] && kill -KILL -"$p" 2>/dev/null; sleep 1; rm -rf "$1"', 'own-pg-watchdog', dataDir],
+    { stdio: ['pipe', 'ignore', 'ignore'] },
+  );
+  watchdog.unref();
+
+  let child: ChildProcess | null = null;
+  let exited: Promise<void> = Promise.resolve();
+  let incarnation = 0;
+  const adminUrl = `postgresql://postgres@127.0.0.1:${port}/postgres`;
+  const isRunning = () => child !== null && child.exitCode === null && child.signalCode === null;
+
+  const start = async () => {
+    if (isRunning()) return;
+    incarnation += 1;
+    const logFd = openSync(join(input.logDir, `postgres.${incarnation}.log`), 'a');
+    // Its own process group (detached), so crash() can kill the postmaster and all backends at once.
+    const proc = spawn(
+      join(bin, 'postgres'),
+      ['-D', dataDir, '-p', String(port), '-k', dataDir, '-c', 'listen_addresses=127.0.0.1', '-c', 'max_connections=200', '-c', 'log_min_messages=warning'],
+      { ...user, cwd: tmpdir(), env, detached: true, stdio: ['ignore', logFd, logFd] },
+    );
+    closeSync(logFd);
+    child = proc;
+    exited = new Promise((resolve) => proc.once('exit', () => resolve()));
+    const deadline = Date.now() + START_TIMEOUT_MS;
+    while (!(await answers(adminUrl))) {
+      if (!isRunning()) throw new Error(`own postgres exited during start (see ${input.logDir}/postgres.${incarnation}.log)`);
+      if (Date.now() > deadline) throw new Error(`own postgres not answering within ${START_TIMEOUT_MS} ms`);
+      await sleep(POLL_MS);
+    }
+  };
+
+  const waitExit = async () => {
+    const timer = setTimeout(() => child?.pid && killGroup(child.pid, 'SIGKILL'), STOP_TIMEOUT_MS);
+    try {
+      await exited;
+    } finally {
+      clearTimeout(timer);
+    }
+  };
+
+  const stop = async () => {
+    if (!isRunning()) return;
+    child!.kill('SIGINT');
+    await waitExit();
+  };
+
+  const crash = async () => {
+    if (!isRunning()) return;
+    killGroup(child!.pid!, 'SIGKILL');
+    await waitExit();
+  };
+
+  const destroy = async () => {
+    await crash().catch(() => undefined);
+    watchdog.kill('SIGKILL');
+    rmSync(dataDir, { recursive: true, force: true });
+  };
+
+  try {
+    await start();
+  } catch (error) {
+    await destroy();
+    throw error;
+  }
+  return { port, dataDir, url: (db) => `postgresql://postgres@127.0.0.1:${port}/${db}`, isRunning, start, stop, crash, destroy };
+}
+
+function killGroup(pid: number, signal: NodeJS.Signals): void {
+  try {
+    process.kill(-pid, signal);
+  } catch {
+    // already gone
+  }
+}
