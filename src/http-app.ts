@@ -7,6 +7,7 @@ import { cleanupOpenApiDoc } from 'nestjs-zod';
 import { AppModule } from './app.module.js';
 import { jsonBodyMiddleware } from './common/http/body-parsers.js';
 import { answerClientErrorsAsJson } from './common/http/client-errors.js';
+import { refuseNulInUrl } from './common/http/url-guard.js';
 import { APP_CONFIG, type AppConfig } from './config/index.js';
 import { metricsMiddleware } from './modules/health/metrics.middleware.js';
 import { MetricsService } from './modules/health/metrics.service.js';
@@ -23,6 +24,7 @@ export async function createHttpApp(envOverrides: Partial<Record<string, string>
   app.set('trust proxy', false);
   answerClientErrorsAsJson(app.getHttpServer());
   app.use(metricsMiddleware(app.get(MetricsService)));
+  app.use(refuseNulInUrl());
   app.use(jsonBodyMiddleware(config.BODY_LIMIT_BYTES));
   app.enableShutdownHooks();
 
