@@ -55,8 +55,18 @@ function exact(value: bigint, ratio: { num: bigint; den: bigint }): bigint {
   return scaled / ratio.den;
 }
 
-/** Exact amounts of one event at the oracle price (standard 1.1x, premium 1.2x, user 1.3x). */
-export function oracleAmounts(body: UsageBody, price = ORACLE_PRICE): OracleAmounts {
+export interface OraclePrice {
+  inputAttoPerMtok: bigint;
+  outputAttoPerMtok: bigint;
+  /** The input price when the model has no cached price. */
+  cachedAttoPerMtok: bigint;
+}
+
+export type OracleTier = 'standard' | 'premium';
+
+/** Exact amounts of one event (standard 1.1x, premium 1.2x, user 1.3x), at the oracle price by default. */
+export function oracleAmounts(body: UsageBody, options: { price?: OraclePrice; tier?: OracleTier } = {}): OracleAmounts {
+  const price = options.price ?? ORACLE_PRICE;
   const u = body.usage;
   const scaled =
     BigInt(u.prompt_tokens - u.cached_tokens) * price.inputAttoPerMtok +
@@ -64,7 +74,7 @@ export function oracleAmounts(body: UsageBody, price = ORACLE_PRICE): OracleAmou
     BigInt(u.completion_tokens) * price.outputAttoPerMtok;
   if (scaled % TOKENS_PER_MTOK !== 0n) throw new Error('oracle: price not exact per token');
   const officialAtto = scaled / TOKENS_PER_MTOK;
-  const tier = ORACLE_CONTRIBUTORS.find((c) => c.id === body.contributor_id)?.tier;
+  const tier = options.tier ?? ORACLE_CONTRIBUTORS.find((c) => c.id === body.contributor_id)?.tier;
   if (!tier) throw new Error(`oracle: unknown contributor ${body.contributor_id}`);
   const chargeAtto = exact(officialAtto, USER_MARKUP);
   const payoutAtto = exact(officialAtto, PAYOUT_BY_TIER[tier]);
