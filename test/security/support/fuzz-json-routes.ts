@@ -1,0 +1,192 @@
+// The JSON write routes: a valid request of each (unique ids per case), which fields hold what
+// kind of value, and the generator of malformed variants.
+import fc from 'fast-check';
+import { GPT4O } from '../../support/billing-fixtures.js';
+import { badPathSegment, RawJson, serialize, type FieldKind } from './fuzz-values.js';
+import { describeValue, encodeSegment, fieldMutations, percentEncode, wireMutations, type Caller, type FuzzRequest } from './fuzz-mutations.js';
+
+interface JsonRouteSpec {
+  route: string;
+  method: 'POST' | 'PUT';
+  caller: Caller;
+  /** `{param}` is replaced by the (possibly mutated) path parameter. */
+  path: string;
+  param?: { kind: FieldKind; valid: (n: number) => string };
+  body: (n: number) => Record<string, unknown>;
+  fields: Record<string, FieldKind>;
+  idempotent: boolean | ((bodyText: string) => boolean);
+}
+
+const PAYOUT_ADDRESS = '0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed';
+
+export const JSON_ROUTES: JsonRouteSpec[] = [
+  {
+    route: 'POST /v1/usage-events',
+    method: 'POST',
+    caller: 'gateway',
+    path: '/v1/usage-events',
+    body: (n) => ({
+      event_id: `fz-ev-${n}`,
+      user_id: 'u_42',
+      contributor_id: 'c_std',
+      model: GPT4O,
+      occurred_at: '2026-11-29T10:00:00Z',
+      usage: { prompt_tokens: 120, completion_tokens: 35, cached_tokens: 20, reasoning_tokens: 0 },
+      metadata: { stream_id: `s-${n}` },
+    }),
+    fields: {
+      event_id: 'extId',
+      user_id: 'id',
+      contributor_id: 'id',
+      model: 'model',
+      occurred_at: 'timestamp',
+      usage: 'object',
+      'usage.prompt_tokens': 'tokens',
+      'usage.completion_tokens': 'tokens',
+      'usage.cached_tokens': 'tokens',
+      'usage.reasoning_tokens': 'tokens',
+      hold_id: 'extId',
+      metadata: 'object',
+      'metadata.stream_id': 'object',
+    },
+    idempotent: true,
+  },
+  {
+    route: 'POST /v1/usage-events/batch',
+    method: 'POST',
+    caller: 'gateway',
+    path: '/v1/usage-events/batch',
+    body: (n) => ({
+      events: [
+        {
+          event_id: `fz-bt-${n}`,
+          user_id: 'u_42',
+          contributor_id: 'c_prem',
+          model: GPT4O,
+          occurred_at: '2026-11-29T11:00:00Z',
+          usage: { prompt_tokens: 10, completion_tokens: 5 },
+        },
+      ],
+    }),
+    fields: {
+      events: 'array',
+      'events.0': 'object',
+      'events.0.event_id': 'extId',
+      'events.0.user_id': 'id',
+      'events.0.contributor_id': 'id',
+      'events.0.model': 'model',
+      'events.0.occurred_at': 'timestamp',
+      'events.0.usage': 'object',
+      'events.0.usage.prompt_tokens': 'tokens',
+      'events.0.usage.completion_tokens': 'tokens',
+      'events.0.metadata': 'object',
+    },
+    idempotent: true,
+  },
+  {
+    route: 'POST /v1/holds',
+    method: 'POST',
+    caller: 'gateway',
+    path: '/v1/holds',
+    body: (n) => ({ hold_id: `fz-h-${n}`, user_id: 'u_42', amount_usd: '0.01', expires_in_seconds: 600 }),
+    fields: { hold_id: 'extId', user_id: 'id', amount_usd: 'money', expires_in_seconds: 'int' },
+    idempotent: true,
+  },
+  {
+    route: 'POST /v1/admin/users/:id/credits',
+    method: 'POST',
+    caller: 'admin',
+    path: '/v1/admin/users/{param}/credits',
+    param: { kind: 'id', valid: () => 'u_fz' },
+    body: (n) => ({ amount_usd: '1.5', reference: `fz-cr-${n}` }),
+    fields: { amount_usd: 'signedMoney', reference: 'extId', reason: 'text' },
+    idempotent: true,
+  },
+  {
+    route: 'POST /v1/admin/prices',
+    method: 'POST',
+    caller: 'admin',
+    path: '/v1/admin/prices',
+    body: (n) => ({
+      model: `fz/model-${n}`,
+      input_usd_per_mtok: '1.25',
+      output_usd_per_mtok: '5',
+      cached_input_usd_per_mtok: '0.5',
+      effective_from: '2026-02-01T00:00:00Z',
+    }),
+    fields: { model: 'model', input_usd_per_mtok: 'money', output_usd_per_mtok: 'money', cached_input_usd_per_mtok: 'money', effective_from: 'timestamp' },
+    // (model, effective_from) is the key; without effective_from ("now") each call is a new version (api.md).
+    idempotent: (bodyText) => bodyText.includes('"effective_from"'),
+  },
+  {
+    route: 'PUT /v1/admin/contributors/:id',
+    method: 'PUT',
+    caller: 'admin',
+    path: '/v1/admin/contributors/{param}',
+    param: { kind: 'id', valid: (n) => `c_fz_${n}` },
+    body: () => ({ tier: 'standard', payout_address: PAYOUT_ADDRESS, status: 'active' }),
+    fields: { tier: 'enum', payout_address: 'address', status: 'enum' },
+    idempotent: true,
+  },
+  {
+    route: 'POST /v1/admin/api-keys',
+    method: 'POST',
+    caller: 'admin',
+    path: '/v1/admin/api-keys',
+    body: (n) => ({ role: 'contributor', contributor_id: `c_fz_${n}`, name: `fz key ${n}` }),
+    fields: { role: 'enum', contributor_id: 'id', name: 'text' },
+    // Every accepted call creates a new key: not idempotent by design (api.md).
+    idempotent: false,
+  },
+  {
+    route: 'POST /v1/admin/contributors/:id/adjustments',
+    method: 'POST',
+    caller: 'admin',
+    path: '/v1/admin/contributors/{param}/adjustments',
+    param: { kind: 'id', valid: () => 'c_std' },
+    body: (n) => ({ amount_usd: '0.25', reason: 'fuzz correction', reference: `fz-adj-${n}` }),
+    fields: { amount_usd: 'signedMoney', reason: 'text', reference: 'extId' },
+    idempotent: true,
+  },
+  {
+    route: 'POST /v1/admin/settlements',
+    method: 'POST',
+    caller: 'admin',
+    path: '/v1/admin/settlements',
+    body: () => ({ dry_run: true }),
+    fields: { dry_run: 'bool' },
+    idempotent: true,
+  },
+];
+
+export function jsonRouteCases(spec: JsonRouteSpec): fc.Arbitrary<FuzzRequest> {
+  const n = fc.integer({ min: 1, max: 1_000_000_000 });
+  const make = (num: number, mutation: string, body: Buffer | null, contentType: string | null = 'application/json', param?: string): FuzzRequest => ({
+    route: spec.route,
+    mutation,
+    method: spec.method,
+    path: spec.path.replace('{param}', param ?? percentEncode(spec.param?.valid(num) ?? '')),
+    caller: spec.caller,
+    contentType,
+    body,
+    idempotent: typeof spec.idempotent === 'function' ? spec.idempotent(body?.toString('utf8') ?? '') : spec.idempotent,
+  });
+  const fieldCase = fc.tuple(n, fieldMutations(spec.fields)).map(([num, m]) => {
+    const mutated = m.apply(spec.body(num));
+    return make(num, m.label, Buffer.from(mutated instanceof RawJson ? mutated.text : serialize(mutated)));
+  });
+  const wireCase = fc.tuple(n, wireMutations).map(([num, m]) =>
+    make(num, m.label, m.bytes(serialize(spec.body(num))), m.contentType === undefined ? 'application/json' : m.contentType),
+  );
+  const cases: Array<{ weight: number; arbitrary: fc.Arbitrary<FuzzRequest> }> = [
+    { weight: 6, arbitrary: fieldCase },
+    { weight: 3, arbitrary: wireCase },
+  ];
+  if (spec.param) {
+    const pathCase = fc.tuple(n, badPathSegment).map(([num, seg]) =>
+      make(num, `path parameter ${describeValue(seg.text)}${seg.raw ? ' (raw)' : ''}`, Buffer.from(serialize(spec.body(num))), 'application/json', encodeSegment(seg)),
+    );
+    cases.push({ weight: 2, arbitrary: pathCase });
+  }
+  return fc.oneof(...cases);
+}

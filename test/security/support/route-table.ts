@@ -1,0 +1,96 @@
+// Who may call each route, from docs/api.md (the contract), not from the code's decorators: the
+// matrix then proves the decorators match the contract. A route the app serves that is missing
+// here fails the access-control test, so a new route cannot ship without a decision.
+import type { Role } from '../../../src/modules/auth/auth.types.js';
+import { GHOST_CONTRIBUTOR, SEEDED_EVENT_ID, SEEDED_HOLD_ID } from './security-fixture.js';
+
+export type RouteAccess =
+  | { public: true; path: string }
+  | {
+      public?: false;
+      roles: Role[];
+      /** The concrete path to call; `{contributor}` is replaced by the contributor id under test. */
+      path: string;
+      /** `:id` is a contributor: a contributor key may only name its own (IDOR). */
+      contributorScoped?: boolean;
+    };
+
+const NO_SUCH_UUID = '00000000-0000-4000-8000-00000000abcd';
+const admin: Role[] = ['admin'];
+const gatewayOrAdmin: Role[] = ['gateway', 'admin'];
+const contributorOrAdmin: Role[] = ['contributor', 'admin'];
+
+export const ROUTE_TABLE: Record<string, RouteAccess> = {
+  // Operations (public by contract).
+  'GET /health': { public: true, path: '/health' },
+  'GET /health/ready': { public: true, path: '/health/ready' },
+  'GET /metrics': { public: true, path: '/metrics' },
+  'GET /docs': { public: true, path: '/docs' },
+  'GET /docs/': { public: true, path: '/docs/' },
+  'GET /docs/index.html': { public: true, path: '/docs/index.html' },
+  'GET /docs/LICENSE': { public: true, path: '/docs/LICENSE' },
+  'GET /docs/swagger-ui-init.js': { public: true, path: '/docs/swagger-ui-init.js' },
+  'GET /docs/docs/swagger-ui-init.js': { public: true, path: '/docs/docs/swagger-ui-init.js' },
+  'GET /docs-json': { public: true, path: '/docs-json' },
+  'GET /docs-yaml': { public: true, path: '/docs-yaml' },
+
+  // Keys (admin).
+  'POST /v1/admin/api-keys': { roles: admin, path: '/v1/admin/api-keys' },
+  'DELETE /v1/admin/api-keys/:id': { roles: admin, path: `/v1/admin/api-keys/${NO_SUCH_UUID}` },
+
+  // Prices (admin).
+  'POST /v1/admin/prices': { roles: admin, path: '/v1/admin/prices' },
+  'GET /v1/admin/prices': { roles: admin, path: '/v1/admin/prices' },
+  'POST /v1/admin/prices/import': { roles: admin, path: '/v1/admin/prices/import' },
+
+  // Contributors (admin).
+  'PUT /v1/admin/contributors/:id': { roles: admin, path: `/v1/admin/contributors/${GHOST_CONTRIBUTOR}` },
+  'GET /v1/admin/contributors': { roles: admin, path: '/v1/admin/contributors' },
+  'GET /v1/admin/contributors/:id': { roles: admin, path: '/v1/admin/contributors/{contributor}' },
+  'POST /v1/admin/contributors/:id/adjustments': { roles: admin, path: '/v1/admin/contributors/{contributor}/adjustments' },
+
+  // Users and credit.
+  'POST /v1/admin/users/:id/credits': { roles: admin, path: '/v1/admin/users/u_42/credits' },
+  'GET /v1/users/:id/balance': { roles: gatewayOrAdmin, path: '/v1/users/u_42/balance' },
+
+  // Holds (gateway; admin too).
+  'POST /v1/holds': { roles: gatewayOrAdmin, path: '/v1/holds' },
+  'POST /v1/holds/:hold_id/release': { roles: gatewayOrAdmin, path: '/v1/holds/sec-hold-none/release' },
+  'GET /v1/holds/:hold_id': { roles: gatewayOrAdmin, path: `/v1/holds/${SEEDED_HOLD_ID}` },
+
+  // Usage events (gateway; admin too).
+  'POST /v1/usage-events': { roles: gatewayOrAdmin, path: '/v1/usage-events' },
+  'POST /v1/usage-events/batch': { roles: gatewayOrAdmin, path: '/v1/usage-events/batch' },
+  'POST /v1/usage-events/stream': { roles: gatewayOrAdmin, path: '/v1/usage-events/stream' },
+  'GET /v1/usage-events/:event_id': { roles: gatewayOrAdmin, path: `/v1/usage-events/${SEEDED_EVENT_ID}` },
+  'GET /v1/admin/usage-events': { roles: admin, path: '/v1/admin/usage-events' },
+  'POST /v1/admin/usage-events/reprice': { roles: admin, path: '/v1/admin/usage-events/reprice' },
+
+  // Contributor earnings: a contributor for itself, an admin for any.
+  'GET /v1/contributors/:id/balance': { roles: contributorOrAdmin, path: '/v1/contributors/{contributor}/balance', contributorScoped: true },
+  'GET /v1/contributors/:id/earnings': { roles: contributorOrAdmin, path: '/v1/contributors/{contributor}/earnings', contributorScoped: true },
+  'GET /v1/contributors/:id/earnings.csv': { roles: contributorOrAdmin, path: '/v1/contributors/{contributor}/earnings.csv', contributorScoped: true },
+  'GET /v1/contributors/:id/payouts': { roles: contributorOrAdmin, path: '/v1/contributors/{contributor}/payouts', contributorScoped: true },
+
+  // Settlements (admin).
+  'POST /v1/admin/settlements': { roles: admin, path: '/v1/admin/settlements' },
+  'GET /v1/admin/settlements': { roles: admin, path: '/v1/admin/settlements' },
+  'GET /v1/admin/settlements/:id': { roles: admin, path: `/v1/admin/settlements/${NO_SUCH_UUID}` },
+  'POST /v1/admin/settlements/:id/approve': { roles: admin, path: `/v1/admin/settlements/${NO_SUCH_UUID}/approve` },
+  'POST /v1/admin/settlements/:id/reconcile': { roles: admin, path: `/v1/admin/settlements/${NO_SUCH_UUID}/reconcile` },
+
+  // Admin overview and checks.
+  'GET /v1/admin/overview': { roles: admin, path: '/v1/admin/overview' },
+  'GET /v1/admin/ledger/check': { roles: admin, path: '/v1/admin/ledger/check' },
+  'GET /v1/admin/audit-log': { roles: admin, path: '/v1/admin/audit-log' },
+};
+
+/** Served by the app but not routes of the API: Nest's not-found handler, one per HTTP method. */
+export function isNotFoundCatchAll(path: string): boolean {
+  return path.includes('*splat');
+}
+
+/** Served by the OpenAPI module, not by a controller (so /docs-json does not describe them). */
+export function isOpenApiAsset(path: string): boolean {
+  return path === '/docs' || path.startsWith('/docs/') || path === '/docs-json' || path === '/docs-yaml';
+}
