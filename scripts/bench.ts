@@ -1,4 +1,4 @@
-// npm run bench [-- --quick] [--earnings-events N] [--duration S] [--keep] [--no-build]
+// npm run bench [-- --quick] [--earnings-events N] [--duration S] [--keep] [--no-build] [--render-from RUN/figures.json]
 // Every figure of docs/performance.md, measured side by side in ONE run on the same Postgres:
 // (a) raw write limits (COPY, multi-row insert, one insert per transaction), (b) batch ingestion
 // through the HTTP API at 10/100/1000 events per request, (c) single-event ingestion with 64
@@ -7,12 +7,12 @@
 // Writes docs/performance.md and docs/performance-ingestion.png.
 import { cpus, loadavg, totalmem } from 'node:os';
 import { join } from 'node:path';
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
 import { runBatchLoad, runEarningsLoad, runSingleLoad, seedForIngestion, countStoredEvents, type LoadResult } from './lib/bench-http.js';
 import { measureRawLimits } from './lib/bench-raw.js';
-import { renderChartSvg, renderMarkdown, writeChartPng, type BatchFigure, type BenchFigures, type EarningsFigure, type MachineInfo } from './lib/bench-report.js';
+import { renderChartSvg, renderMarkdown, writeChartPng, type BatchFigure, type BenchFigures, type EarningsFigure, type MachineInfo, type PhaseCpu } from './lib/bench-report.js';
 import {
   claimRedisDatabase,
   createMigratedDatabase,
@@ -25,8 +25,10 @@ import {
   startApi,
 } from './lib/bench-stack.js';
 import { startDevchain, type Devchain } from './lib/devchain.js';
+import { measureEarningsQuery } from './lib/earnings-bench.js';
 import { measurePayoutGas } from './lib/gas-measure.js';
-import { CleanupStack, readRssBytes, sampleRss, sleep, type ManagedProcess } from './lib/processes.js';
+import { seedEvents } from './lib/seed-events.js';
+import { CleanupStack, cpuMeter, findPidsByCmdline, readMachineBusySeconds, readRssBytes, sampleRss, sleep, type ManagedProcess } from './lib/processes.js';
 
 interface BenchPlan {
   quick: boolean;
@@ -65,11 +67,14 @@ const SETTLE_TIMEOUT_MS = 60_000;
 const DAY_MS = 86_400_000;
 const DOCS_DIR = join(REPO_ROOT, 'docs');
 const CHART_FILE = 'performance-ingestion.png';
+const FIGURES_FILE = 'figures.json';
 
 const seedContributorId = (i: number) => `seed-c${String(i).padStart(6, '0')}`;
 const say = (line: string) => console.log(`[bench] ${line}`);
+const sayCpu = (phase: string, cpu: PhaseCpu) =>
+  say(`${phase} CPU (cores): api ${cpu.apiCores.toFixed(2)}, postgres ${cpu.postgresCores.toFixed(2)}, load generator ${cpu.loadGeneratorCores.toFixed(2)}, other processes ${cpu.otherCores.toFixed(2)}`);
 
-function parsePlan(): BenchPlan & { keep: boolean; noBuild: boolean } {
+function parsePlan(): BenchPlan & { keep: boolean; noBuild: boolean; renderFrom?: string } {
   const { values } = parseArgs({
     options: {
       quick: { type: 'boolean', default: false },
@@ -77,6 +82,7 @@ function parsePlan(): BenchPlan & { keep: boolean; noBuild: boolean } {
       duration: { type: 'string' },
       keep: { type: 'boolean', default: false },
       'no-build': { type: 'boolean', default: false },
+      'render-from': { type: 'string' },
     },
     strict: true,
   });
@@ -86,7 +92,7 @@ function parsePlan(): BenchPlan & { keep: boolean; noBuild: boolean } {
   if (!Number.isSafeInteger(earningsEvents) || earningsEvents < 0) throw new Error(`--earnings-events must be a non-negative integer`);
   const durationS = values.duration === undefined ? base.durationS : Number(values.duration);
   if (!Number.isFinite(durationS) || durationS <= 0) throw new Error('--duration must be a positive number of seconds');
-  return { ...base, quick, durationS, earningsEvents, keep: values.keep ?? false, noBuild: values['no-build'] ?? false };
+  return { ...base, quick, durationS, earningsEvents, keep: values.keep ?? false, noBuild: values['no-build'] ?? false, renderFrom: values['render-from'] };
 }
 
 async function machineInfo(databaseUrl: string): Promise<MachineInfo> {
@@ -106,6 +112,7 @@ async function machineInfo(databaseUrl: string): Promise<MachineInfo> {
 }
 
 interface Stack {
+  dbName: string;
   databaseUrl: string;
   baseUrl: string;
   adminKey: string;
@@ -142,16 +149,47 @@ async function startStack(runId: string, runDir: string, cleanup: CleanupStack, 
   });
   cleanup.add('stop api', () => api.stop());
   say(`database ${dbName}, Redis db ${redis.index}, anvil ${devchain.rpcUrl}, api ${baseUrl} (pid ${api.pid}); logs in ${runDir}`);
-  return { databaseUrl, baseUrl, adminKey, api, devchain };
+  return { dbName, databaseUrl, baseUrl, adminKey, api, devchain };
+}
+
+/** Where the CPU went during a phase (the API, our Postgres backends, this process, everyone else), and the API's peak RSS. */
+function startCpuMeters(stack: Stack): { stop(): PhaseCpu } {
+  const api = cpuMeter(() => [stack.api.pid]);
+  const postgres = cpuMeter(() => findPidsByCmdline(`postgres ${stack.dbName} `));
+  const selfStart = process.cpuUsage();
+  const machineStart = readMachineBusySeconds();
+  const rss = sampleRss(stack.api.pid, RSS_SAMPLE_MS);
+  const startedMs = performance.now();
+  return {
+    stop: () => {
+      const apiRssPeakBytes = rss.stop().peakBytes;
+      const seconds = (performance.now() - startedMs) / 1000;
+      const apiS = api.stop();
+      const postgresS = postgres.stop();
+      const self = process.cpuUsage(selfStart);
+      const loadGeneratorS = (self.user + self.system) / 1e6;
+      const machineS = readMachineBusySeconds() - machineStart;
+      return {
+        apiCores: apiS / seconds,
+        postgresCores: postgresS / seconds,
+        loadGeneratorCores: loadGeneratorS / seconds,
+        otherCores: Math.max(0, machineS - apiS - postgresS - loadGeneratorS) / seconds,
+        apiRssPeakBytes,
+      };
+    },
+  };
 }
 
 async function measureBatches(stack: Stack, key: string, plan: BenchPlan): Promise<BatchFigure[]> {
   const figures: BatchFigure[] = [];
   for (const size of BATCH_SIZES) {
     const before = await settledEventCounts(stack.databaseUrl);
+    const meters = startCpuMeters(stack);
     const load = await runBatchLoad({ baseUrl: stack.baseUrl, key, size, connections: BATCH_CONNECTIONS, durationS: plan.durationS, prefix: `b${size}` });
+    const cpu = meters.stop();
     const after = await settledEventCounts(stack.databaseUrl);
-    figures.push({ size, connections: BATCH_CONNECTIONS, load, storedPriced: after.priced - before.priced, storedOther: after.other - before.other });
+    figures.push({ size, connections: BATCH_CONNECTIONS, load, cpu, storedPriced: after.priced - before.priced, storedOther: after.other - before.other });
+    sayCpu(`batch ${size}`, cpu);
     say(`batch ${size}: ${Math.round(load.eventsPerSecond)} events/s (${load.pricedEvents} priced in ${load.seconds.toFixed(1)} s, ${load.notPricedEvents} not priced, ${load.non2xx} non-2xx), p99 ${load.latencyP99Ms} ms`);
   }
   return figures;
@@ -159,10 +197,13 @@ async function measureBatches(stack: Stack, key: string, plan: BenchPlan): Promi
 
 async function measureSingle(stack: Stack, key: string, plan: BenchPlan) {
   const before = await settledEventCounts(stack.databaseUrl);
+  const meters = startCpuMeters(stack);
   const load = await runSingleLoad({ baseUrl: stack.baseUrl, key, connections: SINGLE_CONNECTIONS, durationS: plan.durationS, prefix: 'single' });
+  const cpu = meters.stop();
   const after = await settledEventCounts(stack.databaseUrl);
+  sayCpu('single', cpu);
   say(`single: ${Math.round(load.eventsPerSecond)} events/s, p50 ${load.latencyP50Ms} ms, p99 ${load.latencyP99Ms} ms (${load.notPricedEvents} not priced, ${load.non2xx} non-2xx)`);
-  return { connections: SINGLE_CONNECTIONS, load, storedPriced: after.priced - before.priced, storedOther: after.other - before.other };
+  return { connections: SINGLE_CONNECTIONS, load, cpu, storedPriced: after.priced - before.priced, storedOther: after.other - before.other };
 }
 
 /**
@@ -187,8 +228,6 @@ async function settledEventCounts(databaseUrl: string): Promise<{ priced: number
  */
 async function measureEarnings(stack: Stack, plan: BenchPlan): Promise<EarningsFigure | { skipped: string }> {
   if (plan.earningsEvents === 0) return { skipped: '--earnings-events 0' };
-  const { seedEvents } = await import('./lib/seed-events.js');
-  const { measureEarningsQuery } = await import('./lib/earnings-bench.js');
   const endDay = new Date((Math.floor(Date.now() / DAY_MS) + 1) * DAY_MS);
   const range = { from: new Date(endDay.getTime() - EARNINGS_DAYS * DAY_MS).toISOString().slice(0, 10), to: endDay.toISOString().slice(0, 10) };
   say(`earnings: seeding ${plan.earningsEvents.toLocaleString('en-US')} events over ${EARNINGS_DAYS} days for one contributor`);
@@ -227,11 +266,19 @@ function assertAllOk(what: string, load: LoadResult): void {
   }
 }
 
-function writeDocs(figures: BenchFigures): void {
+function writeDocs(figures: BenchFigures, runDir?: string): void {
+  // The raw figures stay with the run's logs, so the docs can be re-rendered without re-measuring.
+  if (runDir) writeFileSync(join(runDir, FIGURES_FILE), JSON.stringify(figures, null, 2));
   const svg = renderChartSvg(figures);
   writeChartPng(svg, join(DOCS_DIR, CHART_FILE));
   writeFileSync(join(DOCS_DIR, 'performance.md'), renderMarkdown(figures, CHART_FILE));
-  say(`wrote docs/performance.md and docs/${CHART_FILE}`);
+  say(`wrote docs/performance.md and docs/${CHART_FILE}${runDir ? ` (figures: ${join(runDir, FIGURES_FILE)})` : ''}`);
+}
+
+/** --render-from: the docs of an earlier run, from its figures.json (nothing is measured). */
+function renderFrom(path: string): void {
+  const figures = JSON.parse(readFileSync(path, 'utf8')) as BenchFigures;
+  writeDocs({ ...figures, startedAt: new Date(figures.startedAt), finishedAt: new Date(figures.finishedAt) });
 }
 
 async function runAll(plan: BenchPlan, stack: Stack): Promise<Omit<BenchFigures, 'startedAt' | 'finishedAt'>> {
@@ -261,6 +308,10 @@ async function runAll(plan: BenchPlan, stack: Stack): Promise<Omit<BenchFigures,
 
 async function main(): Promise<number> {
   const plan = parsePlan();
+  if (plan.renderFrom) {
+    renderFrom(plan.renderFrom);
+    return 0;
+  }
   const runId = randomSuffix();
   const runDir = createRunDir(`ledger-bench-${runId}`);
   const cleanup = new CleanupStack((line) => say(`cleanup: ${line}`));
@@ -269,7 +320,7 @@ async function main(): Promise<number> {
     say(`${plan.quick ? 'quick smoke run' : 'full run'}: ${plan.durationS} s per load phase, earnings database ${plan.earningsEvents.toLocaleString('en-US')} events`);
     const stack = await startStack(runId, runDir, cleanup, plan);
     const figures = await runAll(plan, stack);
-    writeDocs({ ...figures, startedAt, finishedAt: new Date() });
+    writeDocs({ ...figures, startedAt, finishedAt: new Date() }, runDir);
     return 0;
   } catch (error) {
     console.error(`[bench] failed: ${(error as Error).stack ?? error}\n[bench] logs: ${runDir}`);

@@ -24,10 +24,21 @@ export interface MachineInfo {
   loadAvgEnd: number[];
 }
 
+/** Average cores busy during a load phase, by who used them. */
+export interface PhaseCpu {
+  apiCores: number;
+  postgresCores: number;
+  loadGeneratorCores: number;
+  /** Everything else on the machine (other users' tests, builds): contention, not us. */
+  otherCores: number;
+  apiRssPeakBytes: number;
+}
+
 export interface BatchFigure {
   size: number;
   connections: number;
   load: LoadResult;
+  cpu: PhaseCpu;
   /** usage_events rows the phase added, by status (the database's count). */
   storedPriced: number;
   storedOther: number;
@@ -53,7 +64,7 @@ export interface BenchFigures {
   durationS: number;
   raw: RawLimits;
   batch: BatchFigure[];
-  single: { connections: number; load: LoadResult; storedPriced: number; storedOther: number };
+  single: { connections: number; load: LoadResult; cpu: PhaseCpu; storedPriced: number; storedOther: number };
   earnings: EarningsFigure | { skipped: string };
   gas: PayoutGasMeasurement;
   rss: { idleBytes: number; peakBytes: number; samples: number };
@@ -125,10 +136,42 @@ function rssRows(f: BenchFigures): Row[] {
   return [{ figure: `API resident memory (VmRSS), peak during load (idle before load: ${mib(f.rss.idleBytes)})`, value: mib(f.rss.peakBytes), ratio: '', target: `< ${mib(TARGET_RSS_BYTES_MAX)}`, met: met(f.rss.peakBytes < TARGET_RSS_BYTES_MAX) }];
 }
 
+function cpuSection(f: BenchFigures): string {
+  const lines = [
+    `Average cores busy during each ingestion phase (the machine has ${f.machine.cores}), from /proc: the API process, the Postgres backends of the benchmark database, the load generator (this process), and every other process on the machine.`,
+    '',
+    '| phase | events/s | API | Postgres | load generator | other processes | API CPU per event | Postgres CPU per event | API RSS peak |',
+    '|---|---:|---:|---:|---:|---:|---:|---:|---:|',
+  ];
+  const phases = [...f.batch.map((b) => ({ name: `batch ${b.size}`, load: b.load, cpu: b.cpu })), { name: `single (${f.single.connections} clients)`, load: f.single.load, cpu: f.single.cpu }];
+  const rowsOut = lines;
+  for (const p of phases) {
+    const perEventUs = (cores: number) => (p.load.eventsPerSecond > 0 ? `${int((cores / p.load.eventsPerSecond) * 1e6)} us` : 'n/a');
+    rowsOut.push(`| ${p.name} | ${int(p.load.eventsPerSecond)} | ${p.cpu.apiCores.toFixed(2)} | ${p.cpu.postgresCores.toFixed(2)} | ${p.cpu.loadGeneratorCores.toFixed(2)} | ${p.cpu.otherCores.toFixed(2)} | ${perEventUs(p.cpu.apiCores)} | ${perEventUs(p.cpu.postgresCores)} | ${mib(p.cpu.apiRssPeakBytes)} |`);
+  }
+  const largest = f.batch.reduce((a, b) => (b.size > a.size ? b : a));
+  lines.push('', coresNeeded(`batch ${largest.size}`, largest.load, largest.cpu, TARGET_BATCH_EVENTS_PER_S, f.machine.cores));
+  lines.push('', coresNeeded('single', f.single.load, f.single.cpu, TARGET_SINGLE_EVENTS_PER_S, f.machine.cores));
+  return lines.join('\n');
+}
+
+/** What the target rate would cost at the CPU per event measured in this run. */
+function coresNeeded(name: string, load: LoadResult, cpu: PhaseCpu, target: number, cores: number): string {
+  if (load.eventsPerSecond <= 0) return `- ${name}: no events, no estimate.`;
+  const apiCores = (cpu.apiCores / load.eventsPerSecond) * target;
+  const postgresCores = (cpu.postgresCores / load.eventsPerSecond) * target;
+  return `- ${name}: at the CPU cost per event measured here, ${int(target)} events/s would need ${apiCores.toFixed(2)} cores of API (one Node process uses at most 1) and ${postgresCores.toFixed(2)} cores of Postgres, ${(apiCores + postgresCores).toFixed(2)} in all, on a ${cores}-core machine.`;
+}
+
 function table(rows: Row[]): string {
   const lines = ['| figure | value | ratio to limit / peer | target | met? |', '|---|---:|---|---|---|'];
   for (const r of rows) lines.push(`| ${r.figure} | ${r.value} | ${r.ratio} | ${r.target} | ${r.met} |`);
   return lines.join('\n');
+}
+
+function contention(f: BenchFigures): string {
+  const others = [...f.batch.map((b) => b.cpu.otherCores), f.single.cpu.otherCores];
+  return `${Math.min(...others).toFixed(2)}-${Math.max(...others).toFixed(2)}`;
 }
 
 function machineSection(f: BenchFigures): string {
@@ -140,6 +183,7 @@ function machineSection(f: BenchFigures): string {
     `- Postgres: ${m.postgres} (local, same server for every figure); Redis local; Anvil local`,
     `- Load average (1/5/15 min) at start: ${load(m.loadAvgStart)}, at end: ${load(m.loadAvgEnd)}. The load generator (autocannon) runs on the same ${m.cores} cores as the API and Postgres.`,
     `- Each load phase lasts ${f.durationS} s after a warm-up; the API runs from \`dist/\` with \`LOG_LEVEL=warn\` and its default pool and writer settings.`,
+    `- This machine is shared: other processes (other test runs and builds) kept ${contention(f)} cores busy during the ingestion phases (see "Where the CPU went"), so throughput figures are lower than on an idle machine; the CPU cost per event is the figure that carries over.`,
   ].join('\n');
 }
 
@@ -169,7 +213,10 @@ const NOTES = `- **Raw limits** are one client on one connection, rows generated
   not on the event count; p99 includes the 2-core machine's scheduling noise.
 - **Gas** is measured on Anvil against the test USDC: per recipient = transaction gas / recipients,
   so the fixed 21,000 base cost and the funding pull are spread over the batch.
-- **RSS** is VmRSS of the API process from /proc, sampled every 250 ms through all load phases.`;
+- **RSS** is VmRSS of the API process from /proc, sampled every 250 ms through all load phases.
+- **CPU per event** counts the API process and the Postgres backends serving the benchmark
+  database (not Postgres' WAL writer, checkpointer or background writer), so it is a lower bound
+  on the machine's cost per event.`;
 
 export function renderMarkdown(f: BenchFigures, chartFile: string): string {
   const banner = f.quick ? '\n> **Quick smoke run** (`--quick`): short phases and a small earnings database. These are not the reference figures; run `npm run bench` for them.\n' : '';
@@ -186,6 +233,10 @@ ${machineSection(f)}
 ${table([...ingestionRows(f), ...earningsRows(f), ...gasRows(f), ...rssRows(f)])}
 
 ![Ingestion throughput vs batch size](${chartFile})
+
+## Where the CPU went
+
+${cpuSection(f)}
 
 ## Delivery checks during the load
 
@@ -215,36 +266,38 @@ function escapeXml(text: string): string {
   return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 }
 
-/** 1, 2 or 5 times a power of ten, at least `raw`: round axis ticks. */
-function niceStep(raw: number): number {
-  const power = 10 ** Math.floor(Math.log10(Math.max(raw, 1)));
-  return [1, 2, 5, 10].map((m) => m * power).find((step) => step >= raw) ?? 10 * power;
-}
-
+/**
+ * Log-scale bar chart: the API figures sit one to two orders of magnitude below the raw limits,
+ * which a linear axis would flatten to nothing.
+ */
 export function renderChartSvg(f: BenchFigures): string {
-  const bars = [{ label: 'single (64 clients)', value: f.single.load.eventsPerSecond }, ...f.batch.map((b) => ({ label: `batch ${b.size}`, value: b.load.eventsPerSecond }))];
+  const bars = [{ label: `single (${f.single.connections} clients)`, value: f.single.load.eventsPerSecond }, ...f.batch.map((b) => ({ label: `batch ${b.size}`, value: b.load.eventsPerSecond }))];
   const references = [
     { label: `COPY limit ${int(f.raw.copyRowsPerSecond)}/s`, value: f.raw.copyRowsPerSecond, color: '#b22222' },
     { label: `multi-row insert ${int(f.raw.unnestRowsPerSecond)}/s`, value: f.raw.unnestRowsPerSecond, color: '#d2691e' },
     { label: `batch target ${int(TARGET_BATCH_EVENTS_PER_S)}/s`, value: TARGET_BATCH_EVENTS_PER_S, color: '#2e8b57' },
+    { label: `single target ${int(TARGET_SINGLE_EVENTS_PER_S)}/s`, value: TARGET_SINGLE_EVENTS_PER_S, color: '#6a5acd' },
   ];
-  const step = niceStep(Math.max(...bars.map((b) => b.value), ...references.map((r) => r.value)) * 1.1 / 5);
-  const ticks = Math.ceil((Math.max(...bars.map((b) => b.value), ...references.map((r) => r.value)) * 1.05) / step);
-  const maxValue = step * ticks;
+  const all = [...bars.map((b) => b.value), ...references.map((r) => r.value)].filter((v) => v > 0);
+  const lowExp = Math.floor(Math.log10(Math.min(...all) / 2));
+  const highExp = Math.ceil(Math.log10(Math.max(...all) * 1.2));
   const plotW = CHART_W - PAD.left - PAD.right;
   const plotH = CHART_H - PAD.top - PAD.bottom;
-  const y = (v: number) => PAD.top + plotH - (v / maxValue) * plotH;
+  const y = (v: number) => PAD.top + plotH - ((Math.log10(Math.max(v, 10 ** lowExp)) - lowExp) / (highExp - lowExp)) * plotH;
   const slot = plotW / bars.length;
   const parts: string[] = [
     `<svg xmlns="http://www.w3.org/2000/svg" width="${CHART_W}" height="${CHART_H}" font-family="DejaVu Sans, sans-serif">`,
     `<rect width="100%" height="100%" fill="#ffffff"/>`,
-    `<text x="${CHART_W / 2}" y="32" font-size="20" text-anchor="middle" font-weight="bold">Ingestion throughput vs batch size (events/s)</text>`,
-    `<text x="${CHART_W / 2}" y="54" font-size="13" text-anchor="middle" fill="#555">${escapeXml(`${f.machine.cores} cores, local Postgres, one run ${f.startedAt.toISOString().slice(0, 10)}${f.quick ? ' (quick smoke run)' : ''}`)}</text>`,
+    `<text x="${CHART_W / 2}" y="32" font-size="20" text-anchor="middle" font-weight="bold">Ingestion throughput vs batch size (events/s, log scale)</text>`,
+    `<text x="${CHART_W / 2}" y="54" font-size="13" text-anchor="middle" fill="#555">${escapeXml(`${f.machine.cores} cores, local Postgres, full ledger postings, one run ${f.startedAt.toISOString().slice(0, 10)}${f.quick ? ' (quick smoke run)' : ''}`)}</text>`,
   ];
-  for (let i = 0; i <= ticks; i += 1) {
-    const v = step * i;
-    parts.push(`<line x1="${PAD.left}" x2="${PAD.left + plotW}" y1="${y(v)}" y2="${y(v)}" stroke="#e5e5e5"/>`);
-    parts.push(`<text x="${PAD.left - 8}" y="${y(v) + 4}" font-size="12" text-anchor="end" fill="#444">${int(v)}</text>`);
+  for (let e = lowExp; e <= highExp; e += 1) {
+    for (const m of e < highExp ? [1, 2, 5] : [1]) {
+      const v = m * 10 ** e;
+      const major = m === 1;
+      parts.push(`<line x1="${PAD.left}" x2="${PAD.left + plotW}" y1="${y(v)}" y2="${y(v)}" stroke="${major ? '#d0d0d0' : '#efefef'}"/>`);
+      parts.push(`<text x="${PAD.left - 8}" y="${y(v) + 4}" font-size="${major ? 12 : 10}" text-anchor="end" fill="${major ? '#333' : '#888'}">${int(v)}</text>`);
+    }
   }
   bars.forEach((bar, i) => {
     const x = PAD.left + slot * i + slot * 0.2;

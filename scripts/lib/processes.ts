@@ -4,7 +4,7 @@
 // on exit or Ctrl-C.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { closeSync, openSync, readFileSync } from 'node:fs';
+import { closeSync, openSync, readdirSync, readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 
@@ -198,6 +198,57 @@ export function readRssBytes(pid: number): number | null {
   }
   const match = /^VmRSS:\s+(\d+)\s+kB$/m.exec(status);
   return match ? Number(match[1]) * 1024 : null;
+}
+
+const CLOCK_TICKS_PER_S = 100;
+
+/** CPU time (user + system) a process has used, in seconds, from /proc/<pid>/stat; null when gone. */
+export function readCpuSeconds(pid: number): number | null {
+  let stat: string;
+  try {
+    stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  } catch {
+    return null;
+  }
+  // Fields after the parenthesised command name; utime and stime are fields 14 and 15.
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS_PER_S;
+}
+
+/** Pids whose command line contains the text (e.g. the Postgres backends of one database). */
+export function findPidsByCmdline(text: string): number[] {
+  const pids: number[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      if (readFileSync(`/proc/${entry}/cmdline`, 'utf8').includes(text)) pids.push(Number(entry));
+    } catch {
+      // the process ended while we looked
+    }
+  }
+  return pids;
+}
+
+/**
+ * CPU used by a set of processes between start() and stop(), in core-seconds; processes that
+ * appear in between count from zero. Shows whether Node or Postgres bounds a load phase.
+ */
+export function cpuMeter(pidsNow: () => number[]): { stop(): number } {
+  const startCpu = new Map(pidsNow().map((pid) => [pid, readCpuSeconds(pid) ?? 0]));
+  return {
+    stop: () => {
+      let used = 0;
+      for (const pid of pidsNow()) used += (readCpuSeconds(pid) ?? 0) - (startCpu.get(pid) ?? 0);
+      return used;
+    },
+  };
+}
+
+/** Busy core-seconds of the whole machine from /proc/stat (all processes, ours and others'). */
+export function readMachineBusySeconds(): number {
+  const line = readFileSync('/proc/stat', 'utf8').split('\n')[0]!;
+  const [, user, nice, system, , , irq, softirq, steal] = line.trim().split(/\s+/).map(Number);
+  return (user! + nice! + system! + irq! + softirq! + steal!) / CLOCK_TICKS_PER_S;
 }
 
 /** Samples a process's RSS at an interval; stop() returns the peak and the last sample. */
