@@ -1,47 +1,18 @@
 import express, { type NextFunction, type Request, type Response } from 'express';
 import { isUtf8 } from 'node:buffer';
-import type { FieldIssue } from '../errors/domain-error.js';
 import { sendError } from '../errors/error-body.js';
+import { jsonBodyProblem, mayHoldUnstorableText } from './json-body-checks.js';
 
-/** Deepest nesting a JSON body may have: far above any request of this API, far below the stack. */
-export const JSON_DEPTH_MAX = 64;
-const FIELD_NAME_LENGTH_MAX = 200;
-// A UTF-16 code unit of a surrogate pair without its other half (JSON allows it as "\ud800").
-const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
-
-/** Text Postgres can store: no NUL (refused in text columns), no lone surrogate (refused in jsonb). */
-function isStorableText(text: string): boolean {
-  return !text.includes('\u0000') && !LONE_SURROGATE.test(text);
-}
+/** Bodies whose raw bytes hold a \u escape that may be NUL or a lone surrogate: walked after parsing. */
+const SUSPECT_BODIES = new WeakSet<Request>();
 
 /**
- * The first problem of a parsed JSON body that no schema should have to handle: nesting deeper
- * than JSON_DEPTH_MAX (recursive code such as JSON.stringify overflows the stack near 10,000
- * levels) or a string or key Postgres cannot store (the write failed with a 500). Iterative, so
- * a 100,000-level body is refused without recursion.
+ * Runs on the raw bytes before parsing. Invalid UTF-8 is refused (body-parser would decode it to
+ * U+FFFD and the request would be stored with it). Both checks are native and cost microseconds.
  */
-export function jsonBodyProblem(body: unknown): FieldIssue | null {
-  const stack: Array<{ value: unknown; path: string; depth: number }> = [{ value: body, path: '', depth: 0 }];
-  const fieldName = (path: string) => (path || '(body)').slice(0, FIELD_NAME_LENGTH_MAX);
-  while (stack.length > 0) {
-    const { value, path, depth } = stack.pop()!;
-    if (typeof value === 'string') {
-      if (!isStorableText(value)) return { field: fieldName(path), message: 'must be valid Unicode text without NUL characters' };
-      continue;
-    }
-    if (value === null || typeof value !== 'object') continue;
-    if (depth >= JSON_DEPTH_MAX) return { field: fieldName(path), message: `nested deeper than ${JSON_DEPTH_MAX} levels` };
-    for (const [key, child] of Object.entries(value)) {
-      if (!isStorableText(key)) return { field: fieldName(path), message: 'field names must be valid Unicode text without NUL characters' };
-      stack.push({ value: child, path: path ? `${path}.${key}` : key, depth: depth + 1 });
-    }
-  }
-  return null;
-}
-
-/** body-parser would decode invalid UTF-8 to U+FFFD and accept it: refuse the bytes instead. */
-function verifyUtf8(_req: Request, _res: Response, buffer: Buffer): void {
+function verifyBytes(req: Request, _res: Response, buffer: Buffer): void {
   if (!isUtf8(buffer)) throw Object.assign(new Error('request body is not valid UTF-8'), { type: 'encoding.invalid' });
+  if (mayHoldUnstorableText(buffer)) SUSPECT_BODIES.add(req);
 }
 
 const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH']);
@@ -66,7 +37,7 @@ function hasBody(req: Request): boolean {
  * HTML, written here because body parsing runs before Nest's exception filter.
  */
 export function jsonBodyMiddleware(bodyLimitBytes: number) {
-  const parse = express.json({ limit: bodyLimitBytes, strict: true, type: () => true, verify: verifyUtf8 });
+  const parse = express.json({ limit: bodyLimitBytes, strict: true, type: () => true, verify: verifyBytes });
   return (req: Request, res: Response, next: NextFunction) => {
     if (!BODY_METHODS.has(req.method) || isRawBodyRoute(req.path)) return next();
     if (!hasBody(req)) return next();
@@ -76,7 +47,7 @@ export function jsonBodyMiddleware(bodyLimitBytes: number) {
     }
     parse(req, res, (error?: unknown) => {
       if (!error) {
-        const problem = jsonBodyProblem(req.body);
+        const problem = SUSPECT_BODIES.has(req) ? jsonBodyProblem(req.body) : null;
         return problem ? sendError(res, 400, 'validation_failed', 'request validation failed', [problem]) : next();
       }
       const e = error as { type?: string; status?: number; message?: string };

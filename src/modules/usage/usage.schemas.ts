@@ -1,5 +1,6 @@
 import { createZodDto } from 'nestjs-zod';
 import { z } from 'zod';
+import { jsonBodyProblem } from '../../common/http/json-body-checks.js';
 import { externalIdSchema, idSchema, modelSchema, timestampSchema, tokenCountSchema } from '../../common/validation/fields.js';
 
 export const BATCH_EVENTS_MAX = 1000;
@@ -22,11 +23,18 @@ export const usageSchema = z
     }
   });
 
-const metadataSchema = z
-  .record(z.string().max(100), z.unknown())
-  .refine((value) => Buffer.byteLength(JSON.stringify(value), 'utf8') <= METADATA_BYTES_MAX, {
-    message: `metadata must be at most ${METADATA_BYTES_MAX} bytes of JSON`,
-  });
+const metadataSchema = z.record(z.string().max(100), z.unknown()).superRefine((value, ctx) => {
+  // Nesting first: JSON.stringify recurses and overflowed the stack on metadata 10,000 levels deep
+  // (a 500). Also refuses text Postgres cannot store, for queue jobs as for REST bodies.
+  const problem = jsonBodyProblem(value);
+  if (problem) {
+    ctx.addIssue({ code: 'custom', message: `metadata ${problem.message}` });
+    return;
+  }
+  if (Buffer.byteLength(JSON.stringify(value), 'utf8') > METADATA_BYTES_MAX) {
+    ctx.addIssue({ code: 'custom', message: `metadata must be at most ${METADATA_BYTES_MAX} bytes of JSON` });
+  }
+});
 
 export const usageEventSchema = z
   .object({
