@@ -190,6 +190,7 @@ async function measureBatches(stack: Stack, key: string, plan: BenchPlan): Promi
     const after = await settledEventCounts(stack.databaseUrl);
     figures.push({ size, connections: BATCH_CONNECTIONS, load, cpu, storedPriced: after.priced - before.priced, storedOther: after.other - before.other });
     sayCpu(`batch ${size}`, cpu);
+    assertPhaseClean(stack, `batch ${size}`, load);
     say(`batch ${size}: ${Math.round(load.eventsPerSecond)} events/s (${load.pricedEvents} priced in ${load.seconds.toFixed(1)} s, ${load.notPricedEvents} not priced, ${load.non2xx} non-2xx), p99 ${load.latencyP99Ms} ms`);
   }
   return figures;
@@ -202,6 +203,7 @@ async function measureSingle(stack: Stack, key: string, plan: BenchPlan) {
   const cpu = meters.stop();
   const after = await settledEventCounts(stack.databaseUrl);
   sayCpu('single', cpu);
+  assertPhaseClean(stack, 'single', load);
   say(`single: ${Math.round(load.eventsPerSecond)} events/s, p50 ${load.latencyP50Ms} ms, p99 ${load.latencyP99Ms} ms (${load.notPricedEvents} not priced, ${load.non2xx} non-2xx)`);
   return { connections: SINGLE_CONNECTIONS, load, cpu, storedPriced: after.priced - before.priced, storedOther: after.other - before.other };
 }
@@ -258,6 +260,12 @@ async function measureEarnings(stack: Stack, plan: BenchPlan): Promise<EarningsF
     concurrent,
     concurrentConnections: EARNINGS_CONNECTIONS,
   };
+}
+
+/** A figure only counts if every request was answered as expected by the same API process. */
+function assertPhaseClean(stack: Stack, phase: string, load: LoadResult): void {
+  if (!stack.api.isRunning()) throw new Error(`${phase}: the API process exited during the phase:\n${stack.api.logTail()}`);
+  assertAllOk(phase, load);
 }
 
 function assertAllOk(what: string, load: LoadResult): void {

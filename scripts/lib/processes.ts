@@ -306,6 +306,8 @@ export class CleanupStack {
   private running: Promise<void> | null = null;
   private readonly onSignal = (signal: NodeJS.Signals) => {
     console.error(`\n[cleanup] ${signal}: stopping everything`);
+    // Work cut short by the cleanup (a query on a dropped database) may fail loudly: we exit anyway.
+    process.on('uncaughtException', (error) => console.error(`[cleanup] ignored while stopping: ${error.message}`));
     void this.runAll().finally(() => process.exit(signal === 'SIGINT' ? 130 : 143));
   };
 
