@@ -16,6 +16,8 @@ import { oracleAmounts, ORACLE_OCCURRED_AT, ORACLE_PRICE, ORACLE_PRICE_BODY, typ
 
 const RUNS = Number(process.env.LEDGER_FUZZ_RUNS ?? 5);
 const STEPS_MAX = Number(process.env.LEDGER_FUZZ_STEPS ?? 30);
+/** About half a second per step on a busy 2-core machine (each step checks every balance). */
+const TEST_TIMEOUT_MS = 60_000 + RUNS * STEPS_MAX * 500;
 const SEED = process.env.LEDGER_FUZZ_SEED === undefined ? undefined : Number(process.env.LEDGER_FUZZ_SEED);
 const CENT_ATTO = 10n ** 16n;
 const MICRO_ATTO = 10n ** 12n;
@@ -346,7 +348,7 @@ describe('ledger invariant fuzz (fast-check, real app, Postgres and Anvil)', () 
     // The sequences did exercise the interesting paths.
     expect(Object.keys(stats).length).toBeGreaterThanOrEqual(8);
     process.stdout.write(`\n[ledger-fuzz] ${RUNS} runs, ops: ${JSON.stringify(stats)}, events: ${model.events.size}\n`);
-  }, 240_000);
+  }, TEST_TIMEOUT_MS);
 });
 
 function stringify(record: Record<string, bigint>): Record<string, string> {

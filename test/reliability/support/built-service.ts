@@ -1,28 +1,24 @@
-// The real API and worker as child processes (so they can be killed with -9), from a build of
-// this tree. The build goes to a private output directory (node_modules/.cache/...), not dist/:
-// several people build and run dist/ in this tree at the same time, and a half-written dist/
-// under a running scenario (or ours under theirs) would make failures nobody can explain.
-// It is the same `tsc -p tsconfig.build.json` as `npm run build`, only with another --outDir.
-import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+// The real API and worker as child processes (so they can be killed with -9), built from the
+// COMMITTED tree (HEAD, or RELIABILITY_COMMIT) into a private directory under node_modules/.cache,
+// not from the working tree into dist/: several people edit, build and run this working tree at
+// the same time, and a half-edited file of theirs (or a dist/ rebuilt under a running scenario)
+// would make failures nobody can explain. It is the same `tsc -p tsconfig.build.json` as
+// `npm run build`, over `git archive <commit>`, and each result names the commit it measured.
+import { execFileSync, spawnSync } from 'node:child_process';
+import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { findFreePort, sleep, spawnService, waitForLog, waitForReady, type ManagedProcess } from '../../../scripts/lib/processes.js';
 
 export const REPO_ROOT = new URL('../../../', import.meta.url).pathname;
 const BUILD_ROOT = join(REPO_ROOT, 'node_modules/.cache/ledger-reliability');
-export const BUILD_DIST = join(BUILD_ROOT, 'dist');
-const BUILD_STAMP = join(BUILD_ROOT, 'built.stamp');
+/** The extracted tree; its package.json says "type": "module" (the scope stops at node_modules). */
+const BUILD_TREE = join(BUILD_ROOT, 'tree');
+export const BUILD_DIST = join(BUILD_TREE, 'dist');
+const BUILD_STAMP = join(BUILD_ROOT, 'built-commit');
 const BUILD_LOCK = join(BUILD_ROOT, 'build.lock');
 const BUILD_LOCK_STALE_MS = 5 * 60_000;
-const BUILD_INPUTS = ['src', 'prisma/schema.prisma', 'tsconfig.json', 'tsconfig.build.json'];
+const ARCHIVED_PATHS = ['src', 'prisma', 'tsconfig.json', 'tsconfig.build.json', 'package.json'];
 export const RELIABILITY_ADMIN_KEY = 'reliability-admin-key-0123456789abcdef';
-
-function newestMtimeMs(path: string): number {
-  if (!existsSync(path)) return 0;
-  const stat = statSync(path);
-  if (!stat.isDirectory()) return stat.mtimeMs;
-  return readdirSync(path).reduce((newest, entry) => Math.max(newest, newestMtimeMs(join(path, entry))), stat.mtimeMs);
-}
 
 async function withBuildLock<T>(fn: () => T): Promise<T> {
   mkdirSync(BUILD_ROOT, { recursive: true });
@@ -32,7 +28,8 @@ async function withBuildLock<T>(fn: () => T): Promise<T> {
       break;
     } catch {
       // Another reliability file is building; a lock older than a build is left over from a crash.
-      if (Date.now() - statSync(BUILD_LOCK, { throwIfNoEntry: false })!.mtimeMs > BUILD_LOCK_STALE_MS) rmSync(BUILD_LOCK, { recursive: true, force: true });
+      const lock = statSync(BUILD_LOCK, { throwIfNoEntry: false });
+      if (lock && Date.now() - lock.mtimeMs > BUILD_LOCK_STALE_MS) rmSync(BUILD_LOCK, { recursive: true, force: true });
       await sleep(500);
     }
   }
@@ -43,27 +40,35 @@ async function withBuildLock<T>(fn: () => T): Promise<T> {
   }
 }
 
-/** Compiles src/ (with the generated Prisma client) when it changed since the last build. */
-export async function ensureBuilt(): Promise<{ built: boolean; ms: number }> {
+function git(args: string[]): string {
+  return execFileSync('git', args, { cwd: REPO_ROOT, encoding: 'utf8', maxBuffer: 256 * 1024 * 1024 }).trim();
+}
+
+/** Builds the commit (default HEAD) unless that exact commit is already built. */
+export async function ensureBuilt(): Promise<{ commit: string; built: boolean; ms: number }> {
   const started = Date.now();
+  const commit = git(['rev-parse', process.env.RELIABILITY_COMMIT ?? 'HEAD']);
   return withBuildLock(() => {
+    const builtCommit = existsSync(BUILD_STAMP) ? readFileSync(BUILD_STAMP, 'utf8').trim() : null;
+    if (builtCommit === commit && existsSync(join(BUILD_DIST, 'src/main.js'))) return { commit, built: false, ms: Date.now() - started };
+    rmSync(join(BUILD_TREE, 'src'), { recursive: true, force: true });
+    mkdirSync(BUILD_TREE, { recursive: true });
+    const tar = spawnSync('sh', ['-c', `git archive --format=tar ${commit} ${ARCHIVED_PATHS.join(' ')} | tar -x -C "${BUILD_TREE}"`], { cwd: REPO_ROOT, encoding: 'utf8' });
+    if (tar.status !== 0) throw new Error(`git archive ${commit} failed: ${tar.stderr}`);
+    // The Prisma client is generated, not committed: the working tree's (same schema, in practice).
     if (!existsSync(join(REPO_ROOT, 'src/generated/prisma/client.ts'))) {
       const gen = spawnSync('npm', ['run', 'prisma:generate', '--silent'], { cwd: REPO_ROOT, encoding: 'utf8' });
       if (gen.status !== 0) throw new Error(`prisma generate failed: ${gen.stderr || gen.stdout}`);
     }
-    const stampMs = existsSync(BUILD_STAMP) ? statSync(BUILD_STAMP).mtimeMs : 0;
-    const sourcesMs = Math.max(...BUILD_INPUTS.map((p) => newestMtimeMs(join(REPO_ROOT, p))));
-    if (stampMs > sourcesMs && existsSync(join(BUILD_DIST, 'src/main.js'))) return { built: false, ms: Date.now() - started };
+    cpSync(join(REPO_ROOT, 'src/generated'), join(BUILD_TREE, 'src/generated'), { recursive: true });
     const tsc = spawnSync(
       process.execPath,
-      ['node_modules/typescript/bin/tsc', '-p', 'tsconfig.build.json', '--outDir', BUILD_DIST, '--incremental', '--tsBuildInfoFile', join(BUILD_ROOT, 'tsbuildinfo')],
-      { cwd: REPO_ROOT, encoding: 'utf8' },
+      [join(REPO_ROOT, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.build.json', '--incremental', '--tsBuildInfoFile', join(BUILD_ROOT, 'tsbuildinfo')],
+      { cwd: BUILD_TREE, encoding: 'utf8' },
     );
-    if (tsc.status !== 0) throw new Error(`build failed:\n${(tsc.stdout + tsc.stderr).slice(-4000)}`);
-    // Under node_modules the package scope stops: say again that these files are ES modules.
-    writeFileSync(join(BUILD_DIST, 'package.json'), '{"type":"module"}\n');
-    writeFileSync(BUILD_STAMP, new Date().toISOString());
-    return { built: true, ms: Date.now() - started };
+    if (tsc.status !== 0) throw new Error(`build of ${commit} failed:\n${(tsc.stdout + tsc.stderr).slice(-4000)}`);
+    writeFileSync(BUILD_STAMP, commit);
+    return { commit, built: true, ms: Date.now() - started };
   });
 }
 

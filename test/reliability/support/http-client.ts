@@ -98,7 +98,7 @@ export async function postJson(client: Client, path: string, body: unknown): Pro
   return call(client, 'POST', path, body);
 }
 
-async function put(client: Client, path: string, body: unknown) {
+export async function put(client: Client, path: string, body: unknown): Promise<{ status: number; json: any }> {
   return call(client, 'PUT', path, body);
 }
 
