@@ -82,7 +82,9 @@ type Op =
   | { kind: 'replayUsage'; pick: number }
   | { kind: 'adjustContributor'; contributor: number; cents: number }
   | { kind: 'priceLate' }
-  | { kind: 'settle' };
+  | { kind: 'settle' }
+  /** At once: a usage event capturing an active hold, the same event again, a release of that hold, a new hold. */
+  | { kind: 'race'; user: number; contributor: number; pick: number; cents: number; prompt: number; completion: number };
 
 const USERS_PER_RUN = 2;
 const CONTRIBUTORS_PER_RUN = 2;
@@ -118,6 +120,18 @@ const opArbitrary: fc.Arbitrary<Op> = fc.oneof(
   { weight: 2, arbitrary: fc.record({ kind: fc.constant('adjustContributor' as const), contributor: index(CONTRIBUTORS_PER_RUN), cents: fc.integer({ min: -2_000, max: 2_000 }).filter((c) => c !== 0) }) },
   { weight: 1, arbitrary: fc.constant({ kind: 'priceLate' as const }) },
   { weight: 1, arbitrary: fc.constant({ kind: 'settle' as const }) },
+  {
+    weight: 2,
+    arbitrary: fc.record({
+      kind: fc.constant('race' as const),
+      user: index(USERS_PER_RUN),
+      contributor: index(CONTRIBUTORS_PER_RUN),
+      pick: fc.nat(),
+      cents: fc.integer({ min: 1, max: 3_000 }),
+      prompt: fc.integer({ min: 0, max: 100_000 }),
+      completion: fc.integer({ min: 0, max: 50_000 }),
+    }),
+  },
 );
 
 const usd = (atto: bigint) => formatAttoAsUsd(atto);
@@ -301,10 +315,62 @@ describe('ledger invariant fuzz (fast-check, real app, Postgres and Anvil)', () 
         case 'settle':
           await settle(step);
           break;
+        case 'race':
+          await race(op, { tag, n, users, contributors, holds, runEvents });
+          break;
       }
       await expectInvariants(step);
     }
     await expectEventAmounts();
+  }
+
+  /**
+   * Concurrent requests whose order the server decides: the model learns the winner from the
+   * answers (and the hold's final status) and then must agree with every balance to the atto.
+   */
+  async function race(
+    op: Extract<Op, { kind: 'race' }>,
+    ctx: { tag: string; n: number; users: string[]; contributors: string[]; holds: Array<{ holdId: string; userId: string }>; runEvents: string[] },
+  ): Promise<void> {
+    const userId = ctx.users[op.user]!;
+    const user = model.user(userId);
+    const active = ctx.holds.filter((x) => x.userId === userId && user.holds.get(x.holdId)!.status === 'active');
+    const target = active.length > 0 ? active[op.pick % active.length]!.holdId : undefined;
+    const contributorId = ctx.contributors[op.contributor]!;
+    const body: UsageBody = {
+      event_id: `${ctx.tag}-race-${ctx.n}`,
+      user_id: userId,
+      contributor_id: contributorId,
+      model: ORACLE_PRICE_BODY.model,
+      occurred_at: ORACLE_OCCURRED_AT,
+      usage: { prompt_tokens: op.prompt, completion_tokens: op.completion, cached_tokens: 0, reasoning_tokens: 0 },
+      ...(target ? { hold_id: target } : {}),
+    };
+    const newHoldId = `${ctx.tag}-racehold-${ctx.n}`;
+    const [first, second, release, hold] = await Promise.all([
+      h.t.admin(h.t.http.post('/v1/usage-events')).send(body),
+      h.t.admin(h.t.http.post('/v1/usage-events')).send(body),
+      target ? h.t.admin(h.t.http.post(`/v1/holds/${target}/release`)) : Promise.resolve(null),
+      h.t.admin(h.t.http.post('/v1/holds')).send({ hold_id: newHoldId, user_id: userId, amount_usd: centsUsd(op.cents), expires_in_seconds: 3600 }),
+    ]);
+    // Exactly one of the two identical events is the creation, the other its replay.
+    expect([first.status, second.status].sort()).toEqual([200, 201]);
+    const event: EventModel = { body, tier: model.contributors.get(contributorId)!.tier, late: false, priced: false };
+    model.events.set(body.event_id, event);
+    ctx.runEvents.push(body.event_id);
+    model.bill(event);
+    if (target) {
+      // Capture and release race: whichever the hold row says won; a lost release is a 409.
+      const final = await h.t.admin(h.t.http.get(`/v1/holds/${target}`)).expect(200);
+      expect(['captured', 'released']).toContain(final.body.status);
+      expect(release!.status).toBe(final.body.status === 'released' ? 200 : 409);
+      user.holds.get(target)!.status = final.body.status;
+    }
+    expect([201, 402]).toContain(hold.status);
+    if (hold.status === 201) {
+      user.holds.set(newHoldId, { amountAtto: BigInt(op.cents) * CENT_ATTO, status: 'active' });
+      ctx.holds.push({ holdId: newHoldId, userId });
+    }
   }
 
   /** Expected lines: payable >= minimum, truncated to whole micro-USDC; then sent and confirmed on Anvil. */
