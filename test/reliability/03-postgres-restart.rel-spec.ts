@@ -29,6 +29,7 @@ interface Outage {
   /** Requests answered while Postgres was down, by status:code, and their latency. */
   duringOutage: ReturnType<AttemptLog['summary']>;
   readyWhileDown: Record<string, number>;
+  readyLatencyMs: { p50: number; p99: number; max: number };
   /** From Postgres accepting connections again to the API's first 2xx on ingestion. */
   recoveryMs: number;
 }
@@ -92,6 +93,7 @@ describe('reliability 3: Postgres restart during load (own Postgres instance)', 
         downMs: upAt - downAt,
         duringOutage: log.summary((a) => a.startedAtMs >= downAt + 200 && a.startedAtMs < upAt),
         readyWhileDown,
+        readyLatencyMs: readyLog.summary((a) => a.startedAtMs >= downAt && a.startedAtMs < upAt).latencyMs,
         recoveryMs: firstOk.startedAtMs + firstOk.latencyMs - upAt,
       });
       await sleep(3_000);

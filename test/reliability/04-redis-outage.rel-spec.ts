@@ -26,6 +26,7 @@ interface Outage {
   storedQueueJobsAtEnd: number;
   rest: ReturnType<AttemptLog['summary']>;
   ready: Record<string, number>;
+  readyLatencyMs: { p50: number; p99: number; max: number };
   readyRedisDown: number;
   workerAlive: boolean;
 }
@@ -102,6 +103,7 @@ describe('reliability 4: Redis outage (own Redis instance)', () => {
         storedQueueJobsAtEnd: await storedWithPrefix(databaseUrl, 'rel4q'),
         rest: log.summary((a) => a.startedAtMs >= downAt && a.startedAtMs < upAt),
         ready,
+        readyLatencyMs: readyLog.summary((a) => a.startedAtMs >= downAt && a.startedAtMs < upAt).latencyMs,
         readyRedisDown,
         workerAlive: worker.isRunning(),
       });
