@@ -9,21 +9,27 @@ const common = {
   testEnvironment: 'node',
 };
 
-const reliabilitySelected = process.argv.some((arg) => arg === 'reliability' || arg === '--selectProjects=reliability');
+const selected = (name) => process.argv.some((arg) => arg === name || arg === `--selectProjects=${name}`);
+const reliabilitySelected = selected('reliability');
+const securitySelected = selected('security');
 
 export default {
   projects: [
     { ...common, displayName: 'unit', testMatch: ['<rootDir>/src/**/*.spec.ts'] },
-    {
-      // Access-control matrix and 1,000+ bad-input cases: `npm run test:security`. A fast subset runs
-      // in `npm test` as test/e2e/security-smoke.e2e-spec.ts.
-      ...common,
-      displayName: 'security',
-      testMatch: ['<rootDir>/test/security/**/*.sec-spec.ts'],
-      globalSetup: '<rootDir>/test/setup/global-setup.mjs',
-      globalTeardown: '<rootDir>/test/setup/global-teardown.mjs',
-      setupFiles: ['<rootDir>/test/setup/env.ts'],
-    },
+    // Access-control matrix and 1,000+ bad-input cases: `npm run test:security`. A fast subset runs
+    // in `npm test` as test/e2e/security-smoke.e2e-spec.ts.
+    ...(securitySelected
+      ? [
+          {
+            ...common,
+            displayName: 'security',
+            testMatch: ['<rootDir>/test/security/**/*.sec-spec.ts'],
+            globalSetup: '<rootDir>/test/setup/global-setup.mjs',
+            globalTeardown: '<rootDir>/test/setup/global-teardown.mjs',
+            setupFiles: ['<rootDir>/test/setup/env.ts'],
+          },
+        ]
+      : []),
     {
       ...common,
       displayName: 'integration',

@@ -7,6 +7,8 @@ import { randomBytes } from 'node:crypto';
 const BASE_URL = process.env.TEST_PG_URL ?? 'postgresql://postgres@127.0.0.1:5432';
 
 export default async function globalSetup() {
+  // Every project that lists this setup calls it; one template per run is enough.
+  if (process.env.TEST_TEMPLATE_DB) return;
   const templateDb = `lt_template_${randomBytes(4).toString('hex')}`;
   const result = spawnSync('node_modules/.bin/tsx', ['scripts/migrate.ts'], {
     env: { ...process.env, DATABASE_URL: `${BASE_URL}/${templateDb}` },
