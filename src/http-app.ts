@@ -21,7 +21,7 @@ export async function createHttpApp(envOverrides: Partial<Record<string, string>
   app.useLogger(app.get(Logger));
   const config = app.get<AppConfig>(APP_CONFIG);
   app.disable('x-powered-by');
-  app.set('trust proxy', false);
+  app.set('trust proxy', config.TRUST_PROXY_HOPS === 0 ? false : config.TRUST_PROXY_HOPS);
   answerClientErrorsAsJson(app.getHttpServer());
   app.use(metricsMiddleware(app.get(MetricsService)));
   app.use(refuseNulInUrl());

@@ -63,6 +63,9 @@ export const envSchema = z.object({
   // At least one full batch (1000 events), or a full batch could never pass.
   RATE_LIMIT_BURST: intFromEnv(200_000, 1000, 1_000_000_000),
   AUTH_FAILURES_PER_MINUTE: intFromEnv(60, 1, 1_000_000),
+  /** Proxy hops in front of the API whose X-Forwarded-For is trusted (0: none). Behind a load
+   * balancer set it, or every client shares the balancer's address for the auth failure limiter. */
+  TRUST_PROXY_HOPS: intFromEnv(0, 0, 10),
   RPC_URL: z.string().url().optional(),
   CHAIN_ID: z.coerce.number().int().positive().optional(),
   USDC_ADDRESS: address,
