@@ -264,7 +264,7 @@ async function measureEarnings(stack: Stack, plan: BenchPlan): Promise<EarningsF
 
 /** A figure only counts if every request was answered as expected by the same API process. */
 function assertPhaseClean(stack: Stack, phase: string, load: LoadResult): void {
-  if (!stack.api.isRunning()) throw new Error(`${phase}: the API process exited during the phase:\n${stack.api.logTail()}`);
+  if (!stack.api.isRunning()) throw new Error(`${phase}: the API process ended during the phase (${stack.api.exitDescription()}):\n${stack.api.logTail()}`);
   assertAllOk(phase, load);
 }
 

@@ -27,7 +27,7 @@ import {
   startWorker,
 } from './lib/bench-stack.js';
 import { devChain, startDevchain, type Devchain } from './lib/devchain.js';
-import { CleanupStack, sleep } from './lib/processes.js';
+import { CleanupStack, sleep, type ManagedProcess } from './lib/processes.js';
 
 // ---- Limits and fixed inputs ----------------------------------------------------------------
 
@@ -74,6 +74,8 @@ const CONTRIBUTORS: Array<{ id: string; tier: Tier }> = [
 const USERS = ['u_acme', 'u_globex', 'u_initech'];
 
 const say = (line: string) => console.log(`[demo] ${line}`);
+/** The API and worker, so a failure can say whether one of them died under us. */
+const services: ManagedProcess[] = [];
 
 // ---- Checks -------------------------------------------------------------------------------
 
@@ -723,6 +725,7 @@ async function startStack(runId: string, runDir: string, cleanup: CleanupStack, 
   const worker = await startWorker({ runDir, env });
   cleanup.add('stop worker', () => worker.stop());
   say(`api ${baseUrl} ready (pid ${api.pid}), worker started (pid ${worker.pid}); logs in ${runDir}`);
+  services.push(api, worker);
   return { devchain, redisUrl: redis.url, queuePrefix, admin: new ApiClient(baseUrl, adminKey) };
 }
 
@@ -795,6 +798,9 @@ async function main(): Promise<number> {
   } catch (error) {
     check('demo ran to the end', false, (error as Error).message);
     console.error(`\n[demo] stopped: ${(error as Error).stack ?? error}\n[demo] logs: ${runDir}`);
+    for (const service of services) {
+      if (!service.isRunning()) console.error(`[demo] the ${service.spec.name} process had ended (${service.exitDescription()}); see ${service.spec.logPath}`);
+    }
   } finally {
     await cleanup.runAll();
   }

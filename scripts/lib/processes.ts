@@ -38,6 +38,8 @@ export interface ManagedProcess {
   pid: number;
   exited: Promise<ExitInfo>;
   isRunning(): boolean;
+  /** How it ended ("exit 1", "signal SIGTERM"), or null while it runs. */
+  exitDescription(): string | null;
   /** SIGTERM to the process group, SIGKILL after the grace period. */
   stop(graceMs?: number): Promise<ExitInfo>;
   /** kill -9 of the whole process group (crash simulation); resolves once it is gone. */
@@ -65,12 +67,14 @@ export function spawnService(spec: ServiceSpec): ManagedProcess {
   });
   startWatchdog(pid, exited);
   const isRunning = () => child.exitCode === null && child.signalCode === null;
+  const exitDescription = () => (isRunning() ? null : child.signalCode ? `signal ${child.signalCode}` : `exit ${child.exitCode}`);
   return {
     spec,
     child,
     pid,
     exited,
     isRunning,
+    exitDescription,
     stop: (graceMs = STOP_GRACE_MS) => stopGroup(pid, exited, isRunning, graceMs),
     kill9: async () => {
       if (isRunning()) signalGroup(pid, 'SIGKILL');
@@ -148,7 +152,7 @@ export async function waitForReady(url: string, service?: ManagedProcess, timeou
   let lastProblem = 'no answer yet';
   while (Date.now() < deadline) {
     if (service && !service.isRunning()) {
-      throw new Error(`${service.spec.name} exited before it was ready (see ${service.spec.logPath}):\n${service.logTail()}`);
+      throw new Error(`${service.spec.name} ended (${service.exitDescription()}) before it was ready (see ${service.spec.logPath}):\n${service.logTail()}`);
     }
     try {
       const response = await fetch(url, { signal: AbortSignal.timeout(READY_PROBE_TIMEOUT_MS) });
@@ -168,7 +172,7 @@ export async function waitForLog(service: ManagedProcess, pattern: RegExp, timeo
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
     if (!service.isRunning()) {
-      throw new Error(`${service.spec.name} exited before logging ${pattern} (see ${service.spec.logPath}):\n${service.logTail()}`);
+      throw new Error(`${service.spec.name} ended (${service.exitDescription()}) before logging ${pattern} (see ${service.spec.logPath}):\n${service.logTail()}`);
     }
     if (pattern.test(await readFile(service.spec.logPath, 'utf8').catch(() => ''))) return;
     await sleep(READY_POLL_INTERVAL_MS);
