@@ -14,12 +14,12 @@ import { runBatchLoad, runEarningsLoad, runSingleLoad, seedForIngestion, countSt
 import { measureRawLimits } from './lib/bench-raw.js';
 import { renderChartSvg, renderMarkdown, writeChartPng, type BatchFigure, type BenchFigures, type EarningsFigure, type MachineInfo, type PhaseCpu } from './lib/bench-report.js';
 import {
-  claimRedisDatabase,
   createMigratedDatabase,
   createRunDir,
   dropDatabase,
   ensureBuild,
   ensureLocalServices,
+  queueNamespace,
   randomSuffix,
   REPO_ROOT,
   startApi,
@@ -127,8 +127,8 @@ async function startStack(runId: string, runDir: string, cleanup: CleanupStack, 
   const dbName = `ledger_bench_${runId}`;
   const databaseUrl = await createMigratedDatabase(dbName);
   cleanup.add(`drop database ${dbName}`, () => (keep ? say(`kept database ${databaseUrl}`) : dropDatabase(dbName)));
-  const redis = await claimRedisDatabase(`bench-${runId}`);
-  cleanup.add(`release Redis db ${redis.index}`, () => redis.release());
+  const queues = queueNamespace(`bench_${runId}`);
+  cleanup.add(`delete Redis keys ${queues.prefix}:*`, () => queues.release());
   const devchain = await startDevchain();
   cleanup.add('stop anvil', () => devchain.stop());
   const adminKey = randomSuffix(24);
@@ -137,8 +137,8 @@ async function startStack(runId: string, runDir: string, cleanup: CleanupStack, 
     env: {
       ...devchain.env,
       DATABASE_URL: databaseUrl,
-      REDIS_URL: redis.url,
-      QUEUE_PREFIX: `bench_${runId}`,
+      REDIS_URL: queues.redisUrl,
+      QUEUE_PREFIX: queues.prefix,
       ADMIN_API_KEY: adminKey,
       LOG_LEVEL: 'warn',
       SETTLEMENT_SCHEDULER_ENABLED: 'false',
@@ -148,7 +148,7 @@ async function startStack(runId: string, runDir: string, cleanup: CleanupStack, 
     },
   });
   cleanup.add('stop api', () => api.stop());
-  say(`database ${dbName}, Redis db ${redis.index}, anvil ${devchain.rpcUrl}, api ${baseUrl} (pid ${api.pid}); logs in ${runDir}`);
+  say(`database ${dbName}, queue prefix ${queues.prefix}, anvil ${devchain.rpcUrl}, api ${baseUrl} (pid ${api.pid}); logs in ${runDir}`);
   return { dbName, databaseUrl, baseUrl, adminKey, api, devchain };
 }
 

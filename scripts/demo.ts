@@ -15,12 +15,12 @@ import { createPublicClient, getAddress, http, toHex, type Address } from 'viem'
 import { testUsdcAbi } from '../src/modules/payouts/chain/contract-artifacts.js';
 import { publishUsageEvent, QUEUE_USAGE_EVENTS } from '../src/queue/usage-events.producer.js';
 import {
-  claimRedisDatabase,
   createMigratedDatabase,
   createRunDir,
   dropDatabase,
   ensureBuild,
   ensureLocalServices,
+  queueNamespace,
   randomSuffix,
   REPO_ROOT,
   startApi,
@@ -697,19 +697,17 @@ async function startStack(runId: string, runDir: string, cleanup: CleanupStack, 
   const databaseUrl = await createMigratedDatabase(dbName);
   cleanup.add(keep ? `keep database ${dbName}` : `drop database ${dbName}`, () => (keep ? say(`kept database ${databaseUrl}`) : dropDatabase(dbName)));
   say(`database ${dbName} created and migrated`);
-  const redis = await claimRedisDatabase(`demo-${runId}`);
-  cleanup.add(`release Redis db ${redis.index}`, () => redis.release());
+  const queues = queueNamespace(`demo_${runId}`);
+  cleanup.add(`delete Redis keys ${queues.prefix}:*`, () => queues.release());
   const devchain = await startDevchain();
   cleanup.add('stop anvil', () => devchain.stop());
   say(`anvil on ${devchain.rpcUrl}: test USDC ${devchain.usdcAddress}, BatchPayout ${devchain.payoutContractAddress}`);
   const adminKey = randomBytes(24).toString('hex');
-  // Own BullMQ prefix as well as an own Redis database: either keeps concurrent runs apart.
-  const queuePrefix = `demo_${runId}`;
   const env: Record<string, string> = {
     ...devchain.env,
     DATABASE_URL: databaseUrl,
-    REDIS_URL: redis.url,
-    QUEUE_PREFIX: queuePrefix,
+    REDIS_URL: queues.redisUrl,
+    QUEUE_PREFIX: queues.prefix,
     ADMIN_API_KEY: adminKey,
     // The report checks 1.3 / 1.1 / 1.2: pin them so an exported variable cannot change them.
     USER_MARKUP: '1.3',
@@ -726,7 +724,7 @@ async function startStack(runId: string, runDir: string, cleanup: CleanupStack, 
   cleanup.add('stop worker', () => worker.stop());
   say(`api ${baseUrl} ready (pid ${api.pid}), worker started (pid ${worker.pid}); logs in ${runDir}`);
   services.push(api, worker);
-  return { devchain, redisUrl: redis.url, queuePrefix, admin: new ApiClient(baseUrl, adminKey) };
+  return { devchain, redisUrl: queues.redisUrl, queuePrefix: queues.prefix, admin: new ApiClient(baseUrl, adminKey) };
 }
 
 async function playAndCheck(context: DemoContext): Promise<void> {

@@ -1,6 +1,6 @@
 // The local stack the demo, the benchmark and the reliability suite run against: Postgres and
 // Redis up (started when down and we are root), a fresh build, a fresh database, a Redis database
-// of our own, and the API and worker as child processes with logs in a run directory.
+// key prefix of our own, and the API and worker as child processes with logs in a run directory.
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdtempSync, readdirSync, statSync } from 'node:fs';
@@ -17,11 +17,6 @@ export const POSTGRES_ADMIN_URL = 'postgresql://postgres@127.0.0.1:5432/postgres
 export const REDIS_BASE_URL = 'redis://127.0.0.1:6379';
 const SERVICE_CHECK_TIMEOUT_MS = 2_000;
 const SERVICE_START_WAIT_MS = 15_000;
-// Redis ships with 16 logical databases; 0 is everybody's default, so runs claim one of 1..15.
-const REDIS_DB_FIRST = 1;
-const REDIS_DB_LAST = 15;
-const REDIS_CLAIM_KEY = 'ledger:run-claim';
-const REDIS_CLAIM_TTL_S = 6 * 3600;
 // Sources whose change makes dist/ stale.
 const BUILD_INPUTS = ['src', 'prisma/schema.prisma', 'tsconfig.json', 'tsconfig.build.json', 'package.json'];
 const BUILD_OUTPUTS = ['dist/src/main.js', 'dist/src/worker.js'];
@@ -175,37 +170,34 @@ export async function dropDatabase(name: string): Promise<void> {
   }
 }
 
-export interface RedisDatabase {
-  index: number;
-  url: string;
-  /** Flushes the database if our claim is still on it, so the next run finds it empty. */
+export interface QueueNamespace {
+  redisUrl: string;
+  /** QUEUE_PREFIX for the API and worker: every BullMQ key of the run starts with it. */
+  prefix: string;
+  /** Deletes the run's keys (`<prefix>:*`), so shared Redis keeps nothing of it. */
   release(): Promise<void>;
 }
 
+const KEY_SCAN_COUNT = 1000;
+
 /**
- * Claims an empty logical Redis database (SET NX of a claim key, then DBSIZE == 1), so BullMQ
- * queues of concurrent runs never meet: a worker of another run would otherwise take our jobs.
+ * A BullMQ key prefix of our own on the shared Redis: queues of concurrent runs (and of the
+ * tests) never meet, so no other worker can take this run's jobs.
  */
-export async function claimRedisDatabase(owner: string): Promise<RedisDatabase> {
-  for (let index = REDIS_DB_FIRST; index <= REDIS_DB_LAST; index += 1) {
-    const url = `${REDIS_BASE_URL}/${index}`;
-    const redis = new Redis(url, { maxRetriesPerRequest: 1 });
-    try {
-      if ((await redis.dbsize()) !== 0) continue;
-      if ((await redis.set(REDIS_CLAIM_KEY, owner, 'EX', REDIS_CLAIM_TTL_S, 'NX')) !== 'OK') continue;
-      if ((await redis.dbsize()) !== 1) continue;
-      return { index, url, release: () => releaseRedisDatabase(url, owner) };
-    } finally {
-      redis.disconnect();
-    }
-  }
-  throw new Error(`no empty Redis database among ${REDIS_DB_FIRST}..${REDIS_DB_LAST}: too many concurrent runs?`);
+export function queueNamespace(prefix: string): QueueNamespace {
+  if (!/^[A-Za-z0-9_-]{1,64}$/.test(prefix)) throw new Error(`invalid queue prefix ${prefix}`);
+  return { redisUrl: REDIS_BASE_URL, prefix, release: () => deleteKeys(`${prefix}:*`) };
 }
 
-async function releaseRedisDatabase(url: string, owner: string): Promise<void> {
-  const redis = new Redis(url, { maxRetriesPerRequest: 1 });
+async function deleteKeys(pattern: string): Promise<void> {
+  const redis = new Redis(REDIS_BASE_URL, { maxRetriesPerRequest: 1 });
   try {
-    if ((await redis.get(REDIS_CLAIM_KEY)) === owner) await redis.flushdb();
+    let cursor = '0';
+    do {
+      const [next, keys] = await redis.scan(cursor, 'MATCH', pattern, 'COUNT', KEY_SCAN_COUNT);
+      if (keys.length > 0) await redis.unlink(...keys);
+      cursor = next;
+    } while (cursor !== '0');
   } finally {
     redis.disconnect();
   }
