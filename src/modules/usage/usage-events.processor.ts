@@ -4,10 +4,18 @@ import { DelayedError, UnrecoverableError, type Job, type Queue } from 'bullmq';
 import { DomainError } from '../../common/errors/index.js';
 import { isDatabaseUnavailable } from '../../database/database-errors.js';
 import { QUEUE_USAGE_EVENTS, QUEUE_USAGE_EVENTS_DEAD } from '../../queue/queue-names.js';
+import { USAGE_JOB_ATTEMPTS } from '../../queue/usage-events.producer.js';
 import { UsageService } from './usage.service.js';
 
 /** Jobs processed at once: they meet in the group-commit writer and share transactions. */
 export const USAGE_QUEUE_CONCURRENCY = 64;
+/**
+ * A job is "stalled" when the worker holding it died (kill -9, OOM, deploy). BullMQ's default
+ * (1) fails a job that stalls twice, and nothing retries a failed usage job: an event queued by a
+ * gateway would never be billed (reproduced by test/reliability/02b-worker-double-crash). The
+ * write is idempotent by event_id, so running a stalled job again is always safe.
+ */
+export const USAGE_JOB_STALLS_MAX = USAGE_JOB_ATTEMPTS;
 const TRANSIENT_RETRY_DELAY_MS_MAX = 30_000;
 
 /**
@@ -15,7 +23,7 @@ const TRANSIENT_RETRY_DELAY_MS_MAX = 30_000;
  * conflicting payloads go straight to the dead-letter queue with the reason; a database outage
  * delays the job without spending its attempts, so an event is never dropped for that.
  */
-@Processor(QUEUE_USAGE_EVENTS, { concurrency: USAGE_QUEUE_CONCURRENCY })
+@Processor(QUEUE_USAGE_EVENTS, { concurrency: USAGE_QUEUE_CONCURRENCY, maxStalledCount: USAGE_JOB_STALLS_MAX })
 export class UsageEventsProcessor extends WorkerHost {
   private readonly logger = new Logger('UsageEventsProcessor');
 
