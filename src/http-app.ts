@@ -21,6 +21,8 @@ export async function createHttpApp(envOverrides: Partial<Record<string, string>
   app.useLogger(app.get(Logger));
   const config = app.get<AppConfig>(APP_CONFIG);
   app.disable('x-powered-by');
+  // API responses are not cached by clients; an ETag would cost a hash of every body.
+  app.set('etag', false);
   app.set('trust proxy', config.TRUST_PROXY_HOPS === 0 ? false : config.TRUST_PROXY_HOPS);
   answerClientErrorsAsJson(app.getHttpServer());
   app.use(metricsMiddleware(app.get(MetricsService)));

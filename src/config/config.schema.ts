@@ -81,6 +81,8 @@ export const envSchema = z.object({
   SETTLEMENT_RECIPIENTS_PER_TX: intFromEnv(200, 1, 500),
   SETTLEMENT_SCHEDULER_ENABLED: booleanFromEnv(true),
   WORKER_CONCURRENCY: intFromEnv(4, 1, 64),
+  /** Usage-writer transactions in flight per process (group commit); more only helps with many cores. */
+  USAGE_WRITER_TX_CONCURRENCY: intFromEnv(2, 1, 16),
   /** Test hook: the payout worker exits right after its first broadcast (ignored in production). */
   PAYOUT_CRASH_AFTER_BROADCAST: booleanFromEnv(false),
   // Longest earnings query range, in whole UTC days.

@@ -14,10 +14,9 @@ export function generateApiKey(role: Role): { key: string; keyHash: string; keyP
   return { key, keyHash: hashApiKey(key), keyPrefix: key.slice(0, 12) };
 }
 
-export function sameSecret(a: string, b: string): boolean {
-  const left = Buffer.from(hashApiKey(a), 'hex');
-  const right = Buffer.from(hashApiKey(b), 'hex');
-  return timingSafeEqual(left, right);
+/** Constant-time comparison of two hex sha256 digests. */
+export function sameHash(leftHex: string, rightHex: string): boolean {
+  return timingSafeEqual(Buffer.from(leftHex, 'hex'), Buffer.from(rightHex, 'hex'));
 }
 
 export function parseBearer(header: string | undefined): string | null {

@@ -5,7 +5,7 @@ import { DatabaseService } from '../../database/database.service.js';
 import { DomainError, notFound } from '../../common/errors/index.js';
 import { AuditService } from '../audit/audit.service.js';
 import { ApiKeysRepository } from './api-keys.repository.js';
-import { generateApiKey, hashApiKey, sameSecret } from './api-key.js';
+import { generateApiKey, hashApiKey, sameHash } from './api-key.js';
 import type { Principal, Role } from './auth.types.js';
 
 const BOOTSTRAP_ADMIN_KEY_ID = 'bootstrap-admin';
@@ -26,20 +26,24 @@ export interface CreatedApiKey {
 @Injectable()
 export class AuthService {
   private readonly cache = new Map<string, { principal: Principal | null; expiresAtMs: number }>();
+  /** Hashed once: every request compares hashes, in constant time. */
+  private readonly adminKeyHash: string | null;
 
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly db: DatabaseService,
     private readonly keys: ApiKeysRepository,
     private readonly audit: AuditService,
-  ) {}
+  ) {
+    this.adminKeyHash = config.ADMIN_API_KEY ? hashApiKey(config.ADMIN_API_KEY) : null;
+  }
 
   /** Resolves a bearer key to a principal, or null when unknown or revoked. */
   async authenticate(key: string): Promise<Principal | null> {
-    if (this.config.ADMIN_API_KEY && sameSecret(key, this.config.ADMIN_API_KEY)) {
+    const keyHash = hashApiKey(key);
+    if (this.adminKeyHash !== null && sameHash(keyHash, this.adminKeyHash)) {
       return { keyId: BOOTSTRAP_ADMIN_KEY_ID, role: 'admin', contributorId: null };
     }
-    const keyHash = hashApiKey(key);
     const cached = this.cache.get(keyHash);
     if (cached && cached.expiresAtMs > Date.now()) return cached.principal;
     const record = await this.keys.findActiveByHash(keyHash);

@@ -51,8 +51,6 @@ function toStoredEvent(p: PlannedEvent, written: InsertedRow): StoredEvent {
 
 /** Events per database transaction: one group commit. */
 export const EVENTS_PER_TX_MAX = 2000;
-/** Transactions in flight per process; while they run, new events queue up for the next one. */
-export const WRITER_TX_CONCURRENCY = 2;
 
 interface Submission {
   events: NormalizedEvent[];
@@ -70,6 +68,7 @@ export class UsageWriter {
   private readonly queue: Submission[] = [];
   private inFlight = 0;
   private readonly multipliers: Multipliers;
+  private readonly txConcurrency: number;
   private readonly logger = new Logger('UsageWriter');
 
   constructor(
@@ -81,6 +80,7 @@ export class UsageWriter {
     private readonly pricing: PricingService,
     private readonly contributors: ContributorsService,
   ) {
+    this.txConcurrency = config.USAGE_WRITER_TX_CONCURRENCY;
     this.multipliers = {
       userMarkup: config.USER_MARKUP,
       payoutByTier: { standard: config.PAYOUT_STANDARD, premium: config.PAYOUT_PREMIUM },
@@ -97,7 +97,8 @@ export class UsageWriter {
   }
 
   private drain(): void {
-    while (this.inFlight < WRITER_TX_CONCURRENCY && this.queue.length > 0) {
+    // Transactions in flight per process; while they run, new events queue up for the next one.
+    while (this.inFlight < this.txConcurrency && this.queue.length > 0) {
       const group = this.takeGroup();
       this.inFlight += 1;
       void this.runGroup(group).finally(() => {
