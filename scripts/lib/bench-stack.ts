@@ -20,6 +20,9 @@ const SERVICE_START_WAIT_MS = 15_000;
 // Sources whose change makes dist/ stale.
 const BUILD_INPUTS = ['src', 'prisma/schema.prisma', 'tsconfig.json', 'tsconfig.build.json', 'package.json'];
 const BUILD_OUTPUTS = ['dist/src/main.js', 'dist/src/worker.js'];
+/** The same V8 flags as `npm run start:prod` / `start:worker` (package.json): a bounded old space
+ * keeps the resident memory under the 300 MB target; V8 otherwise grows the heap lazily under load. */
+export const SERVICE_NODE_FLAGS = ['--max-old-space-size=160'];
 const exec = promisify(execFile);
 
 export type Log = (line: string) => void;
@@ -221,7 +224,7 @@ export async function startApi(options: ServiceOptions & { name?: string }): Pro
   const api = spawnService({
     name,
     command: process.execPath,
-    args: [join(REPO_ROOT, 'dist/src/main.js')],
+    args: [...SERVICE_NODE_FLAGS, join(REPO_ROOT, 'dist/src/main.js')],
     cwd: REPO_ROOT,
     env: apiSpecEnv(port, options.env),
     logPath: join(options.runDir, `${name}.log`),
@@ -242,7 +245,7 @@ export async function startWorker(options: ServiceOptions & { name?: string }): 
   const worker = spawnService({
     name,
     command: process.execPath,
-    args: [join(REPO_ROOT, 'dist/src/worker.js')],
+    args: [...SERVICE_NODE_FLAGS, join(REPO_ROOT, 'dist/src/worker.js')],
     cwd: REPO_ROOT,
     env: { ...process.env, NODE_ENV: 'production', ...options.env },
     logPath: join(options.runDir, `${name}.log`),
