@@ -18,7 +18,7 @@ import {
 } from './support/settlement-harness.js';
 
 const CHILD_TIMEOUT_MS = 60_000;
-const register = fileURLToPath(new URL('./support/swc-register.mjs', import.meta.url));
+const register = fileURLToPath(new URL('../support/ts-node/swc-register.mjs', import.meta.url));
 const childScript = fileURLToPath(new URL('./support/send-child.ts', import.meta.url));
 
 function runSenderChild(env: Record<string, string>, settlementId: string): Promise<{ code: number | null; stdout: string; stderr: string }> {

@@ -27,7 +27,7 @@ export interface AppProcess {
 
 export async function startAppProcess(env: Record<string, string>): Promise<AppProcess> {
   const port = await freePort();
-  const child: ChildProcess = spawn(process.execPath, ['--import', './test/security/support/ts-register.mjs', 'src/main.ts'], {
+  const child: ChildProcess = spawn(process.execPath, ['--import', './test/support/ts-node/swc-register.mjs', 'src/main.ts'], {
     cwd: ROOT,
     env: { ...process.env, NODE_ENV: 'test', ...env, PORT: String(port) },
     stdio: ['ignore', 'pipe', 'pipe'],

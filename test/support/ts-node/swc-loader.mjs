@@ -1,6 +1,6 @@
 // Node ESM loader hooks that run the TypeScript sources the way jest does (@swc/jest with the same
 // .swcrc.jest.json: decorator metadata included, which Nest DI needs and tsx/esbuild cannot emit).
-// Used to start the payout sender in a child process that really dies (crash-safety test).
+// Used for child processes that run the sources (payout crash test, the security suite's log check).
 import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { transform } from '@swc/core';

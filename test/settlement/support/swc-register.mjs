@@ -1,3 +1,0 @@
-import { register } from 'node:module';
-
-register('./swc-loader.mjs', import.meta.url);
