@@ -8,9 +8,11 @@
 // - every user's balance and held, and every contributor's payable / in settlement / paid equal
 //   the model's, to the atto;
 // - every priced event has charge == payout + margin and exactly the oracle's amounts.
+import { Queue } from 'bullmq';
 import fc from 'fast-check';
 import type { Address } from 'viem';
 import { formatAttoAsUsd, parseUsdToAtto } from '../../src/common/money/index.js';
+import { QUEUE_SETTLEMENT } from '../../src/queue/queue-names.js';
 import { randomAddress, startSettlementHarness, usdcBalance, type SettlementHarness } from '../settlement/support/settlement-harness.js';
 import { oracleAmounts, ORACLE_OCCURRED_AT, ORACLE_PRICE, ORACLE_PRICE_BODY, type OraclePrice, type OracleTier, type UsageBody } from '../reliability/support/usage-oracle.js';
 
@@ -148,6 +150,12 @@ describe('ledger invariant fuzz (fast-check, real app, Postgres and Anvil)', () 
     await h.t.admin(h.t.http.post('/v1/admin/prices')).send(ORACLE_PRICE_BODY).expect(201);
   }, 120_000);
   afterAll(async () => {
+    // Settlements enqueue send jobs (nobody consumes them here): leave nothing in the shared Redis.
+    if (h) {
+      const queue = new Queue(QUEUE_SETTLEMENT, { connection: { url: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379' }, prefix: h.queuePrefix });
+      await queue.obliterate({ force: true }).catch(() => undefined);
+      await queue.close();
+    }
     await h?.close();
   });
 

@@ -15,7 +15,8 @@ import { newOutbox, resendUnacknowledged, steadyLoad } from './support/resending
 import { ScenarioRun } from './support/scenario-run.js';
 import { eventStream, generateEvents, type UsageBody } from './support/usage-oracle.js';
 
-const QUEUED_BEFORE_OUTAGE = 3_000;
+/** Jobs published right before each outage, so some are certainly still queued when it hits. */
+const QUEUED_BEFORE_OUTAGE = 2_500;
 const FREEZE_MS = 5_000;
 const DOWN_MS = 6_000;
 
@@ -68,11 +69,8 @@ describe('reliability 4: Redis outage (own Redis instance)', () => {
   afterAll(() => run.cleanup(), 60_000);
 
   it('keeps REST ingestion up, reports redis down, and bills every queued job once Redis is back', async () => {
-    const queued = generateEvents({ prefix: 'rel4q', count: QUEUED_BEFORE_OUTAGE, seed: 4 });
+    const queued: UsageBody[] = [];
     let published = 0;
-    await runPool(queued, 32, async (event) => {
-      if (await queue.publish(event)) published += 1;
-    });
     const outbox = newOutbox([]);
     const load = steadyLoad({ client, outbox, next: eventStream({ prefix: 'rel4rest', seed: 44 }), lanes: { single: 6, batch: 1 }, pauseMs: 10 });
     const outages: Outage[] = [];
@@ -81,7 +79,12 @@ describe('reliability 4: Redis outage (own Redis instance)', () => {
     const readyClient: Client = { baseUrl: () => api.baseUrl, key: RELIABILITY_ADMIN_KEY, log: readyLog };
 
     const injectOutage = async (how: Outage['how'], durationMs: number) => {
-      const storedQueueJobsAtStart = await storedWithPrefix(databaseUrl, 'rel4q');
+      const burst = generateEvents({ prefix: `rel4q${outages.length}`, count: QUEUED_BEFORE_OUTAGE, seed: 4 + outages.length });
+      queued.push(...burst);
+      await runPool(burst, 32, async (event) => {
+        if (await queue.publish(event)) published += 1;
+      });
+      const storedQueueJobsAtStart = await storedWithPrefix(databaseUrl, `rel4q${outages.length}`);
       const downAt = Date.now();
       if (how === 'kill -9') await redis.crash();
       else redis.freeze();
@@ -100,7 +103,7 @@ describe('reliability 4: Redis outage (own Redis instance)', () => {
         how,
         downMs: upAt - downAt,
         storedQueueJobsAtStart,
-        storedQueueJobsAtEnd: await storedWithPrefix(databaseUrl, 'rel4q'),
+        storedQueueJobsAtEnd: await storedWithPrefix(databaseUrl, `rel4q${outages.length}`),
         rest: log.summary((a) => a.startedAtMs >= downAt && a.startedAtMs < upAt),
         ready,
         readyLatencyMs: readyLog.summary((a) => a.startedAtMs >= downAt && a.startedAtMs < upAt).latencyMs,
@@ -143,7 +146,7 @@ describe('reliability 4: Redis outage (own Redis instance)', () => {
     run.record('db', figures);
     run.record('ledgerCheck', check.ok);
 
-    expect(published).toBe(QUEUED_BEFORE_OUTAGE);
+    expect(published).toBe(2 * QUEUED_BEFORE_OUTAGE);
     for (const outage of outages) {
       expect(Object.keys(outage.rest.byStatus).filter((s) => !/^2\d\d$/.test(s))).toEqual([]);
       expect(Object.keys(outage.ready)).toEqual(['503']);

@@ -5,7 +5,7 @@
 // would make failures nobody can explain. It is the same `tsc -p tsconfig.build.json` as
 // `npm run build`, over `git archive <commit>`, and each result names the commit it measured.
 import { execFileSync, spawnSync } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { appendFileSync, cpSync, existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { findFreePort, sleep, spawnService, waitForLog, waitForReady, type ManagedProcess } from '../../../scripts/lib/processes.js';
 
@@ -100,6 +100,31 @@ function logPath(runDir: string, name: string): string {
   return join(runDir, `${name}.${n}.log`);
 }
 
+/**
+ * A service that ends without the test asking (crash, signal from outside) is written to
+ * <runDir>/unexpected-exits.log and stderr with its exit code or signal, so a failure downstream
+ * ("connection refused") can be traced to it.
+ */
+function reportUnexpectedExit(service: ManagedProcess, runDir: string): ManagedProcess {
+  let expected = false;
+  const { kill9, stop } = service;
+  service.kill9 = () => {
+    expected = true;
+    return kill9();
+  };
+  service.stop = (graceMs) => {
+    expected = true;
+    return stop(graceMs);
+  };
+  void service.exited.then((info) => {
+    if (expected) return;
+    const line = `${new Date().toISOString()} ${service.spec.name} (pid ${service.pid}) exited on its own: ${JSON.stringify(info)}\n`;
+    appendFileSync(join(runDir, 'unexpected-exits.log'), line);
+    process.stderr.write(`[reliability] ${line}`);
+  });
+  return service;
+}
+
 export interface ApiProcess {
   baseUrl: string;
   port: number;
@@ -118,6 +143,7 @@ export async function startApi(input: { runDir: string; env: ServiceEnv; name?: 
     env: { ...baseEnv(input.env), PORT: String(port) },
     logPath: logPath(input.runDir, name),
   });
+  reportUnexpectedExit(service, input.runDir);
   const baseUrl = `http://127.0.0.1:${port}`;
   try {
     // Liveness, not readiness: the outage scenarios restart the API while a dependency is down.
@@ -141,6 +167,7 @@ export async function startWorker(input: { runDir: string; env: ServiceEnv; name
     env: { ...baseEnv(input.env), LOG_LEVEL: 'info', ...input.env },
     logPath: logPath(input.runDir, name),
   });
+  reportUnexpectedExit(service, input.runDir);
   try {
     await waitForLog(service, /worker started/);
   } catch (error) {

@@ -4,6 +4,8 @@ import { publishUsageEvent, QUEUE_USAGE_EVENTS } from '../../../src/queue/usage-
 import { QUEUE_USAGE_EVENTS_DEAD } from '../../../src/queue/queue-names.js';
 import type { UsageBody } from './usage-oracle.js';
 
+const COUNTS_ATTEMPTS_MAX = 20;
+
 export interface QueueClient {
   queue: Queue;
   dead: Queue;
@@ -31,10 +33,20 @@ export function queueClient(input: { redisUrl: string; prefix: string }): QueueC
         return false;
       }
     },
-    counts: async () => ({
-      ...(await queue.getJobCounts('waiting', 'active', 'delayed', 'completed', 'failed', 'prioritized', 'waiting-children')),
-      dead: await dead.count(),
-    }),
+    counts: async () => {
+      // Right after a Redis restart the client may still be reconnecting: try again shortly.
+      for (let attempt = 1; ; attempt += 1) {
+        try {
+          return {
+            ...(await queue.getJobCounts('waiting', 'active', 'delayed', 'completed', 'failed', 'prioritized', 'waiting-children')),
+            dead: await dead.count(),
+          };
+        } catch (error) {
+          if (attempt >= COUNTS_ATTEMPTS_MAX) throw error;
+          await new Promise((resolve) => setTimeout(resolve, 500));
+        }
+      }
+    },
     close: async () => {
       await queue.obliterate({ force: true }).catch(() => undefined);
       await dead.obliterate({ force: true }).catch(() => undefined);

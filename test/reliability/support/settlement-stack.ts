@@ -105,14 +105,17 @@ export async function createSettlement(s: SettlementStack): Promise<{ id: string
 
 export async function getSettlement(s: SettlementStack, id: string): Promise<any> {
   const res = await getJson(s.admin, `/v1/admin/settlements/${id}`);
-  if (res.status !== 200) throw new Error(`settlement ${id}: HTTP ${res.status}`);
+  if (res.status !== 200) throw new Error(`settlement ${id}: HTTP ${res.status} ${res.attempt.code ?? ''}`);
   return res.json;
 }
 
+/** Polls; a poll without an answer (a keep-alive socket closed under us on a busy machine) is retried. */
 export async function waitSettlement(s: SettlementStack, id: string, until: (body: any) => boolean, timeoutMs: number): Promise<any> {
   return waitFor(async () => {
-    const body = await getSettlement(s, id);
-    return until(body) ? body : null;
+    const res = await getJson(s.admin, `/v1/admin/settlements/${id}`);
+    if (res.status === 0) return null;
+    if (res.status !== 200) throw new Error(`settlement ${id}: HTTP ${res.status} ${JSON.stringify(res.json)}`);
+    return until(res.json) ? res.json : null;
   }, timeoutMs, 250);
 }
 
