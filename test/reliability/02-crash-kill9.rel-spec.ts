@@ -18,6 +18,7 @@ const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const API_EVENTS = 4_000;
 const QUEUE_EVENTS = 2_000;
 const KILLS = 2;
+const ACKS_BETWEEN_KILLS_MIN = 200;
 
 async function storedWithPrefix(databaseUrl: string, prefix: string): Promise<number> {
   return withClient(databaseUrl, async (c) => Number((await c.query<{ n: string }>('SELECT count(*) AS n FROM usage_events WHERE event_id LIKE $1', [`${prefix}-%`])).rows[0]!.n));
@@ -60,7 +61,9 @@ describe('reliability 2: kill -9 of the API and of the worker under load', () =>
         // Spread over the first pass by progress (not by acks: while the API is down, events
         // are tried and fail, so acks alone would never reach the later thresholds).
         const threshold = Math.floor((API_EVENTS * k) / (KILLS + 2));
-        while (!loadDone && outbox.attempted < threshold) await sleep(20);
+        // ... and only once the restarted API is taking load again (requests in flight to kill).
+        const ackedBefore = kills.at(-1)?.afterAcked ?? 0;
+        while (!loadDone && (outbox.attempted < threshold || outbox.acked.size < ackedBefore + ACKS_BETWEEN_KILLS_MIN)) await sleep(20);
         if (loadDone) return;
         const killedAt = Date.now();
         const at = { afterAttempted: outbox.attempted, afterAcked: outbox.acked.size };
