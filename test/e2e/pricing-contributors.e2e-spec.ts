@@ -287,6 +287,23 @@ describe('pricing and contributors (admin API)', () => {
     });
   });
 
+  it('clears a settlement flag on request or with a new payout address, audited', async () => {
+    const address = '0x4444444444444444444444444444444444444444';
+    await t.admin(t.http.put('/v1/admin/contributors/c_flag')).send({ tier: 'standard', payout_address: address }).expect(201);
+    const db = t.app.get(DatabaseService).prisma;
+    await db.contributor.update({ where: { id: 'c_flag' }, data: { flaggedReason: 'usdc_transfer_refused' } });
+    const same = await t.admin(t.http.put('/v1/admin/contributors/c_flag')).send({ tier: 'standard', payout_address: address }).expect(200);
+    expect(same.body.flagged_reason).toBe('usdc_transfer_refused');
+    const cleared = await t.admin(t.http.put('/v1/admin/contributors/c_flag')).send({ tier: 'standard', payout_address: address, clear_flag: true }).expect(200);
+    expect(cleared.body.flagged_reason).toBeNull();
+    await db.contributor.update({ where: { id: 'c_flag' }, data: { flaggedReason: 'usdc_transfer_refused' } });
+    const moved = await t.admin(t.http.put('/v1/admin/contributors/c_flag')).send({ tier: 'standard', payout_address: '0x5555555555555555555555555555555555555555' }).expect(200);
+    expect(moved.body.flagged_reason).toBeNull();
+    const audits = await db.auditLog.findMany({ where: { target: 'contributor:c_flag', action: 'contributor.update' } });
+    expect(audits).toHaveLength(2);
+    expect(audits[0]!.before).toMatchObject({ flagged_reason: 'usdc_transfer_refused' });
+  });
+
   it('documents the new routes in the OpenAPI document', async () => {
     const res = await t.http.get('/docs-json').expect(200);
     for (const path of ['/v1/admin/prices', '/v1/admin/prices/import', '/v1/admin/contributors/{id}']) {

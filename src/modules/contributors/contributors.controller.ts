@@ -42,6 +42,7 @@ export class ContributorsController {
       tier: body.tier,
       payoutAddress: body.payout_address,
       status: body.status,
+      clearFlag: body.clear_flag,
     });
     res.status(result.created ? 201 : 200);
     return toContributorJson(result.contributor);

@@ -21,6 +21,7 @@ export interface ContributorChanges {
   tier: ContributorTier;
   payoutAddress: Address;
   status: ContributorStatus;
+  flaggedReason: string | null;
   updatedAt: Date;
 }
 

@@ -48,6 +48,8 @@ export const putContributorSchema = z
     payout_address: payoutAddressSchema,
     /** Omitted: "active" for a new contributor, unchanged for an existing one. */
     status: z.enum(CONTRIBUTOR_STATUSES).optional(),
+    /** true: clear a settlement flag after the payee was fixed (a new payout_address clears it too). */
+    clear_flag: z.boolean().optional(),
   })
   .strict();
 export class PutContributorDto extends createZodDto(putContributorSchema) {}

@@ -27,6 +27,8 @@ export interface PutContributorCommand {
   payoutAddress: Address;
   /** Omitted: "active" for a new contributor, unchanged for an existing one. */
   status?: ContributorStatus;
+  /** Clears a settlement flag (USDC refused the payee); a new payout address clears it too. */
+  clearFlag?: boolean;
 }
 
 export interface PutContributorResult {
@@ -112,8 +114,15 @@ export class ContributorsService {
       await this.audit.recordWithPrisma(tx, actor, { action: 'contributor.create', target: `contributor:${command.id}`, after: auditView(created) });
       return { contributor: created, created: true };
     }
-    const changes = { tier: command.tier, payoutAddress: command.payoutAddress, status: command.status ?? existing.status };
-    const unchanged = changes.tier === existing.tier && changes.payoutAddress === existing.payoutAddress && changes.status === existing.status;
+    const clearsFlag = existing.flaggedReason !== null && (command.clearFlag === true || command.payoutAddress !== existing.payoutAddress);
+    const changes = {
+      tier: command.tier,
+      payoutAddress: command.payoutAddress,
+      status: command.status ?? existing.status,
+      flaggedReason: clearsFlag ? null : existing.flaggedReason,
+    };
+    const unchanged =
+      changes.tier === existing.tier && changes.payoutAddress === existing.payoutAddress && changes.status === existing.status && !clearsFlag;
     // A replay of the same PUT writes nothing (no audit noise, updated_at unchanged).
     if (unchanged) return { contributor: existing, created: false };
     const updated = await this.repository.update(tx, command.id, { ...changes, updatedAt: now });
@@ -129,5 +138,5 @@ export class ContributorsService {
 }
 
 function auditView(contributor: Contributor) {
-  return { tier: contributor.tier, payout_address: contributor.payoutAddress, status: contributor.status };
+  return { tier: contributor.tier, payout_address: contributor.payoutAddress, status: contributor.status, flagged_reason: contributor.flaggedReason };
 }
