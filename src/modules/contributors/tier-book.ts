@@ -1,5 +1,6 @@
 // Pure: every contributor's tier history in memory, answering "which tier at this instant".
 import type { ContributorTier, TierBook, TierVersion } from './contributors.types.js';
+import { lastIndexAtOrBefore } from '../../common/collections/sorted-search.js';
 
 interface TierHistory {
   tiers: readonly ContributorTier[];
@@ -33,19 +34,3 @@ export function createTierBook(versions: readonly TierVersion[]): TierBook {
   });
 }
 
-/** Index of the last element <= target in an ascending array, -1 when all are greater. */
-function lastIndexAtOrBefore(sorted: readonly number[], target: number): number {
-  let low = 0;
-  let high = sorted.length - 1;
-  let found = -1;
-  while (low <= high) {
-    const middle = (low + high) >>> 1;
-    if (sorted[middle]! <= target) {
-      found = middle;
-      low = middle + 1;
-    } else {
-      high = middle - 1;
-    }
-  }
-  return found;
-}

@@ -2,6 +2,7 @@
 // at this instant" with a binary search. Pure: built from rows, never touches the database.
 import { assert } from '../../common/errors/index.js';
 import type { PriceBook, PriceVersion } from './pricing.types.js';
+import { lastIndexAtOrBefore } from '../../common/collections/sorted-search.js';
 
 export interface PriceCatalog<V extends PriceVersion = PriceVersion> extends PriceBook {
   /** The version with the greatest effective_from <= at, or null (no price in force then). */
@@ -50,22 +51,6 @@ export function createPriceBook<V extends PriceVersion>(versions: readonly V[]):
   });
 }
 
-/** Index of the last element <= target in an ascending array, -1 when all are greater. */
-function lastIndexAtOrBefore(sorted: readonly number[], target: number): number {
-  let low = 0;
-  let high = sorted.length - 1;
-  let found = -1;
-  while (low <= high) {
-    const middle = (low + high) >>> 1;
-    if (sorted[middle]! <= target) {
-      found = middle;
-      low = middle + 1;
-    } else {
-      high = middle - 1;
-    }
-  }
-  return found;
-}
 
 export interface CurrentPrice<V> {
   current: V;

@@ -4,6 +4,7 @@ import { isUniqueViolation } from '../../database/database-errors.js';
 import { DatabaseService, type PrismaTx } from '../../database/database.service.js';
 import { toBigInt, toBigIntOrNull } from '../../database/sql.js';
 import type { PriceVersion } from './pricing.types.js';
+import { prismaDecimalToBigInt, type PrismaDecimal } from '../../database/sql.js';
 
 export type PriceSource = 'api' | 'litellm';
 
@@ -34,10 +35,6 @@ interface PriceRow {
   created_at: Date;
 }
 
-/** Prisma's Decimal prints integers exactly with toFixed() (toString may use exponent notation). */
-interface DecimalLike {
-  toFixed(): string;
-}
 
 @Injectable()
 export class PricingRepository {
@@ -141,9 +138,9 @@ function fromRow(row: PriceRow): PriceRecord {
 function fromPrisma(row: {
   id: bigint;
   model: string;
-  inputAttoPerMtok: DecimalLike;
-  outputAttoPerMtok: DecimalLike;
-  cachedInputAttoPerMtok: DecimalLike | null;
+  inputAttoPerMtok: PrismaDecimal;
+  outputAttoPerMtok: PrismaDecimal;
+  cachedInputAttoPerMtok: PrismaDecimal | null;
   effectiveFrom: Date;
   source: string;
   createdAt: Date;
@@ -151,9 +148,9 @@ function fromPrisma(row: {
   return {
     id: row.id,
     model: row.model,
-    inputAttoPerMtok: BigInt(row.inputAttoPerMtok.toFixed()),
-    outputAttoPerMtok: BigInt(row.outputAttoPerMtok.toFixed()),
-    cachedInputAttoPerMtok: row.cachedInputAttoPerMtok === null ? null : BigInt(row.cachedInputAttoPerMtok.toFixed()),
+    inputAttoPerMtok: prismaDecimalToBigInt(row.inputAttoPerMtok),
+    outputAttoPerMtok: prismaDecimalToBigInt(row.outputAttoPerMtok),
+    cachedInputAttoPerMtok: row.cachedInputAttoPerMtok === null ? null : prismaDecimalToBigInt(row.cachedInputAttoPerMtok),
     effectiveFrom: row.effectiveFrom,
     source: row.source,
     createdAt: row.createdAt,
