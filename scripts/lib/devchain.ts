@@ -3,7 +3,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { createRequire } from 'node:module';
-import { createServer } from 'node:net';
+import { findFreePort } from './processes.js';
 import {
   createPublicClient,
   createWalletClient,
@@ -252,13 +252,3 @@ async function rpcAnswers(rpcUrl: string): Promise<boolean> {
   }
 }
 
-export async function findFreePort(): Promise<number> {
-  const server = createServer();
-  server.listen(0, HOST);
-  await once(server, 'listening');
-  const address = server.address();
-  server.close();
-  await once(server, 'close');
-  if (address === null || typeof address === 'string') throw new Error('could not read a free port');
-  return address.port;
-}
