@@ -78,6 +78,10 @@ export const envSchema = z.object({
   SETTLEMENT_LINE_MAX_USD: usdAmount('100000'),
   SETTLEMENT_TOTAL_MAX_USD: usdAmount('1000000'),
   SETTLEMENT_CONFIRMATIONS: intFromEnv(3, 1, 100),
+  /** Depth at which a mined payout can no longer be reorganised away; until then it is re-verified
+   * and, if a reorg removed it, sent again (same bytes). Taken as at least SETTLEMENT_CONFIRMATIONS.
+   * 64 blocks is two epochs on Ethereum (its finality); use the chain's own finality depth. */
+  SETTLEMENT_FINALITY_BLOCKS: intFromEnv(64, 1, 10_000),
   SETTLEMENT_RECIPIENTS_PER_TX: intFromEnv(200, 1, 500),
   SETTLEMENT_SCHEDULER_ENABLED: booleanFromEnv(true),
   WORKER_CONCURRENCY: intFromEnv(4, 1, 64),

@@ -8,5 +8,8 @@ export const JOB_EXPIRE_HOLDS = 'expire-holds';
 export const JOB_SETTLEMENT_RUN = 'settlement-run';
 export const JOB_SETTLEMENT_SEND = 'settlement-send';
 export const JOB_SETTLEMENT_RECONCILE = 'settlement-reconcile';
+export const JOB_SETTLEMENT_FINALITY = 'settlement-finality';
 
 export const HOLD_EXPIRY_EVERY_MS = 15_000;
+/** Mined payouts are re-verified against reorganisations this often until final (and during sends). */
+export const SETTLEMENT_FINALITY_EVERY_MS = 15_000;

@@ -14,34 +14,41 @@ import {
   FLAG_USDC_TRANSFER_REFUSED,
   JOURNAL_SETTLEMENT_FAILED,
   JOURNAL_SETTLEMENT_PAID,
+  JOURNAL_SETTLEMENT_REORGED,
   type LineFailureReason,
+  type LineStatus,
   type PayoutTxRecord,
   type SettlementLineRecord,
   type SettlementStatus,
 } from './settlement.types.js';
 
-export function paidDraft(line: SettlementLineRecord): JournalDraft {
+/** One line's amount moved between two of its contributor's accounts; ref = line id (one fact per line). */
+function lineDraft(kind: string, line: SettlementLineRecord, account: { from: string; to: string }): JournalDraft {
   const amountAtto = microUsdcToAtto(line.amountMicroUsdc);
   return {
-    kind: JOURNAL_SETTLEMENT_PAID,
+    kind,
     ref: line.id,
     postings: [
-      { accountCode: contributorInSettlement(line.contributorId), amountAtto: -amountAtto },
-      { accountCode: contributorPaid(line.contributorId), amountAtto },
+      { accountCode: account.from, amountAtto: -amountAtto },
+      { accountCode: account.to, amountAtto },
     ],
   };
 }
 
-export function failedDraft(line: SettlementLineRecord): JournalDraft {
-  const amountAtto = microUsdcToAtto(line.amountMicroUsdc);
-  return {
-    kind: JOURNAL_SETTLEMENT_FAILED,
-    ref: line.id,
-    postings: [
-      { accountCode: contributorInSettlement(line.contributorId), amountAtto: -amountAtto },
-      { accountCode: contributorPayable(line.contributorId), amountAtto },
-    ],
-  };
+export const paidDraft = (line: SettlementLineRecord): JournalDraft =>
+  lineDraft(JOURNAL_SETTLEMENT_PAID, line, { from: contributorInSettlement(line.contributorId), to: contributorPaid(line.contributorId) });
+
+export const failedDraft = (line: SettlementLineRecord): JournalDraft =>
+  lineDraft(JOURNAL_SETTLEMENT_FAILED, line, { from: contributorInSettlement(line.contributorId), to: contributorPayable(line.contributorId) });
+
+/** A paid line whose payment a reorganisation removed for good: back to payable, paid again later. */
+export const reorgedDraft = (line: SettlementLineRecord): JournalDraft =>
+  lineDraft(JOURNAL_SETTLEMENT_REORGED, line, { from: contributorPaid(line.contributorId), to: contributorPayable(line.contributorId) });
+
+/** Every line paid or failed: what the settlement ended as. */
+export function finishedStatus(counts: Record<LineStatus, number>): SettlementStatus {
+  assert(counts.queued === 0 && counts.submitted === 0, 'a finished settlement has no open lines');
+  return counts.failed === 0 ? 'confirmed' : counts.paid === 0 ? 'failed' : 'partially_failed';
 }
 
 /** Every change the sender makes to lines, transactions and the ledger, each in one DB transaction. */
@@ -75,12 +82,13 @@ export class PayoutOutcomeService {
   }
 
   /** Mined with enough confirmations: pay or fail each line by the receipt, or requeue all if reverted. */
-  async applyMined(input: { winner: PayoutTxRecord; others: PayoutTxRecord[]; lines: SettlementLineRecord[]; outcome: BatchReceiptOutcome; gasUsed: bigint }): Promise<void> {
+  async applyMined(input: { winner: PayoutTxRecord; others: PayoutTxRecord[]; lines: SettlementLineRecord[]; outcome: BatchReceiptOutcome; gasUsed: bigint; blockHash: string; final: boolean }): Promise<void> {
     const { winner, others, lines, outcome, gasUsed } = input;
     const otherIds = others.map((o) => o.id);
     await this.db.transaction(async (client) => {
+      const mined = { gasUsed, blockNumber: outcome.blockNumber, blockHash: input.blockHash, final: input.final };
       if (!outcome.executed) {
-        const marked = await this.txs.markMined(client, winner.id, { status: 'reverted', gasUsed, blockNumber: outcome.blockNumber, error: 'transaction reverted' });
+        const marked = await this.txs.markMined(client, winner.id, { ...mined, status: 'reverted', error: 'transaction reverted' });
         if (marked === 0) return; // applied by an earlier run
         await this.txs.markDead(client, otherIds, 'replaced', `attempt ${winner.txHash} was mined`);
         // A reverted batch paid nobody and consumed its nonce: the lines may be signed again.
@@ -96,7 +104,7 @@ export class PayoutOutcomeService {
         assert(line && isAddressEqual(line.payoutAddress, s.recipient) && line.amountMicroUsdc === s.amountMicroUsdc, `skipped line ${s.index} does not match`);
         skipped.add(s.index);
       }
-      const marked = await this.txs.markMined(client, winner.id, { status: 'confirmed', gasUsed, blockNumber: outcome.blockNumber });
+      const marked = await this.txs.markMined(client, winner.id, { ...mined, status: 'confirmed' });
       if (marked === 0) return;
       await this.txs.markDead(client, otherIds, 'replaced', `attempt ${winner.txHash} was mined`);
       const paid = lines.filter((_, i) => !skipped.has(i));
@@ -106,6 +114,47 @@ export class PayoutOutcomeService {
       assert(written.size === paid.length, 'a settlement_paid entry already existed');
       await this.failWithin(client, refused, 'usdc_transfer_refused', winner.id);
     });
+  }
+
+  /**
+   * After a reorganisation an attempt of a booked nonce is mined in another block (the same bytes
+   * re-included, or a fee-bump sibling won). It becomes the booked row; lines it no longer pays
+   * are reversed to payable; a payment it makes that was not booked is recorded as a conflict.
+   */
+  async applyReorgMoved(input: { booked: PayoutTxRecord; mined: PayoutTxRecord; status: 'confirmed' | 'reverted'; gasUsed: bigint; blockNumber: bigint; blockHash: string; unpaid: SettlementLineRecord[]; conflict: string | null }): Promise<boolean> {
+    const { booked, mined } = input;
+    return this.db.transaction(async (client) => {
+      const rebooked = await this.txs.rebook(client, {
+        fromId: booked.id, toId: mined.id, status: input.status, gasUsed: input.gasUsed, blockNumber: input.blockNumber, blockHash: input.blockHash,
+        // Already counted when it was seen reorganised out (its block hash was cleared then).
+        reorgCountDelta: mined.id === booked.id && booked.blockHash === null ? 0 : 1,
+        reorgConflict: input.conflict,
+      });
+      if (rebooked === 0) return false; // applied by an earlier pass
+      if (mined.id !== booked.id) await this.lines.moveBooked(client, booked.id, mined.id);
+      await this.reverseWithin(client, booked.settlementId, input.unpaid);
+      return true;
+    });
+  }
+
+  /** Reorganised out and its nonce used by another transaction: nothing of it is paid any more. */
+  async applyReorgLost(booked: PayoutTxRecord, paidLines: SettlementLineRecord[]): Promise<boolean> {
+    return this.db.transaction(async (client) => {
+      if ((await this.txs.markLost(client, booked.id)) === 0) return false;
+      await this.reverseWithin(client, booked.settlementId, paidLines);
+      return true;
+    });
+  }
+
+  /** Paid lines back to payable (failed, reorged_out) and a finished settlement's status after them. */
+  private async reverseWithin(client: SqlClient, settlementId: string, lines: SettlementLineRecord[]): Promise<void> {
+    if (lines.length === 0) return;
+    assert((await this.lines.markReorgedOut(client, lines.map((l) => l.id))) === lines.length, 'reversed lines were not all paid');
+    const written = await this.ledger.post(client, lines.map(reorgedDraft));
+    assert(written.size === lines.length, 'a settlement_reorged entry already existed');
+    const counts = await this.settlements.countLinesByStatus(settlementId, client);
+    // An open settlement gets its status when it finishes; a finished one follows its lines now.
+    if (counts.queued === 0 && counts.submitted === 0) await this.settlements.refreshFinishedStatus(client, settlementId, finishedStatus(counts));
   }
 
   /** Never mined and the nonce is taken: the chain proves these attempts can no longer pay. */
@@ -136,8 +185,7 @@ export class PayoutOutcomeService {
     return this.db.transaction(async (client) => {
       const counts = await this.settlements.countLinesByStatus(settlementId, client);
       assert(counts.queued === 0 && counts.submitted === 0, `settlement ${settlementId} still has open lines`);
-      const status: SettlementStatus = counts.failed === 0 ? 'confirmed' : counts.paid === 0 ? 'failed' : 'partially_failed';
-      await this.settlements.finishSend(client, settlementId, status);
+      await this.settlements.finishSend(client, settlementId, finishedStatus(counts));
       const current = await this.settlements.findById(settlementId, client);
       return current!.status;
     });

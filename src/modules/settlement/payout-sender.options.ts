@@ -1,4 +1,6 @@
 // Timing and limits of the payout sender, injectable so tests can shorten the waits.
+import { SETTLEMENT_FINALITY_EVERY_MS } from '../../queue/queue-names.js';
+
 export const PAYOUT_SENDER_OPTIONS = Symbol('PAYOUT_SENDER_OPTIONS');
 
 export interface PayoutSenderOptions {
@@ -12,6 +14,8 @@ export interface PayoutSenderOptions {
   holdRetryMs: number;
   /** Replacement fees never go above this. */
   maxFeePerGasCapWei: bigint;
+  /** While a send waits, how often its mined transactions are re-verified against reorganisations. */
+  finalityCheckIntervalMs: number;
 }
 
 export const DEFAULT_PAYOUT_SENDER_OPTIONS: PayoutSenderOptions = {
@@ -20,6 +24,7 @@ export const DEFAULT_PAYOUT_SENDER_OPTIONS: PayoutSenderOptions = {
   replaceAfterMs: 3 * 60_000,
   holdRetryMs: 60_000,
   maxFeePerGasCapWei: 500n * 10n ** 9n,
+  finalityCheckIntervalMs: SETTLEMENT_FINALITY_EVERY_MS,
 };
 
 /** Reverted payout transactions per settlement before its remaining lines go back to payable. */

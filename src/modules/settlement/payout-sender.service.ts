@@ -81,6 +81,11 @@ export class PayoutSenderService {
     if (!settlement) throw notFound('settlement');
     if (settlement.status === 'pending_approval') return { kind: 'skipped', reason: 'waiting for approval' };
     if (!OPEN_SETTLEMENT_STATUSES.includes(settlement.status)) return { kind: 'skipped', reason: `already ${settlement.status}` };
+    // Lines the ledger no longer books as paid may have been paid on chain after all: sending
+    // anything more could pay them twice, so payouts stop until an operator has looked.
+    if ((await this.txs.countReorgConflicts(chain.hotWalletAddress)) > 0) {
+      return this.hold(settlementId, 'a chain reorganisation left a payout the ledger does not match (settlement_txs.reorg_conflict): resolve it first');
+    }
     await this.settlements.markSubmitting(settlementId);
     for (let round = 1; ; round += 1) {
       if (round > SEND_ROUNDS_MAX) return this.hold(settlementId, `still open after ${SEND_ROUNDS_MAX} send rounds`);
@@ -134,8 +139,8 @@ export class PayoutSenderService {
 
   private async sign(chain: PayoutChainClient, settlementId: string, batch: SettlementLineRecord[]): Promise<{ tx: NewPayoutTx } | { hold: string }> {
     const batchId = batchIdFor(settlementId, batch.map((l) => l.id));
-    const liveNonceMax = await this.txs.maxLiveNonce(chain.hotWalletAddress);
-    const nonce = Math.max(await chain.getPendingNonce(), liveNonceMax === null ? 0 : liveNonceMax + 1);
+    const inUseNonceMax = await this.txs.maxNonceInUse(chain.hotWalletAddress);
+    const nonce = Math.max(await chain.getPendingNonce(), inUseNonceMax === null ? 0 : inUseNonceMax + 1);
     try {
       const signed = await chain.prepareSignedBatch({
         batchId,

@@ -7,6 +7,8 @@ import { DatabaseService } from '../../database/database.service.js';
 import type { PayoutChainClient } from '../payouts/chain/payout-chain.client.js';
 import { PayoutChainError } from '../payouts/chain/payout-chain.errors.js';
 import { crashAfterBroadcastIfAsked } from './crash-hook.js';
+import { finalityDepthBlocks } from './payout-finality.js';
+import { PayoutFinalityService } from './payout-finality.service.js';
 import type { HeldWalletLock } from './payout-lock.repository.js';
 import { PayoutOutcomeService } from './payout-outcome.service.js';
 import { BATCH_ATTEMPTS_MAX, bumpFees, PAYOUT_SENDER_OPTIONS, type PayoutSenderOptions } from './payout-sender.options.js';
@@ -38,16 +40,25 @@ export class PayoutTrackerService {
     private readonly txs: PayoutTxRepository,
     private readonly settlements: SettlementRepository,
     private readonly outcomes: PayoutOutcomeService,
+    private readonly finality: PayoutFinalityService,
   ) {}
 
-  /** One pass over every live transaction of the wallet (after a crash, before signing anything). */
+  /**
+   * Before signing anything: mined transactions a reorganisation undid are sent again (their nonces
+   * come first), then one pass over every live transaction of the wallet (after a crash).
+   */
   async resumeWallet(chain: PayoutChainClient, lock: HeldWalletLock): Promise<void> {
+    await this.finality.recheckWallet(chain, lock);
     for (const group of groupByBatch(await this.txs.listLive(chain.hotWalletAddress))) await this.resolveGroup(chain, lock, group);
   }
 
-  /** Polls until no transaction of the settlement is live, or the wait budget is spent. */
+  /**
+   * Polls until no transaction of the settlement is live, or the wait budget is spent. Mined ones
+   * are re-verified meanwhile: a later nonce cannot be mined while an earlier one is reorganised out.
+   */
   async waitForSettlement(chain: PayoutChainClient, lock: HeldWalletLock, settlementId: string): Promise<'settled' | 'timeout'> {
     const deadlineMs = Date.now() + this.options.confirmationWaitMs;
+    let finalityDueMs = Date.now() + this.options.finalityCheckIntervalMs;
     for (;;) {
       const live = await this.txs.listLive(chain.hotWalletAddress, settlementId);
       if (live.length === 0) return 'settled';
@@ -57,6 +68,10 @@ export class PayoutTrackerService {
       }
       if (!pending) continue;
       if (Date.now() > deadlineMs) return 'timeout';
+      if (Date.now() >= finalityDueMs) {
+        await this.finality.recheckWallet(chain, lock);
+        finalityDueMs = Date.now() + this.options.finalityCheckIntervalMs;
+      }
       await new Promise((resolve) => setTimeout(resolve, this.options.pollIntervalMs));
     }
   }
@@ -83,7 +98,7 @@ export class PayoutTrackerService {
     const mined = statuses[minedIndex];
     if (mined?.state === 'mined') {
       if (mined.confirmations < this.config.SETTLEMENT_CONFIRMATIONS) return 'pending';
-      await this.applyMined(chain, rows, minedIndex);
+      await this.applyMined(chain, rows, minedIndex, mined);
       return 'resolved';
     }
     if (statuses.some((s) => s.state === 'pending')) {
@@ -103,14 +118,16 @@ export class PayoutTrackerService {
     return 'pending';
   }
 
-  private async applyMined(chain: PayoutChainClient, rows: PayoutTxRecord[], winnerIndex: number): Promise<void> {
+  private async applyMined(chain: PayoutChainClient, rows: PayoutTxRecord[], winnerIndex: number, status: { blockHash: Hex; confirmations: number }): Promise<void> {
     const winner = rows[winnerIndex]!;
     const receipt = await chain.getReceipt(winner.txHash);
     assert(receipt, `receipt of ${winner.txHash} vanished`);
     const outcome = chain.parseBatchReceipt(receipt);
     const lines = (await this.settlements.listLinesOfTxs(this.db.pool, rows.map((r) => r.id))).filter((l) => l.status === 'submitted');
     const others = rows.filter((_, i) => i !== winnerIndex);
-    await this.outcomes.applyMined({ winner, others, lines, outcome, gasUsed: receipt.gasUsed });
+    // Final at once only when already deep enough (and still in the block that was counted).
+    const final = status.confirmations >= finalityDepthBlocks(this.config) && receipt.blockHash === status.blockHash;
+    await this.outcomes.applyMined({ winner, others, lines, outcome, gasUsed: receipt.gasUsed, blockHash: receipt.blockHash, final });
   }
 
   /** Fee bump of a stuck transaction: same nonce, same lines, persisted before it is sent. */

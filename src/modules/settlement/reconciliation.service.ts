@@ -62,13 +62,15 @@ export class ReconciliationService {
     const paidMatches = microUsdcToAtto(t.paidLinesMicroUsdc) === t.paidJournalAtto;
     const inSettlementMatches = microUsdcToAtto(t.openLinesMicroUsdc) === t.inSettlementBalanceAtto;
     return {
-      ok: paidMatches && inSettlementMatches && t.reconciliationFailures === 0,
+      ok: paidMatches && inSettlementMatches && t.reconciliationFailures === 0 && t.reorgConflicts === 0,
       paid_lines_usdc: formatMicroUsdc(t.paidLinesMicroUsdc),
       settlement_paid_journal_usd: formatAttoAsUsd(t.paidJournalAtto),
       open_lines_usdc: formatMicroUsdc(t.openLinesMicroUsdc),
       in_settlement_balance_usd: formatAttoAsUsd(t.inSettlementBalanceAtto),
       reconciliation_failures: t.reconciliationFailures,
       unreconciled_settlements: t.unreconciled,
+      reorg_conflicts: t.reorgConflicts,
+      unfinal_payout_txs: t.unfinalTxs,
     };
   }
 }

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { SqlClient } from '../../database/database.service.js';
-import type { LineFailureReason } from './settlement.types.js';
+import { LINE_FAILURE_REORGED_OUT, type LineFailureReason } from './settlement.types.js';
 
 /**
  * Line state transitions. Each UPDATE names the state it leaves, so a replayed or concurrent step
@@ -43,6 +43,22 @@ export class SettlementLinesRepository {
        WHERE id = ANY($1::uuid[]) AND status IN ('queued', 'submitted')`,
       [lineIds, reason, txId],
     );
+    return result.rowCount ?? 0;
+  }
+
+  /** paid -> failed: a reorganisation removed the payment for good (the ledger entry reverses it). */
+  async markReorgedOut(client: SqlClient, lineIds: string[]): Promise<number> {
+    if (lineIds.length === 0) return 0;
+    const result = await client.query(
+      `UPDATE settlement_lines SET status = 'failed', failure_reason = $2, confirmed_at = NULL WHERE id = ANY($1::uuid[]) AND status = 'paid'`,
+      [lineIds, LINE_FAILURE_REORGED_OUT],
+    );
+    return result.rowCount ?? 0;
+  }
+
+  /** After a reorganisation another attempt of the nonce was mined: the booked lines follow it. */
+  async moveBooked(client: SqlClient, fromTxId: string, toTxId: string): Promise<number> {
+    const result = await client.query(`UPDATE settlement_lines SET tx_id = $2 WHERE tx_id = $1 AND status IN ('paid', 'failed')`, [fromTxId, toTxId]);
     return result.rowCount ?? 0;
   }
 

@@ -96,6 +96,10 @@ export interface TxRow {
   status: string;
   gas_used: string | null;
   block_number: string | null;
+  block_hash: string | null;
+  final_at: Date | null;
+  reorg_count: number;
+  reorg_conflict: string | null;
   line_count: number;
   error: string | null;
   created_at: Date;
@@ -117,6 +121,10 @@ export function toTx(row: TxRow): PayoutTxRecord {
     status: row.status as PayoutTxStatus,
     gasUsed: toBigIntOrNull(row.gas_used),
     blockNumber: toBigIntOrNull(row.block_number),
+    blockHash: row.block_hash as Hex | null,
+    finalAt: row.final_at,
+    reorgCount: row.reorg_count,
+    reorgConflict: row.reorg_conflict,
     lineCount: row.line_count,
     error: row.error,
     createdAt: row.created_at,

@@ -2,15 +2,19 @@ import { InjectQueue } from '@nestjs/bullmq';
 import { Inject, Injectable, Logger, type OnApplicationBootstrap } from '@nestjs/common';
 import type { Queue } from 'bullmq';
 import { APP_CONFIG, type AppConfig } from '../../config/index.js';
-import { JOB_SETTLEMENT_RUN, QUEUE_SETTLEMENT } from '../../queue/queue-names.js';
+import { JOB_SETTLEMENT_FINALITY, JOB_SETTLEMENT_RUN, QUEUE_SETTLEMENT, SETTLEMENT_FINALITY_EVERY_MS } from '../../queue/queue-names.js';
 import { PAYOUT_CHAIN, type PayoutChainHandle } from './payout-chain.provider.js';
 import { SettlementService } from './settlement.service.js';
 
 export const SETTLEMENT_SCHEDULER_ID = 'settlement-cron';
+export const SETTLEMENT_FINALITY_SCHEDULER_ID = 'settlement-finality';
 const RUN_JOB_ATTEMPTS = 3;
 const RUN_JOB_BACKOFF_MS = 30_000;
 
-/** Worker start: (re)declares the cron scheduler and re-enqueues sends a crash or Redis loss left behind. */
+/**
+ * Worker start: (re)declares the cron scheduler and the finality re-check, and re-enqueues sends a
+ * crash or Redis loss left behind.
+ */
 @Injectable()
 export class SettlementSchedulerService implements OnApplicationBootstrap {
   private readonly logger = new Logger('SettlementScheduler');
@@ -26,8 +30,15 @@ export class SettlementSchedulerService implements OnApplicationBootstrap {
     if (!this.chain.client) {
       this.logger.warn(this.chain.disabledReason ?? 'settlement disabled');
       await this.queue.removeJobScheduler(SETTLEMENT_SCHEDULER_ID);
+      await this.queue.removeJobScheduler(SETTLEMENT_FINALITY_SCHEDULER_ID);
       return;
     }
+    // Independent of SETTLEMENT_SCHEDULER_ENABLED: payouts sent by an admin need watching too.
+    await this.queue.upsertJobScheduler(
+      SETTLEMENT_FINALITY_SCHEDULER_ID,
+      { every: SETTLEMENT_FINALITY_EVERY_MS },
+      { name: JOB_SETTLEMENT_FINALITY, data: {}, opts: { removeOnComplete: { count: 100 }, removeOnFail: { count: 100 } } },
+    );
     if (this.config.SETTLEMENT_SCHEDULER_ENABLED) {
       await this.queue.upsertJobScheduler(
         SETTLEMENT_SCHEDULER_ID,

@@ -5,6 +5,7 @@ import { LedgerCheckRegistry } from '../ledger/ledger-check-extension.js';
 import { LedgerModule } from '../ledger/ledger.module.js';
 import { ContributorPayoutsController } from './contributor-payouts.controller.js';
 import { PAYOUT_CHAIN, payoutChainProvider, type PayoutChainHandle } from './payout-chain.provider.js';
+import { PayoutFinalityService } from './payout-finality.service.js';
 import { PayoutLockRepository } from './payout-lock.repository.js';
 import { PayoutOutcomeService } from './payout-outcome.service.js';
 import { DEFAULT_PAYOUT_SENDER_OPTIONS, PAYOUT_SENDER_OPTIONS } from './payout-sender.options.js';
@@ -37,11 +38,12 @@ import { SettlementService } from './settlement.service.js';
     SettlementService,
     SettlementQueryService,
     PayoutOutcomeService,
+    PayoutFinalityService,
     PayoutTrackerService,
     PayoutSenderService,
     ReconciliationService,
   ],
-  exports: [SettlementService, PayoutSenderService, ReconciliationService, PAYOUT_CHAIN],
+  exports: [SettlementService, PayoutSenderService, PayoutFinalityService, ReconciliationService, PAYOUT_CHAIN],
 })
 export class SettlementModule implements OnModuleInit {
   constructor(

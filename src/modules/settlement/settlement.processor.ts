@@ -1,6 +1,7 @@
 import { Processor, WorkerHost } from '@nestjs/bullmq';
 import { DelayedError, UnrecoverableError, type Job } from 'bullmq';
-import { JOB_SETTLEMENT_RECONCILE, JOB_SETTLEMENT_RUN, JOB_SETTLEMENT_SEND, QUEUE_SETTLEMENT } from '../../queue/queue-names.js';
+import { JOB_SETTLEMENT_FINALITY, JOB_SETTLEMENT_RECONCILE, JOB_SETTLEMENT_RUN, JOB_SETTLEMENT_SEND, QUEUE_SETTLEMENT } from '../../queue/queue-names.js';
+import { PayoutFinalityService } from './payout-finality.service.js';
 import { PayoutSenderService } from './payout-sender.service.js';
 import { ReconciliationService } from './reconciliation.service.js';
 import { settlementJobSchema } from './settlement.schemas.js';
@@ -18,6 +19,7 @@ export class SettlementProcessor extends WorkerHost {
     private readonly settlements: SettlementService,
     private readonly sender: PayoutSenderService,
     private readonly reconciliation: ReconciliationService,
+    private readonly finality: PayoutFinalityService,
   ) {
     super();
   }
@@ -40,6 +42,8 @@ export class SettlementProcessor extends WorkerHost {
         const { settlement_id: settlementId } = settlementJobSchema.parse(job.data);
         return this.reconciliation.reconcileSettlement(settlementId);
       }
+      case JOB_SETTLEMENT_FINALITY:
+        return this.finality.runScheduled();
       default:
         throw new UnrecoverableError(`no handler for job ${job.name} on queue ${QUEUE_SETTLEMENT}`);
     }

@@ -95,6 +95,14 @@ export class SettlementRepository {
     return result.rowCount === 1;
   }
 
+  /** A finished settlement whose lines a reorganisation changed: its final status follows them. */
+  async refreshFinishedStatus(client: SqlClient, id: string, status: SettlementStatus): Promise<void> {
+    await client.query(
+      `UPDATE settlements SET status = $2, updated_at = now() WHERE id = $1 AND status IN ('confirmed', 'partially_failed', 'failed')`,
+      [id, status],
+    );
+  }
+
   async setReconciliation(client: SqlClient, id: string, reconciliation: unknown): Promise<void> {
     await client.query(`UPDATE settlements SET reconciliation = $2::jsonb, updated_at = now() WHERE id = $1`, [id, JSON.stringify(reconciliation)]);
   }

@@ -18,9 +18,13 @@ export type SettlementTrigger = 'schedule' | 'admin';
 export const JOURNAL_SETTLEMENT_RESERVE = 'settlement_reserve';
 export const JOURNAL_SETTLEMENT_PAID = 'settlement_paid';
 export const JOURNAL_SETTLEMENT_FAILED = 'settlement_failed';
+/** A paid line whose payment a reorganisation removed for good: paid back to payable. */
+export const JOURNAL_SETTLEMENT_REORGED = 'settlement_reorged';
 
 /** Why a line failed; the last two also flag the contributor until an admin clears it. */
 export type LineFailureReason = 'tx_reverted' | 'recipient_blacklisted' | 'usdc_transfer_refused';
+/** A paid line whose payment a reorganisation removed for good (its own transition: paid -> failed). */
+export const LINE_FAILURE_REORGED_OUT = 'reorged_out';
 export const FLAG_USDC_TRANSFER_REFUSED = 'usdc_transfer_refused';
 
 export interface SettlementRecord {
@@ -70,6 +74,13 @@ export interface PayoutTxRecord {
   status: PayoutTxStatus;
   gasUsed: bigint | null;
   blockNumber: bigint | null;
+  /** Block of the booked receipt; null while reorganised out (or never mined). */
+  blockHash: Hex | null;
+  /** Set once the block is SETTLEMENT_FINALITY_BLOCKS deep; a mined row without it is re-verified. */
+  finalAt: Date | null;
+  reorgCount: number;
+  /** The chain paid more than the ledger booked after a reorganisation: an operator must look. */
+  reorgConflict: string | null;
   lineCount: number;
   error: string | null;
   createdAt: Date;

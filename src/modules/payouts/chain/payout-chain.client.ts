@@ -191,6 +191,7 @@ export class PayoutChainClient {
       return {
         state: 'mined',
         blockNumber: receipt.blockNumber,
+        blockHash: receipt.blockHash,
         status: receipt.status,
         gasUsed: receipt.gasUsed,
         confirmations: Number(latestBlock - receipt.blockNumber + 1n),
@@ -226,6 +227,20 @@ export class PayoutChainClient {
   /** Transactions mined so far: a persisted nonce below this was consumed. */
   getLatestNonce(): Promise<number> {
     return this.publicClient.getTransactionCount({ address: this.hotWalletAddress, blockTag: 'latest' });
+  }
+
+  /** Transactions mined up to a block: below a final block, a consumed nonce stays consumed. */
+  getNonceAtBlock(blockNumber: bigint): Promise<number> {
+    return this.publicClient.getTransactionCount({ address: this.hotWalletAddress, blockNumber });
+  }
+
+  getBlockNumber(): Promise<bigint> {
+    return this.publicClient.getBlockNumber({ cacheTime: 0 });
+  }
+
+  /** The batch contract's own record: true once any transaction executed this batch id. */
+  isBatchExecuted(batchId: Hex): Promise<boolean> {
+    return this.publicClient.readContract({ address: this.payoutContractAddress, abi: batchPayoutAbi, functionName: 'batchExecuted', args: [batchId] });
   }
 
   async readHotWallet(): Promise<HotWalletState> {

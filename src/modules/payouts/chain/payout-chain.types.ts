@@ -76,6 +76,8 @@ export type TxStatus =
   | {
       state: 'mined';
       blockNumber: bigint;
+      /** Tells a reorganisation apart: the same transaction in another block has another hash. */
+      blockHash: Hex;
       status: 'success' | 'reverted';
       gasUsed: bigint;
       confirmations: number;
