@@ -108,6 +108,22 @@ export function devChain(rpcUrl: string): Chain {
   });
 }
 
+/**
+ * anvil_reorg: replaces the last `depth` blocks with `depth` new ones (the height stays the same).
+ * Each signed transaction goes into the new block at `blockIndex` (0 = the oldest new block, at
+ * most depth - 1); a transaction of the old blocks not listed is dropped (not put back in the pool).
+ */
+export async function anvilReorg(rpcUrl: string, depth: number, txs: ReadonlyArray<{ signedRaw: Hex; blockIndex: number }> = []): Promise<void> {
+  const response = await fetch(rpcUrl, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'anvil_reorg', params: [depth, txs.map((t) => [t.signedRaw, t.blockIndex])] }),
+    signal: AbortSignal.timeout(START_TIMEOUT_MS),
+  });
+  const body = (await response.json()) as { error?: { message: string } };
+  if (!response.ok || body.error) throw new Error(`anvil_reorg(${depth}) failed: ${body.error?.message ?? `HTTP ${response.status}`}`);
+}
+
 async function deployContracts(chain: Chain): Promise<{ usdcAddress: Address; payoutContractAddress: Address }> {
   const transport = http(chain.rpcUrls.default.http[0], { timeout: 10_000, retryCount: 0 });
   const publicClient = createPublicClient({ chain, transport, pollingInterval: RPC_POLL_INTERVAL_MS });
