@@ -124,7 +124,8 @@ export class PayoutFinalityService {
       unpaid: diff.unpaidIndexes.map((i) => lines[i]!), conflict,
     });
     if (!applied) return;
-    this.logger.warn(`payout nonce ${booked.nonce}: ${mined.txHash} now in block ${receipt.blockNumber}; ${diff.unpaidIndexes.length} line(s) no longer paid, back to payable`);
+    const booking = diff.unpaidIndexes.length === 0 ? 'booking unchanged' : `${diff.unpaidIndexes.length} line(s) no longer paid, back to payable`;
+    this.logger.warn(`payout nonce ${booked.nonce}: ${mined.txHash} now in block ${receipt.blockNumber} after a reorganisation; ${booking}`);
     if (conflict) this.logger.error(`settlement ${booked.settlementId}: ${conflict}`);
     await this.producer.enqueueReconcile(booked.settlementId);
   }
