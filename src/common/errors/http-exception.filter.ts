@@ -1,5 +1,5 @@
 import { ArgumentsHost, Catch, ExceptionFilter, HttpException, HttpStatus, Logger } from '@nestjs/common';
-import type { Response } from 'express';
+import type { FastifyReply } from 'fastify';
 import { ZodValidationException } from 'nestjs-zod';
 import { ZodError } from 'zod';
 import { DomainError, RateLimitedError, type ErrorCode } from './domain-error.js';
@@ -26,10 +26,10 @@ export class HttpExceptionFilter implements ExceptionFilter {
   private readonly logger = new Logger('HttpExceptionFilter');
 
   catch(exception: unknown, host: ArgumentsHost): void {
-    const res = host.switchToHttp().getResponse<Response>();
+    const res = host.switchToHttp().getResponse<FastifyReply>();
     if (exception instanceof DomainError) {
       if (exception.code === 'rate_limited') {
-        res.setHeader('Retry-After', String(exception instanceof RateLimitedError ? exception.retryAfterSeconds : 1));
+        res.header('Retry-After', String(exception instanceof RateLimitedError ? exception.retryAfterSeconds : 1));
       }
       return sendError(res, exception.httpStatus, exception.code, exception.message, exception.details);
     }
@@ -42,12 +42,12 @@ export class HttpExceptionFilter implements ExceptionFilter {
       const status = exception.getStatus();
       const code = CODE_BY_STATUS[status] ?? (status >= 500 ? 'internal_error' : 'validation_failed');
       const message = status === 404 ? 'route not found' : exception.message;
-      if (status === 429) res.setHeader('Retry-After', '1');
+      if (status === 429) res.header('Retry-After', '1');
       return sendError(res, status, code, message);
     }
     if (isDatabaseUnavailable(exception)) {
       this.logger.warn(`database unavailable: ${(exception as Error).message}`);
-      res.setHeader('Retry-After', '1');
+      res.header('Retry-After', '1');
       return sendError(res, HttpStatus.SERVICE_UNAVAILABLE, 'unavailable', 'database unavailable, retry later');
     }
     if (isNumericOutOfRange(exception)) {
