@@ -20,3 +20,25 @@ export interface PrismaDecimal {
 export function prismaDecimalToBigInt(value: PrismaDecimal): bigint {
   return BigInt(value.toFixed());
 }
+
+/**
+ * The text of a Postgres array literal, for a `$n::text[]` (or numeric[], jsonb[]...) parameter:
+ * every element quoted (NULL for null), so no element text needs any other escaping than `"` and `\`.
+ */
+export function arrayLiteral(elements: ReadonlyArray<string | null>): string {
+  let text = '{';
+  for (let i = 0; i < elements.length; i += 1) {
+    if (i > 0) text += ',';
+    const element = elements[i];
+    text += element === null || element === undefined ? 'NULL' : quoteArrayElement(element);
+  }
+  return text + '}';
+}
+
+const NEEDS_ESCAPE = /["\\]/;
+const ESCAPED = /["\\]/g;
+
+/** One array literal element, quoted. */
+export function quoteArrayElement(text: string): string {
+  return NEEDS_ESCAPE.test(text) ? `"${text.replace(ESCAPED, '\\$&')}"` : `"${text}"`;
+}
