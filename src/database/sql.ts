@@ -22,23 +22,31 @@ export function prismaDecimalToBigInt(value: PrismaDecimal): bigint {
 }
 
 /**
- * The text of a Postgres array literal, for a `$n::text[]` (or numeric[], jsonb[]...) parameter:
- * every element quoted (NULL for null), so no element text needs any other escaping than `"` and `\`.
+ * The text of a Postgres array literal, for a `$n::text[]` (or jsonb[]...) parameter: every
+ * element quoted (NULL for null), so no element text needs any other escaping than `"` and `\`.
  */
 export function arrayLiteral(elements: ReadonlyArray<string | null>): string {
-  let text = '{';
+  const quoted: string[] = new Array(elements.length);
   for (let i = 0; i < elements.length; i += 1) {
-    if (i > 0) text += ',';
     const element = elements[i];
-    text += element === null || element === undefined ? 'NULL' : quoteArrayElement(element);
+    quoted[i] = element === null || element === undefined ? 'NULL' : quoteArrayElement(element);
   }
-  return text + '}';
+  return `{${quoted.join(',')}}`;
 }
 
-const NEEDS_ESCAPE = /["\\]/;
+/**
+ * An array literal of elements that need no quoting: numbers, decimal integer text, ISO
+ * timestamps, hex, fixed lowercase words. Never for free text (ids, JSON): use arrayLiteral.
+ */
+export function plainArrayLiteral(elements: ReadonlyArray<string | number | null>): string {
+  const texts: Array<string | number> = new Array(elements.length);
+  for (let i = 0; i < elements.length; i += 1) texts[i] = elements[i] ?? 'NULL';
+  return `{${texts.join(',')}}`;
+}
+
 const ESCAPED = /["\\]/g;
 
 /** One array literal element, quoted. */
 export function quoteArrayElement(text: string): string {
-  return NEEDS_ESCAPE.test(text) ? `"${text.replace(ESCAPED, '\\$&')}"` : `"${text}"`;
+  return text.indexOf('"') === -1 && text.indexOf('\\') === -1 ? `"${text}"` : `"${text.replace(ESCAPED, '\\$&')}"`;
 }

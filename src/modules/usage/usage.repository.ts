@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DatabaseService, type SqlClient } from '../../database/database.service.js';
-import { arrayLiteral, toBigInt, toBigIntOrNull } from '../../database/sql.js';
+import { arrayLiteral, plainArrayLiteral, toBigInt, toBigIntOrNull } from '../../database/sql.js';
 import type { ContributorTierName, PlannedEvent, StoredEvent } from './usage.types.js';
 
 export interface RollupDelta {
@@ -75,10 +75,10 @@ export class UsageRepository {
     const contributorIds: string[] = new Array(n);
     const models: string[] = new Array(n);
     const occurredAt: string[] = new Array(n);
-    const prompt: string[] = new Array(n);
-    const completion: string[] = new Array(n);
-    const cached: string[] = new Array(n);
-    const reasoning: string[] = new Array(n);
+    const prompt: number[] = new Array(n);
+    const completion: number[] = new Array(n);
+    const cached: number[] = new Array(n);
+    const reasoning: number[] = new Array(n);
     const holdIds: Array<string | null> = new Array(n);
     const metadata: Array<string | null> = new Array(n);
     const sources: string[] = new Array(n);
@@ -102,10 +102,10 @@ export class UsageRepository {
       contributorIds[i] = e.contributorId;
       models[i] = e.model;
       occurredAt[i] = e.occurredAt.toISOString();
-      prompt[i] = String(e.usage.promptTokens);
-      completion[i] = String(e.usage.completionTokens);
-      cached[i] = String(e.usage.cachedTokens);
-      reasoning[i] = String(e.usage.reasoningTokens);
+      prompt[i] = e.usage.promptTokens;
+      completion[i] = e.usage.completionTokens;
+      cached[i] = e.usage.cachedTokens;
+      reasoning[i] = e.usage.reasoningTokens;
       holdIds[i] = e.holdId;
       metadata[i] = e.metadata === null ? null : JSON.stringify(e.metadata);
       sources[i] = e.source;
@@ -120,7 +120,15 @@ export class UsageRepository {
       margin[i] = a ? a.marginAtto.toString() : null;
       streams[i] = e.stream === null ? null : JSON.stringify(e.stream);
     }
-    const columns = [eventIds, hashes, userIds, contributorIds, models, occurredAt, prompt, completion, cached, reasoning, holdIds, metadata, sources, statuses, priceIds, tiers, markups, multipliers, official, charge, payout, margin, streams];
+    // Free text is quoted; numbers, timestamps, hex hashes and fixed words need no quoting.
+    const quoted = arrayLiteral;
+    const plain = plainArrayLiteral;
+    const params = [
+      quoted(eventIds), plain(hashes), quoted(userIds), quoted(contributorIds), quoted(models), plain(occurredAt),
+      plain(prompt), plain(completion), plain(cached), plain(reasoning), quoted(holdIds), quoted(metadata),
+      plain(sources), plain(statuses), plain(priceIds), plain(tiers), plain(markups), plain(multipliers),
+      plain(official), plain(charge), plain(payout), plain(margin), quoted(streams),
+    ];
     const result = await client.query<{ id: string; event_id: string }>(
       `INSERT INTO usage_events (event_id, request_hash, user_id, contributor_id, model, occurred_at,
          prompt_tokens, completion_tokens, cached_tokens, reasoning_tokens, hold_id, metadata, source, status,
@@ -139,7 +147,7 @@ export class UsageRepository {
        ORDER BY event_id
        ON CONFLICT (event_id) DO NOTHING
        RETURNING id, event_id`,
-      columns.map(arrayLiteral),
+      params,
     );
     const ids = new Map<string, bigint>();
     for (const row of result.rows) ids.set(row.event_id, BigInt(row.id));
