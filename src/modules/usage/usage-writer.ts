@@ -151,14 +151,21 @@ export class UsageWriter {
 
   private async insert(client: Parameters<LedgerService['post']>[0], planned: PlannedEvent[]): Promise<InsertedEvents> {
     const inserted = await this.repository.insertEvents(client, planned);
-    const fresh = planned.filter((p) => inserted.ids.has(p.event.eventId));
-    const drafts = fresh.map(usageJournalDraft).filter((d): d is JournalDraft => d !== null);
-    const captures = fresh
-      .filter((p) => p.event.holdId !== null)
-      .map((p) => ({ holdId: p.event.holdId!, userId: p.event.userId, eventId: p.event.eventId, chargeAtto: p.amounts?.chargeAtto ?? 0n }));
+    const fresh: PlannedEvent[] = [];
+    const drafts: JournalDraft[] = [];
+    const captures: Array<{ holdId: string; userId: string; eventId: string; chargeAtto: bigint }> = [];
+    const billedUsers = new Set<string>();
+    for (const p of planned) {
+      if (!inserted.ids.has(p.event.eventId)) continue;
+      fresh.push(p);
+      const draft = usageJournalDraft(p);
+      if (draft) drafts.push(draft);
+      if (p.event.holdId !== null) captures.push({ holdId: p.event.holdId, userId: p.event.userId, eventId: p.event.eventId, chargeAtto: p.amounts?.chargeAtto ?? 0n });
+      billedUsers.add(p.event.userId);
+    }
     const heldDeltas = await this.holds.captureInTransaction(client, captures);
     // Every billed user gets an account row, even when the charge is zero.
-    for (const p of fresh) if (!heldDeltas.has(`user:${p.event.userId}`)) heldDeltas.set(`user:${p.event.userId}`, 0n);
+    for (const userId of billedUsers) if (!heldDeltas.has(`user:${userId}`)) heldDeltas.set(`user:${userId}`, 0n);
     await this.ledger.post(client, drafts, heldDeltas);
     await this.repository.upsertRollups(client, rollupDeltas(fresh));
     return inserted;
