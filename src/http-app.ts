@@ -2,10 +2,10 @@ import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
-import { Logger } from 'nestjs-pino';
 import { cleanupOpenApiDoc } from 'nestjs-zod';
 import { AppModule } from './app.module.js';
 import { registerBodyParser } from './common/http/body-parsers.js';
+import { ApiLogController, createApiLogger, PinoNestLogger, requestIdOf } from './common/logging/api-logger.js';
 import { sendError } from './common/errors/error-body.js';
 import { answerClientErrorAsJson } from './common/http/client-errors.js';
 import { recordServedRoutes } from './common/http/served-routes.js';
@@ -31,14 +31,18 @@ function routerErrorMessage(code: string): string {
  */
 export async function createHttpApp(envOverrides: Partial<Record<string, string>> = {}): Promise<NestFastifyApplication> {
   const config = parseEnv({ ...process.env, ...envOverrides });
+  const logger = createApiLogger(config.LOG_LEVEL);
   const adapter = new FastifyAdapter({
     // Express matched paths case-insensitively and ignored a trailing slash; clients rely on it.
     routerOptions: { caseSensitive: false, ignoreTrailingSlash: true, maxParamLength: PATH_PARAM_LENGTH_MAX },
     // As Express's numeric `trust proxy`: the nearest N hops are our proxies.
     trustProxy: config.TRUST_PROXY_HOPS === 0 ? false : (_address: string, hop: number) => hop < config.TRUST_PROXY_HOPS,
     requestTimeout: REQUEST_TIMEOUT_MS,
-    // Request ids come from pino-http (X-Request-Id or a UUID); Fastify's own would be a second one.
+    loggerInstance: logger,
+    logController: new ApiLogController(),
+    // The caller's X-Request-Id when well-formed (checked in requestIdOf), else a UUID.
     requestIdHeader: false,
+    genReqId: requestIdOf,
     clientErrorHandler: answerClientErrorAsJson,
     // A URL the router cannot decode (%zz) or an over-long path parameter: the api.md error shape.
     frameworkErrors: (error: FastifyError, _request: FastifyRequest, reply: FastifyReply) => sendError(reply, 400, 'validation_failed', 'request validation failed', [{ field: '(url)', message: routerErrorMessage(error.code) }]),
@@ -49,7 +53,7 @@ export async function createHttpApp(envOverrides: Partial<Record<string, string>
     bodyParser: false,
     bufferLogs: true,
   });
-  app.useLogger(app.get(Logger));
+  app.useLogger(new PinoNestLogger(logger));
   recordRequestMetrics(fastify, app.get(MetricsService));
   refuseNulInUrl(fastify);
   registerBodyParser(fastify, config.BODY_LIMIT_BYTES);
