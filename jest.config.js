@@ -5,7 +5,11 @@ const swc = JSON.parse(readFileSync(new URL('./.swcrc.jest.json', import.meta.ur
 const common = {
   extensionsToTreatAsEsm: ['.ts'],
   transform: { '^.+\\.ts$': ['@swc/jest', { ...swc, swcrc: false }] },
-  moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1' },
+  moduleNameMapper: {
+    '^(\\.{1,2}/.*)\\.js$': '$1',
+    // ESM-only, required by CommonJS @fastify/static: see the file.
+    '^content-disposition$': '<rootDir>/test/support/esm-interop/content-disposition.cjs',
+  },
   testEnvironment: 'node',
 };
 

@@ -20,3 +20,33 @@ export interface PrismaDecimal {
 export function prismaDecimalToBigInt(value: PrismaDecimal): bigint {
   return BigInt(value.toFixed());
 }
+
+/**
+ * The text of a Postgres array literal, for a `$n::text[]` (or jsonb[]...) parameter: every
+ * element quoted (NULL for null), so no element text needs any other escaping than `"` and `\`.
+ */
+export function arrayLiteral(elements: ReadonlyArray<string | null>): string {
+  const quoted: string[] = new Array(elements.length);
+  for (let i = 0; i < elements.length; i += 1) {
+    const element = elements[i];
+    quoted[i] = element === null || element === undefined ? 'NULL' : quoteArrayElement(element);
+  }
+  return `{${quoted.join(',')}}`;
+}
+
+/**
+ * An array literal of elements that need no quoting: numbers, decimal integer text, ISO
+ * timestamps, hex, fixed lowercase words. Never for free text (ids, JSON): use arrayLiteral.
+ */
+export function plainArrayLiteral(elements: ReadonlyArray<string | number | null>): string {
+  const texts: Array<string | number> = new Array(elements.length);
+  for (let i = 0; i < elements.length; i += 1) texts[i] = elements[i] ?? 'NULL';
+  return `{${texts.join(',')}}`;
+}
+
+const ESCAPED = /["\\]/g;
+
+/** One array literal element, quoted. */
+export function quoteArrayElement(text: string): string {
+  return text.indexOf('"') === -1 && text.indexOf('\\') === -1 ? `"${text}"` : `"${text.replace(ESCAPED, '\\$&')}"`;
+}

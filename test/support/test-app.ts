@@ -18,6 +18,8 @@ export async function startTestApp(label: string, env: Partial<Record<string, st
   const db = await createTestDatabase(label);
   const app = await createHttpApp({ DATABASE_URL: db.url, ADMIN_API_KEY: TEST_ADMIN_KEY, LOG_LEVEL: 'error', ...env });
   await app.init();
+  // Fastify answers only once its plugins have loaded; supertest talks to the bare Node server.
+  await app.getHttpAdapter().getInstance().ready();
   const http = request(app.getHttpServer());
   return {
     app,

@@ -1,4 +1,4 @@
-import type { Response } from 'express';
+import type { FastifyReply } from 'fastify';
 import type { ErrorCode } from './domain-error.js';
 
 export interface ErrorBody {
@@ -9,7 +9,7 @@ export function errorBody(code: ErrorCode | string, message: string, details?: u
   return details === undefined ? { error: { code, message } } : { error: { code, message, details } };
 }
 
-export function sendError(res: Response, status: number, code: ErrorCode | string, message: string, details?: unknown) {
-  if (res.headersSent) return;
-  res.status(status).json(errorBody(code, message, details));
+export function sendError(reply: FastifyReply, status: number, code: ErrorCode | string, message: string, details?: unknown): void {
+  if (reply.sent) return;
+  void reply.code(status).header('content-type', 'application/json; charset=utf-8').send(errorBody(code, message, details));
 }

@@ -1,5 +1,5 @@
 import { ArgumentsHost, Catch, ExceptionFilter, HttpException, HttpStatus, Logger } from '@nestjs/common';
-import type { Response } from 'express';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ZodValidationException } from 'nestjs-zod';
 import { ZodError } from 'zod';
 import { DomainError, RateLimitedError, type ErrorCode } from './domain-error.js';
@@ -26,10 +26,10 @@ export class HttpExceptionFilter implements ExceptionFilter {
   private readonly logger = new Logger('HttpExceptionFilter');
 
   catch(exception: unknown, host: ArgumentsHost): void {
-    const res = host.switchToHttp().getResponse<Response>();
+    const res = host.switchToHttp().getResponse<FastifyReply>();
     if (exception instanceof DomainError) {
       if (exception.code === 'rate_limited') {
-        res.setHeader('Retry-After', String(exception instanceof RateLimitedError ? exception.retryAfterSeconds : 1));
+        res.header('Retry-After', String(exception instanceof RateLimitedError ? exception.retryAfterSeconds : 1));
       }
       return sendError(res, exception.httpStatus, exception.code, exception.message, exception.details);
     }
@@ -42,20 +42,27 @@ export class HttpExceptionFilter implements ExceptionFilter {
       const status = exception.getStatus();
       const code = CODE_BY_STATUS[status] ?? (status >= 500 ? 'internal_error' : 'validation_failed');
       const message = status === 404 ? 'route not found' : exception.message;
-      if (status === 429) res.setHeader('Retry-After', '1');
+      if (status === 429) res.header('Retry-After', '1');
       return sendError(res, status, code, message);
     }
     if (isDatabaseUnavailable(exception)) {
-      this.logger.warn(`database unavailable: ${(exception as Error).message}`);
-      res.setHeader('Retry-After', '1');
+      this.log(host, 'warn', `database unavailable: ${(exception as Error).message}`);
+      res.header('Retry-After', '1');
       return sendError(res, HttpStatus.SERVICE_UNAVAILABLE, 'unavailable', 'database unavailable, retry later');
     }
     if (isNumericOutOfRange(exception)) {
       // The transaction rolled back; nothing was written. Logged: legitimate traffic never gets here.
-      this.logger.warn(`amount out of range: ${(exception as Error).message}`);
+      this.log(host, 'warn', `amount out of range: ${(exception as Error).message}`);
       return sendError(res, 422, 'unprocessable', 'an amount or the balance it produces is out of range');
     }
-    this.logger.error(exception instanceof Error ? exception.stack ?? exception.message : String(exception));
+    this.log(host, 'error', exception instanceof Error ? exception.stack ?? exception.message : String(exception));
     return sendError(res, 500, 'internal_error', 'internal error');
+  }
+
+  /** Through the request's own logger when there is one, so the line carries the request id. */
+  private log(host: ArgumentsHost, level: 'warn' | 'error', message: string): void {
+    const requestLog = host.switchToHttp().getRequest<FastifyRequest | undefined>()?.log;
+    if (requestLog) requestLog[level]({ context: 'HttpExceptionFilter' }, message);
+    else this.logger[level](message);
   }
 }

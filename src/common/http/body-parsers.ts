@@ -1,64 +1,121 @@
-import express, { type NextFunction, type Request, type Response } from 'express';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { isUtf8 } from 'node:buffer';
-import { sendError } from '../errors/error-body.js';
+import type { IncomingMessage } from 'node:http';
+import { DomainError } from '../errors/domain-error.js';
 import { jsonBodyProblem, mayHoldUnstorableText } from './json-body-checks.js';
-
-/** Bodies whose raw bytes hold a \u escape that may be NUL or a lone surrogate: walked after parsing. */
-const SUSPECT_BODIES = new WeakSet<Request>();
-
-/**
- * Runs on the raw bytes before parsing. Invalid UTF-8 is refused (body-parser would decode it to
- * U+FFFD and the request would be stored with it). Both checks are native and cost microseconds.
- */
-function verifyBytes(req: Request, _res: Response, buffer: Buffer): void {
-  if (!isUtf8(buffer)) throw Object.assign(new Error('request body is not valid UTF-8'), { type: 'encoding.invalid' });
-  if (mayHoldUnstorableText(buffer)) SUSPECT_BODIES.add(req);
-}
 
 const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH']);
 /**
- * Routes that read their own body as a stream: SSE ingestion, and the LiteLLM price import (its
- * numbers must keep their decimal text; JSON.parse would turn them into binary floats).
+ * Routes that read their own body as a stream (request.raw): SSE ingestion, and the LiteLLM price
+ * import (its numbers must keep their decimal text; JSON.parse would turn them into binary floats).
+ * Route patterns as registered, so letter case and a trailing slash in the URL do not matter.
  */
 export const RAW_BODY_ROUTES = new Set(['/v1/usage-events/stream', '/v1/admin/prices/import']);
+/** Strict JSON (as Express's parser was): the top level is an object or an array. */
+const STRICT_JSON_START = /^[\x20\x09\x0a\x0d]*[[{]/;
 
-/** Express matches routes case-insensitively and ignores a trailing slash: so must this check. */
-function isRawBodyRoute(path: string): boolean {
-  return RAW_BODY_ROUTES.has(path.toLowerCase().replace(/\/+$/, ''));
+export function mediaType(contentType: string | undefined): string {
+  return (contentType ?? '').split(';')[0]!.trim().toLowerCase();
 }
 
-function hasBody(req: Request): boolean {
-  const length = req.headers['content-length'];
-  return req.headers['transfer-encoding'] !== undefined || (length !== undefined && length !== '0');
+function charsetOf(contentType: string | undefined): string | null {
+  const match = /;\s*charset\s*=\s*"?([^";\s]+)"?/i.exec(contentType ?? '');
+  return match ? match[1]!.toLowerCase() : null;
+}
+
+export function isJsonMediaType(type: string): boolean {
+  return type === 'application/json' || type.endsWith('+json');
+}
+
+const unsupported = (message: string) => new DomainError('unsupported_media_type', message);
+const malformed = () => new DomainError('validation_failed', 'request body is not valid JSON', [{ field: '(body)', message: 'malformed JSON' }]);
+
+/**
+ * Reads the whole body, at most limitBytes. Past the limit it keeps draining without storing (so
+ * the 413 goes out on a healthy connection) and fails at the end.
+ */
+function readBody(payload: IncomingMessage, limitBytes: number, done: (error: Error | null, body?: Buffer) => void): void {
+  const declared = Number(payload.headers['content-length'] ?? 'NaN');
+  const chunks: Buffer[] = [];
+  let receivedBytes = 0;
+  let finished = false;
+  const finish = (error: Error | null, body?: Buffer) => {
+    if (finished) return;
+    finished = true;
+    done(error, body);
+  };
+  const tooLarge = () => new DomainError('payload_too_large', `request body exceeds ${limitBytes} bytes`);
+  if (declared > limitBytes) {
+    payload.resume();
+    return finish(tooLarge());
+  }
+  payload.on('data', (chunk: Buffer) => {
+    receivedBytes += chunk.length;
+    if (receivedBytes <= limitBytes) chunks.push(chunk);
+  });
+  payload.on('end', () => {
+    if (receivedBytes > limitBytes) return finish(tooLarge());
+    finish(null, chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, receivedBytes));
+  });
+  payload.on('aborted', () => finish(new DomainError('validation_failed', 'request body was cut off')));
+  payload.on('error', () => finish(new DomainError('validation_failed', 'request body was cut off')));
+}
+
+function hasBody(request: FastifyRequest): boolean {
+  const length = request.headers['content-length'];
+  return request.headers['transfer-encoding'] !== undefined || (length !== undefined && length !== '0');
+}
+
+/** Parses a JSON body's bytes: UTF-8 only, strict, and only text Postgres can store. */
+export function parseJsonBody(bytes: Buffer): unknown {
+  if (!isUtf8(bytes)) throw unsupported('request body must be UTF-8 JSON');
+  const text = bytes.toString('utf8');
+  if (text.trim() === '') return {};
+  if (!STRICT_JSON_START.test(text)) throw malformed();
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    throw malformed();
+  }
+  // Both checks below need a walk of the parsed body; the byte scan says when one can matter.
+  const problem = mayHoldUnstorableText(bytes) ? jsonBodyProblem(body) : null;
+  if (problem) throw new DomainError('validation_failed', 'request validation failed', [problem]);
+  return body;
 }
 
 /**
- * JSON only, with a size limit; errors in the api.md shape (413, 415, 400) instead of Express's
- * HTML, written here because body parsing runs before Nest's exception filter.
+ * The one body parser: JSON only, with a size limit, errors in the api.md shape (413, 415, 400)
+ * through Nest's exception filter. Raw-body routes and methods without a body are passed through
+ * unread.
  */
-export function jsonBodyMiddleware(bodyLimitBytes: number) {
-  const parse = express.json({ limit: bodyLimitBytes, strict: true, type: () => true, verify: verifyBytes });
-  return (req: Request, res: Response, next: NextFunction) => {
-    if (!BODY_METHODS.has(req.method) || isRawBodyRoute(req.path)) return next();
-    if (!hasBody(req)) return next();
-    const type = (req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
-    if (type !== 'application/json' && !type.endsWith('+json')) {
-      return sendError(res, 415, 'unsupported_media_type', 'request body must be application/json');
+export function registerBodyParser(fastify: FastifyInstance, bodyLimitBytes: number): void {
+  fastify.removeAllContentTypeParsers();
+  fastify.addContentTypeParser('*', (request: FastifyRequest, payload: IncomingMessage, done: (error: Error | null, body?: unknown) => void) => {
+    if (!BODY_METHODS.has(request.method) || RAW_BODY_ROUTES.has(request.routeOptions.url ?? '')) return done(null, undefined);
+    if (!hasBody(request)) return done(null, undefined);
+    const contentType = request.headers['content-type'];
+    if (!isJsonMediaType(mediaType(contentType))) {
+      payload.resume();
+      return done(unsupported('request body must be application/json'));
     }
-    parse(req, res, (error?: unknown) => {
-      if (!error) {
-        const problem = SUSPECT_BODIES.has(req) ? jsonBodyProblem(req.body) : null;
-        return problem ? sendError(res, 400, 'validation_failed', 'request validation failed', [problem]) : next();
+    const charset = charsetOf(contentType);
+    if (charset !== null && charset !== 'utf-8' && charset !== 'utf8') {
+      payload.resume();
+      return done(unsupported('request body must be UTF-8 JSON'));
+    }
+    const encoding = (request.headers['content-encoding'] ?? 'identity').toLowerCase();
+    if (encoding !== 'identity') {
+      payload.resume();
+      return done(unsupported(`content-encoding ${encoding} is not supported`));
+    }
+    readBody(payload, bodyLimitBytes, (error, bytes) => {
+      if (error) return done(error);
+      try {
+        done(null, parseJsonBody(bytes!));
+      } catch (parseError) {
+        done(parseError as Error);
       }
-      const e = error as { type?: string; status?: number; message?: string };
-      if (e.type === 'entity.too.large') {
-        return sendError(res, 413, 'payload_too_large', `request body exceeds ${bodyLimitBytes} bytes`);
-      }
-      if (e.type === 'encoding.unsupported' || e.type === 'charset.unsupported' || e.type === 'encoding.invalid') {
-        return sendError(res, 415, 'unsupported_media_type', 'request body must be UTF-8 JSON');
-      }
-      if (e.type === 'request.aborted') return sendError(res, 400, 'validation_failed', 'request body was cut off');
-      return sendError(res, 400, 'validation_failed', 'request body is not valid JSON', [{ field: '(body)', message: 'malformed JSON' }]);
     });
-  };
+  });
 }

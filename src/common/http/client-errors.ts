@@ -1,4 +1,3 @@
-import type { Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { errorBody } from '../errors/error-body.js';
 
@@ -10,19 +9,17 @@ const RESPONSES: Record<string, { status: number; reason: string; code: string; 
 const MALFORMED = { status: 400, reason: 'Bad Request', code: 'validation_failed', message: 'malformed HTTP request' };
 
 /**
- * Requests Node's HTTP parser refuses (a request line past 16 KiB, broken framing) never reach
- * Express; Node answers them with an empty 400/431. Answer in the api.md error shape instead, with
- * the statuses Node would use, and close the connection as Node does.
+ * Fastify's clientErrorHandler: requests Node's HTTP parser refuses (a request line past 16 KiB,
+ * broken framing) never reach a route. Answer in the api.md error shape, with the statuses Node
+ * would use, and close the connection as Node does.
  */
-export function answerClientErrorsAsJson(server: Server): void {
-  server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex & { bytesWritten?: number }) => {
-    if (socket.writable && (socket.bytesWritten ?? 0) === 0 && error.code !== 'ECONNRESET') {
-      const r = (error.code && RESPONSES[error.code]) || MALFORMED;
-      const body = JSON.stringify(errorBody(r.code, r.message));
-      socket.write(
-        `HTTP/1.1 ${r.status} ${r.reason}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
-      );
-    }
-    socket.destroy(error);
-  });
+export function answerClientErrorAsJson(error: NodeJS.ErrnoException, socket: Duplex & { bytesWritten?: number }): void {
+  if (socket.writable && (socket.bytesWritten ?? 0) === 0 && error.code !== 'ECONNRESET') {
+    const r = (error.code && RESPONSES[error.code]) || MALFORMED;
+    const body = JSON.stringify(errorBody(r.code, r.message));
+    socket.write(
+      `HTTP/1.1 ${r.status} ${r.reason}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+    );
+  }
+  socket.destroy(error);
 }

@@ -1,4 +1,4 @@
-import type { NextFunction, Request, Response } from 'express';
+import type { FastifyInstance } from 'fastify';
 import { sendError } from '../errors/error-body.js';
 
 /**
@@ -7,9 +7,9 @@ import { sendError } from '../errors/error-body.js';
  * POST /v1/holds/:hold_id/release ...) failed the query with a 500. Refused here once for every
  * route, before authentication, so the answer says nothing about what exists.
  */
-export function refuseNulInUrl() {
-  return (req: Request, res: Response, next: NextFunction) => {
-    if (!req.originalUrl.includes('%00')) return next();
-    return sendError(res, 400, 'validation_failed', 'request validation failed', [{ field: '(url)', message: 'must not contain NUL (%00)' }]);
-  };
+export function refuseNulInUrl(fastify: FastifyInstance): void {
+  fastify.addHook('onRequest', (request, reply, done) => {
+    if (!request.url.includes('%00')) return done();
+    sendError(reply, 400, 'validation_failed', 'request validation failed', [{ field: '(url)', message: 'must not contain NUL (%00)' }]);
+  });
 }

@@ -1,6 +1,6 @@
 import { Body, Controller, Get, Param, Post, Query, Res } from '@nestjs/common';
 import { ApiBearerAuth, ApiCreatedResponse, ApiOkResponse, ApiTags } from '@nestjs/swagger';
-import type { Response } from 'express';
+import type { FastifyReply } from 'fastify';
 import { formatAttoAsUsd } from '../../common/money/index.js';
 import type { Principal } from '../auth/auth.types.js';
 import { CurrentPrincipal } from '../auth/principal.decorator.js';
@@ -52,7 +52,7 @@ export class AdminController {
     @CurrentPrincipal() actor: Principal,
     @Param('id') id: string,
     @Body() body: AdjustmentBodyDto,
-    @Res({ passthrough: true }) res: Response,
+    @Res({ passthrough: true }) res: FastifyReply,
   ) {
     const result = await this.adjustments.adjust(actor, {
       contributorId: id,
@@ -61,7 +61,7 @@ export class AdminController {
       reference: body.reference,
     });
     res.status(result.replayed ? 200 : 201);
-    if (result.replayed) res.setHeader('Idempotent-Replayed', 'true');
+    if (result.replayed) res.header('Idempotent-Replayed', 'true');
     const record = result.record;
     return {
       contributor_id: record.contributorId,

@@ -1,9 +1,9 @@
 import { createParamDecorator, type ExecutionContext } from '@nestjs/common';
-import type { Request } from 'express';
+import type { FastifyRequest } from 'fastify';
 import { assert } from '../../common/errors/index.js';
 import type { Principal } from './auth.types.js';
 
-export type AuthedRequest = Request & { principal?: Principal };
+export type AuthedRequest = FastifyRequest & { principal?: Principal };
 
 export const CurrentPrincipal = createParamDecorator((_data: unknown, ctx: ExecutionContext): Principal => {
   const principal = ctx.switchToHttp().getRequest<AuthedRequest>().principal;

@@ -1,6 +1,6 @@
 import { Body, Controller, Get, Param, Put, Res } from '@nestjs/common';
 import { ApiBearerAuth, ApiResponse, ApiTags } from '@nestjs/swagger';
-import type { Response } from 'express';
+import type { FastifyReply } from 'fastify';
 import type { Principal } from '../auth/auth.types.js';
 import { CurrentPrincipal } from '../auth/principal.decorator.js';
 import { Roles } from '../auth/roles.decorator.js';
@@ -35,7 +35,7 @@ export class ContributorsController {
     @CurrentPrincipal() actor: Principal,
     @Param() params: ContributorIdParamDto,
     @Body() body: PutContributorDto,
-    @Res({ passthrough: true }) res: Response,
+    @Res({ passthrough: true }) res: FastifyReply,
   ): Promise<ContributorJson> {
     const result = await this.contributors.putContributor(actor, {
       id: params.id,

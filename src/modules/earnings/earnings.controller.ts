@@ -1,6 +1,6 @@
 import { Controller, Get, Param, Query, Res } from '@nestjs/common';
 import { ApiBearerAuth, ApiOkResponse, ApiProduces, ApiTags } from '@nestjs/swagger';
-import type { Response } from 'express';
+import type { FastifyReply } from 'fastify';
 import type { Principal } from '../auth/auth.types.js';
 import { assertCanReadContributor } from '../auth/access.js';
 import { CurrentPrincipal } from '../auth/principal.decorator.js';
@@ -42,13 +42,13 @@ export class EarningsController {
     @CurrentPrincipal() principal: Principal,
     @Param('id') id: string,
     @Query() query: EarningsQueryDto,
-    @Res({ passthrough: true }) res: Response,
+    @Res({ passthrough: true }) res: FastifyReply,
   ) {
     assertCanReadContributor(principal, id);
     const report = await this.earnings.earnings({ contributorId: id, from: query.from, to: query.to, groupBy: query.group_by });
     // Set only on success (not with @Header): an error must still go out as JSON.
-    res.setHeader('Content-Type', 'text/csv; charset=utf-8');
-    res.setHeader('Content-Disposition', `attachment; filename="${earningsCsvFilename(report)}"`);
+    res.header('Content-Type', 'text/csv; charset=utf-8');
+    res.header('Content-Disposition', `attachment; filename="${earningsCsvFilename(report)}"`);
     return renderEarningsCsv(report);
   }
 }

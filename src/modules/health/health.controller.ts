@@ -1,6 +1,6 @@
 import { Controller, Get, Header, Inject, Res } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
-import type { Response } from 'express';
+import type { FastifyReply } from 'fastify';
 import { Public } from '../auth/roles.decorator.js';
 import { MetricsService } from './metrics.service.js';
 import { READINESS_CHECKS, runCheck, type ReadinessCheck } from './readiness.js';
@@ -20,10 +20,10 @@ export class HealthController {
   }
 
   @Get('health/ready')
-  async ready(@Res() res: Response) {
+  async ready(@Res() res: FastifyReply) {
     const results = await Promise.all(this.checks.map(runCheck));
     const ok = results.every((r) => r.ok);
-    res.status(ok ? 200 : 503).json({
+    void res.code(ok ? 200 : 503).send({
       status: ok ? 'ok' : 'unavailable',
       checks: Object.fromEntries(results.map((r) => [r.name, r.ok ? { status: 'up' } : { status: 'down', error: r.error }])),
     });

@@ -1,6 +1,6 @@
 import { Body, Controller, Get, HttpCode, Param, Post, Res } from '@nestjs/common';
 import { ApiBearerAuth, ApiTags } from '@nestjs/swagger';
-import type { Response } from 'express';
+import type { FastifyReply } from 'fastify';
 import { formatAttoAsUsd } from '../../common/money/index.js';
 import { RateLimited } from '../auth/rate-limited.decorator.js';
 import { Roles } from '../auth/roles.decorator.js';
@@ -30,7 +30,7 @@ export class HoldsController {
 
   @Post()
   @RateLimited('ingest')
-  async create(@Body() body: CreateHoldDto, @Res({ passthrough: true }) res: Response) {
+  async create(@Body() body: CreateHoldDto, @Res({ passthrough: true }) res: FastifyReply) {
     const { hold, replayed } = await this.holds.create({
       holdId: body.hold_id,
       userId: body.user_id,
@@ -38,7 +38,7 @@ export class HoldsController {
       expiresInSeconds: body.expires_in_seconds,
     });
     res.status(replayed ? 200 : 201);
-    if (replayed) res.setHeader('Idempotent-Replayed', 'true');
+    if (replayed) res.header('Idempotent-Replayed', 'true');
     return holdBody(hold);
   }
 

@@ -19,7 +19,21 @@ export interface AccountInfo {
   tracked: boolean;
 }
 
-export function describeAccount(code: string): AccountInfo {
+/** Codes seen recently (every event posts to its user and contributor): parsed once each. */
+const described = new Map<string, Readonly<AccountInfo>>();
+const DESCRIBED_MAX = 10_000;
+
+export function describeAccount(code: string): Readonly<AccountInfo> {
+  let info = described.get(code);
+  if (info === undefined) {
+    info = Object.freeze(parseAccountCode(code));
+    if (described.size >= DESCRIBED_MAX) described.clear();
+    described.set(code, info);
+  }
+  return info;
+}
+
+function parseAccountCode(code: string): AccountInfo {
   if (code.startsWith('user:')) return { kind: 'user', ownerId: code.slice('user:'.length), tracked: true };
   const contributor = /^contributor:(.+):(payable|in_settlement|paid)$/.exec(code);
   if (contributor) {

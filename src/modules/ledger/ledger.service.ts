@@ -28,7 +28,8 @@ export class LedgerService {
   async post(client: SqlClient, drafts: JournalDraft[], heldDeltas: Map<string, bigint> = new Map()): Promise<Set<string>> {
     for (const draft of drafts) assertBalanced(draft);
     const written = await this.repository.insertEntries(client, drafts);
-    const writtenDrafts = drafts.filter((d) => written.has(`${d.kind}/${d.ref}`));
+    // As many written as drafts: every draft was written (written keys are distinct draft keys).
+    const writtenDrafts = written.size === drafts.length ? drafts : drafts.filter((d) => written.has(`${d.kind}/${d.ref}`));
     await this.repository.applyDeltas(client, netBalanceDeltas(writtenDrafts, heldDeltas));
     return new Set(written.keys());
   }

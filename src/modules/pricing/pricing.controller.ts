@@ -1,6 +1,6 @@
 import { Body, Controller, Get, Post, Query, Req, Res } from '@nestjs/common';
 import { ApiBearerAuth, ApiBody, ApiExtraModels, ApiQuery, ApiResponse, ApiTags, getSchemaPath } from '@nestjs/swagger';
-import type { Request, Response } from 'express';
+import type { FastifyRequest, FastifyReply } from 'fastify';
 import { formatAttoAsUsd } from '../../common/money/index.js';
 import type { Principal } from '../auth/auth.types.js';
 import { CurrentPrincipal } from '../auth/principal.decorator.js';
@@ -29,7 +29,7 @@ export class PricingController {
   @ApiResponse({ status: 201, type: PriceResponseDto, description: 'version created' })
   @ApiResponse({ status: 200, type: PriceResponseDto, description: 'identical version already existed (replay)' })
   @ApiResponse({ status: 409, description: 'a different version exists at this (model, effective_from)' })
-  async create(@CurrentPrincipal() actor: Principal, @Body() body: CreatePriceDto, @Res({ passthrough: true }) res: Response): Promise<PriceJson> {
+  async create(@CurrentPrincipal() actor: Principal, @Body() body: CreatePriceDto, @Res({ passthrough: true }) res: FastifyReply): Promise<PriceJson> {
     const result = await this.pricing.createPrice(actor, {
       model: body.model,
       inputAttoPerMtok: body.input_usd_per_mtok,
@@ -73,8 +73,8 @@ export class PricingController {
   async import(
     @CurrentPrincipal() actor: Principal,
     @Query() query: ImportPricesQueryDto,
-    @Req() req: Request,
-    @Res({ passthrough: true }) res: Response,
+    @Req() req: FastifyRequest,
+    @Res({ passthrough: true }) res: FastifyReply,
   ) {
     const documentText = await readRawJsonBody(req, PRICE_IMPORT_BODY_LIMIT_BYTES);
     const result = await this.pricing.importLitellm(actor, { documentText, effectiveFrom: query.effective_from });

@@ -1,6 +1,6 @@
 import { Body, Controller, Get, HttpCode, Param, ParseUUIDPipe, Post, Query, Res } from '@nestjs/common';
 import { ApiBearerAuth, ApiTags } from '@nestjs/swagger';
-import type { Response } from 'express';
+import type { FastifyReply } from 'fastify';
 import { DomainError } from '../../common/errors/index.js';
 import type { Principal } from '../auth/auth.types.js';
 import { CurrentPrincipal } from '../auth/principal.decorator.js';
@@ -27,7 +27,7 @@ export class SettlementController {
 
   /** 201 created (or dry run: computed, nothing moved); 200 `status: "empty"` when nobody qualifies. */
   @Post()
-  async create(@CurrentPrincipal() actor: Principal, @Body() body: CreateSettlementDto, @Res({ passthrough: true }) res: Response) {
+  async create(@CurrentPrincipal() actor: Principal, @Body() body: CreateSettlementDto, @Res({ passthrough: true }) res: FastifyReply) {
     const result = await this.settlements.createSettlement({ trigger: 'admin', dryRun: body?.dry_run ?? false, actor });
     if (result.kind === 'empty') {
       res.status(200);

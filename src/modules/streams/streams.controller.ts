@@ -1,9 +1,10 @@
 import { Controller, Inject, Post, Query, Req, Res } from '@nestjs/common';
 import { ApiBearerAuth, ApiConsumes, ApiTags } from '@nestjs/swagger';
-import type { Request, Response } from 'express';
+import type { FastifyRequest, FastifyReply } from 'fastify';
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import { APP_CONFIG, type AppConfig } from '../../config/index.js';
+import { mediaType } from '../../common/http/body-parsers.js';
 import { DomainError, validationFailed, zodIssuesToFields } from '../../common/errors/index.js';
 import { externalIdSchema, idSchema, modelSchema, timestampSchema, TOKENS_MAX } from '../../common/validation/fields.js';
 import { RateLimited } from '../auth/rate-limited.decorator.js';
@@ -44,9 +45,8 @@ export class StreamsController {
   @Roles('gateway', 'admin')
   @RateLimited('ingest')
   @ApiConsumes('text/event-stream')
-  async ingestStream(@Query() query: Record<string, unknown>, @Req() req: Request, @Res({ passthrough: true }) res: Response) {
-    const type = (req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
-    if (type !== 'text/event-stream') throw new DomainError('unsupported_media_type', 'body must be Content-Type: text/event-stream');
+  async ingestStream(@Query() query: Record<string, unknown>, @Req() req: FastifyRequest, @Res({ passthrough: true }) res: FastifyReply) {
+    if (mediaType(req.headers['content-type']) !== 'text/event-stream') throw new DomainError('unsupported_media_type', 'body must be Content-Type: text/event-stream');
     const parsedQuery = streamQuerySchema.safeParse(query);
     if (!parsedQuery.success) throw validationFailed(zodIssuesToFields(parsedQuery.error));
 
@@ -60,14 +60,14 @@ export class StreamsController {
     return sendEvent(res, result, { stream: result.event.stream ?? plan.details });
   }
 
-  private async readStream(req: Request) {
+  private async readStream(req: FastifyRequest) {
     const reassembler = new StreamReassembler();
     const hash = createHash('sha256');
     let bytes = 0;
-    for await (const chunk of req as AsyncIterable<Buffer>) {
+    for await (const chunk of req.raw as AsyncIterable<Buffer>) {
       bytes += chunk.length;
       if (bytes > this.config.STREAM_BODY_LIMIT_BYTES) {
-        req.unpipe();
+        req.raw.resume();
         throw new DomainError('payload_too_large', `stream body exceeds ${this.config.STREAM_BODY_LIMIT_BYTES} bytes`);
       }
       hash.update(chunk);

@@ -1,5 +1,5 @@
 // A usage event after validation: normalized, hashed for idempotency. Pure.
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import type { TokenUsage } from '../pricing/pricing.types.js';
 import type { UsageEventInput } from './usage.schemas.js';
 
@@ -38,41 +38,72 @@ export function canonicalJson(value: unknown): string {
   return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
 }
 
+/**
+ * canonicalJson of the hashed payload of an event, written out directly: its key set is fixed, so
+ * the keys are emitted already sorted and only metadata goes through the generic canonicalJson.
+ * Byte-identical to canonicalJson(hashedPayload(...)) (property-tested): stored request hashes
+ * must keep matching replays.
+ */
+export function canonicalEventPayload(input: UsageEventInput, occurredAt: string | null, streamSha256: string | null): string {
+  const u = input.usage;
+  return (
+    `{"contributor_id":${JSON.stringify(input.contributor_id)},"event_id":${JSON.stringify(input.event_id)}` +
+    `,"hold_id":${input.hold_id == null ? 'null' : JSON.stringify(input.hold_id)}` +
+    `,"metadata":${input.metadata == null ? 'null' : canonicalJson(input.metadata)}` +
+    `,"model":${JSON.stringify(input.model)},"occurred_at":${occurredAt === null ? 'null' : JSON.stringify(occurredAt)}` +
+    `,"stream_sha256":${streamSha256 === null ? 'null' : JSON.stringify(streamSha256)}` +
+    `,"usage":{"cached_tokens":${jsonNumber(u.cached_tokens)},"completion_tokens":${jsonNumber(u.completion_tokens)}` +
+    `,"prompt_tokens":${jsonNumber(u.prompt_tokens)},"reasoning_tokens":${jsonNumber(u.reasoning_tokens)}}` +
+    `,"user_id":${JSON.stringify(input.user_id)}}`
+  );
+}
+
+/** JSON.stringify of a number, without its generic dispatch. */
+function jsonNumber(n: number): string {
+  return Number.isFinite(n) ? String(n) : 'null';
+}
+
+/** What the request hash covers: what the gateway sent (occurred_at only if given). */
+export function hashedPayload(input: UsageEventInput, occurredAt: string | null, streamSha256: string | null) {
+  return {
+    event_id: input.event_id,
+    user_id: input.user_id,
+    contributor_id: input.contributor_id,
+    model: input.model,
+    occurred_at: occurredAt,
+    usage: input.usage,
+    hold_id: input.hold_id ?? null,
+    metadata: input.metadata ?? null,
+    stream_sha256: streamSha256,
+  };
+}
+
 export function normalizeEvent(
   input: UsageEventInput,
   options: { now: Date; source: NormalizedEvent['source']; stream?: StreamDetails | null },
 ): NormalizedEvent {
   // occurred_at defaults to now, but only what the gateway sent is hashed: a replay without it
   // must still match the original.
-  const givenOccurredAt = input.occurred_at === undefined ? null : new Date(input.occurred_at).toISOString();
-  const usage: TokenUsage = {
-    promptTokens: input.usage.prompt_tokens,
-    completionTokens: input.usage.completion_tokens,
-    cachedTokens: input.usage.cached_tokens,
-    reasoningTokens: input.usage.reasoning_tokens,
-  };
-  const hashed = {
-    event_id: input.event_id,
-    user_id: input.user_id,
-    contributor_id: input.contributor_id,
-    model: input.model,
-    occurred_at: givenOccurredAt,
-    usage: input.usage,
-    hold_id: input.hold_id ?? null,
-    metadata: input.metadata ?? null,
-    stream_sha256: options.stream?.body_sha256 ?? null,
-  };
+  const givenAt = input.occurred_at === undefined ? null : new Date(input.occurred_at);
+  const givenOccurredAt = givenAt === null ? null : givenAt.toISOString();
+  const stream = options.stream ?? null;
+  const canonical = canonicalEventPayload(input, givenOccurredAt, stream?.body_sha256 ?? null);
   return {
     eventId: input.event_id,
     userId: input.user_id,
     contributorId: input.contributor_id,
     model: input.model,
-    occurredAt: givenOccurredAt === null ? options.now : new Date(givenOccurredAt),
-    usage,
+    occurredAt: givenAt ?? options.now,
+    usage: {
+      promptTokens: input.usage.prompt_tokens,
+      completionTokens: input.usage.completion_tokens,
+      cachedTokens: input.usage.cached_tokens,
+      reasoningTokens: input.usage.reasoning_tokens,
+    },
     holdId: input.hold_id ?? null,
     metadata: input.metadata ?? null,
     source: options.source,
-    stream: options.stream ?? null,
-    requestHash: createHash('sha256').update(canonicalJson(hashed)).digest('hex'),
+    stream,
+    requestHash: hash('sha256', canonical, 'hex'),
   };
 }

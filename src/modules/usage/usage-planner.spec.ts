@@ -3,6 +3,7 @@ import { parseMultiplier, parseUsdToAtto } from '../../common/money/index.js';
 import type { PriceBook, PriceVersion } from '../pricing/pricing.types.js';
 import { normalizeEvent } from './usage-event.js';
 import { planEvent, rollupDeltas, usageJournalDraft, type Multipliers } from './usage-planner.js';
+import type { PlannedEvent } from './usage.types.js';
 
 const multipliers: Multipliers = {
   userMarkup: parseMultiplier('1.3'),
@@ -126,5 +127,50 @@ describe('normalizeEvent', () => {
     const utc = normalizeEvent({ ...base, occurred_at: '2026-11-29T10:00:00Z' }, { now, source: 'api' });
     const cet = normalizeEvent({ ...base, occurred_at: '2026-11-29T11:00:00+01:00' }, { now, source: 'api' });
     expect(utc.requestHash).toBe(cet.requestHash);
+  });
+});
+
+describe('rollupDeltas', () => {
+  // The straightforward version (bigint sums, day text per event), as a reference.
+  function reference(plans: PlannedEvent[]) {
+    const byKey = new Map<string, Record<string, unknown>>();
+    for (const p of plans) {
+      if (!p.amounts) continue;
+      const day = p.event.occurredAt.toISOString().slice(0, 10);
+      const key = `${p.event.contributorId}\u0000${day}\u0000${p.event.model}`;
+      const d = (byKey.get(key) ?? { contributorId: p.event.contributorId, day, model: p.event.model, events: 0, promptTokens: 0n, completionTokens: 0n, officialAtto: 0n, earnedAtto: 0n, chargeAtto: 0n, marginAtto: 0n }) as Record<string, any>;
+      d.events += 1;
+      d.promptTokens += BigInt(p.event.usage.promptTokens);
+      d.completionTokens += BigInt(p.event.usage.completionTokens);
+      d.officialAtto += p.amounts.officialAtto;
+      d.earnedAtto += p.amounts.payoutAtto;
+      d.chargeAtto += p.amounts.chargeAtto;
+      d.marginAtto += p.amounts.marginAtto;
+      byKey.set(key, d);
+    }
+    return [...byKey.values()];
+  }
+
+  it('equals the straightforward sums for any mix of days, contributors, models and unpriced events', () => {
+    const eventArb = fc.record({
+      at: fc.date({ min: new Date('1950-01-01T00:00:00Z'), max: new Date('2100-01-01T00:00:00Z'), noInvalidDate: true }),
+      contributor: fc.constantFrom('c1', 'c2', 'c3'),
+      model: fc.constantFrom('openai/gpt-4o', 'other'),
+      prompt: fc.integer({ min: 0, max: 2 ** 31 - 1 }),
+      completion: fc.integer({ min: 0, max: 2 ** 31 - 1 }),
+    });
+    fc.assert(
+      fc.property(fc.array(eventArb, { maxLength: 40 }), (events) => {
+        const plans = events.map((e, i) =>
+          planEvent(
+            apiExample({ event_id: `e${i}`, contributor_id: e.contributor, model: e.model, occurred_at: e.at.toISOString(), usage: { prompt_tokens: e.prompt, completion_tokens: e.completion, cached_tokens: 0, reasoning_tokens: 0 } }),
+            { prices: book({ ...gpt4o, effectiveFrom: new Date('1900-01-01T00:00:00Z') }), tiers: tiers('standard') },
+            multipliers,
+          )!,
+        );
+        if (plans.length > 0) plans[0] = { ...plans[0]!, amounts: null };
+        expect(rollupDeltas(plans)).toEqual(reference(plans));
+      }),
+    );
   });
 });

@@ -55,36 +55,59 @@ export function utcDay(at: Date): string {
   return at.toISOString().slice(0, 10);
 }
 
+const DAY_MS = 86_400_000;
+
 /** Priced events summed per contributor, UTC day and model. */
 export function rollupDeltas(planned: PlannedEvent[]): RollupDelta[] {
-  const byKey = new Map<string, RollupDelta>();
+  // Token sums stay exact as numbers (at most 2^31 per event; far below 2^53 for any batch) and
+  // become bigint once per key; events of a batch mostly share a day, so its text is reused.
+  const byKey = new Map<string, { delta: RollupDelta; promptTokens: number; completionTokens: number }>();
+  let lastDayIndex = Number.NaN;
+  let lastDay = '';
   for (const p of planned) {
-    if (!p.amounts) continue;
-    const day = utcDay(p.event.occurredAt);
-    const key = `${p.event.contributorId}\u0000${day}\u0000${p.event.model}`;
-    let delta = byKey.get(key);
-    if (!delta) {
-      delta = {
-        contributorId: p.event.contributorId,
-        day,
-        model: p.event.model,
-        events: 0,
-        promptTokens: 0n,
-        completionTokens: 0n,
-        officialAtto: 0n,
-        earnedAtto: 0n,
-        chargeAtto: 0n,
-        marginAtto: 0n,
-      };
-      byKey.set(key, delta);
+    const amounts = p.amounts;
+    if (!amounts) continue;
+    const event = p.event;
+    const dayIndex = Math.floor(event.occurredAt.getTime() / DAY_MS);
+    if (dayIndex !== lastDayIndex) {
+      lastDayIndex = dayIndex;
+      lastDay = utcDay(event.occurredAt);
     }
+    const key = `${event.contributorId}\u0000${lastDay}\u0000${event.model}`;
+    let sum = byKey.get(key);
+    if (!sum) {
+      sum = {
+        delta: {
+          contributorId: event.contributorId,
+          day: lastDay,
+          model: event.model,
+          events: 0,
+          promptTokens: 0n,
+          completionTokens: 0n,
+          officialAtto: 0n,
+          earnedAtto: 0n,
+          chargeAtto: 0n,
+          marginAtto: 0n,
+        },
+        promptTokens: 0,
+        completionTokens: 0,
+      };
+      byKey.set(key, sum);
+    }
+    const delta = sum.delta;
     delta.events += 1;
-    delta.promptTokens += BigInt(p.event.usage.promptTokens);
-    delta.completionTokens += BigInt(p.event.usage.completionTokens);
-    delta.officialAtto += p.amounts.officialAtto;
-    delta.earnedAtto += p.amounts.payoutAtto;
-    delta.chargeAtto += p.amounts.chargeAtto;
-    delta.marginAtto += p.amounts.marginAtto;
+    sum.promptTokens += event.usage.promptTokens;
+    sum.completionTokens += event.usage.completionTokens;
+    delta.officialAtto += amounts.officialAtto;
+    delta.earnedAtto += amounts.payoutAtto;
+    delta.chargeAtto += amounts.chargeAtto;
+    delta.marginAtto += amounts.marginAtto;
   }
-  return [...byKey.values()];
+  const deltas: RollupDelta[] = [];
+  for (const sum of byKey.values()) {
+    sum.delta.promptTokens = BigInt(sum.promptTokens);
+    sum.delta.completionTokens = BigInt(sum.completionTokens);
+    deltas.push(sum.delta);
+  }
+  return deltas;
 }

@@ -7,27 +7,22 @@ import { HoldsService } from '../holds/holds.service.js';
 import { LedgerService } from '../ledger/ledger.service.js';
 import type { JournalDraft } from '../ledger/journal-draft.js';
 import { PricingService } from '../pricing/pricing.service.js';
-import { UsageRepository } from './usage.repository.js';
+import { UsageRepository, type InsertedEvents } from './usage.repository.js';
 import type { NormalizedEvent } from './usage-event.js';
 import { planEvent, rollupDeltas, usageJournalDraft, type Multipliers } from './usage-planner.js';
 import type { PlannedEvent, StoredEvent, WriteOutcome } from './usage.types.js';
 
-interface InsertedRow {
-  id: bigint;
-  receivedAt: Date;
-}
-
-function toStoredEvent(p: PlannedEvent, written: InsertedRow): StoredEvent {
+function toStoredEvent(p: PlannedEvent, id: bigint, receivedAt: Date): StoredEvent {
   const e = p.event;
   return {
-    id: written.id,
+    id,
     eventId: e.eventId,
     requestHash: e.requestHash,
     userId: e.userId,
     contributorId: e.contributorId,
     model: e.model,
     occurredAt: e.occurredAt,
-    receivedAt: written.receivedAt,
+    receivedAt,
     promptTokens: e.usage.promptTokens,
     completionTokens: e.usage.completionTokens,
     cachedTokens: e.usage.cachedTokens,
@@ -44,7 +39,7 @@ function toStoredEvent(p: PlannedEvent, written: InsertedRow): StoredEvent {
     chargeAtto: p.amounts?.chargeAtto ?? null,
     payoutAtto: p.amounts?.payoutAtto ?? null,
     marginAtto: p.amounts?.marginAtto ?? null,
-    pricedAt: p.amounts ? written.receivedAt : null,
+    pricedAt: p.amounts ? receivedAt : null,
     stream: e.stream,
   };
 }
@@ -147,23 +142,30 @@ export class UsageWriter {
       const plan = planEvent(event, { prices, tiers }, this.multipliers);
       if (plan) planned.set(event.eventId, plan);
     }
-    const inserted = await this.db.transaction((client) => this.insert(client, [...planned.values()]));
+    const { ids: inserted, receivedAt } = await this.db.transaction((client) => this.insert(client, [...planned.values()]));
     // Rows we just wrote are known; only replays and conflicts need reading back.
     const stored = await this.repository.findByEventIds([...firstById.keys()].filter((id) => !inserted.has(id)));
-    for (const [eventId, written] of inserted) stored.set(eventId, toStoredEvent(planned.get(eventId)!, written));
-    return this.outcomes(events, firstById, planned, new Set(inserted.keys()), stored);
+    for (const [eventId, id] of inserted) stored.set(eventId, toStoredEvent(planned.get(eventId)!, id, receivedAt!));
+    return this.outcomes(events, firstById, planned, inserted, stored);
   }
 
-  private async insert(client: Parameters<LedgerService['post']>[0], planned: PlannedEvent[]): Promise<Map<string, InsertedRow>> {
+  private async insert(client: Parameters<LedgerService['post']>[0], planned: PlannedEvent[]): Promise<InsertedEvents> {
     const inserted = await this.repository.insertEvents(client, planned);
-    const fresh = planned.filter((p) => inserted.has(p.event.eventId));
-    const drafts = fresh.map(usageJournalDraft).filter((d): d is JournalDraft => d !== null);
-    const captures = fresh
-      .filter((p) => p.event.holdId !== null)
-      .map((p) => ({ holdId: p.event.holdId!, userId: p.event.userId, eventId: p.event.eventId, chargeAtto: p.amounts?.chargeAtto ?? 0n }));
+    const fresh: PlannedEvent[] = [];
+    const drafts: JournalDraft[] = [];
+    const captures: Array<{ holdId: string; userId: string; eventId: string; chargeAtto: bigint }> = [];
+    const billedUsers = new Set<string>();
+    for (const p of planned) {
+      if (!inserted.ids.has(p.event.eventId)) continue;
+      fresh.push(p);
+      const draft = usageJournalDraft(p);
+      if (draft) drafts.push(draft);
+      if (p.event.holdId !== null) captures.push({ holdId: p.event.holdId, userId: p.event.userId, eventId: p.event.eventId, chargeAtto: p.amounts?.chargeAtto ?? 0n });
+      billedUsers.add(p.event.userId);
+    }
     const heldDeltas = await this.holds.captureInTransaction(client, captures);
     // Every billed user gets an account row, even when the charge is zero.
-    for (const p of fresh) if (!heldDeltas.has(`user:${p.event.userId}`)) heldDeltas.set(`user:${p.event.userId}`, 0n);
+    for (const userId of billedUsers) if (!heldDeltas.has(`user:${userId}`)) heldDeltas.set(`user:${userId}`, 0n);
     await this.ledger.post(client, drafts, heldDeltas);
     await this.repository.upsertRollups(client, rollupDeltas(fresh));
     return inserted;
@@ -173,7 +175,7 @@ export class UsageWriter {
     events: NormalizedEvent[],
     firstById: Map<string, NormalizedEvent>,
     planned: Map<string, PlannedEvent>,
-    inserted: Set<string>,
+    inserted: ReadonlyMap<string, bigint>,
     stored: Map<string, StoredEvent>,
   ): WriteOutcome[] {
     const created = new Set<string>();

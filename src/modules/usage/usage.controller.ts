@@ -1,6 +1,6 @@
 import { Body, Controller, Get, HttpCode, Param, Post, Query, Res } from '@nestjs/common';
 import { ApiBearerAuth, ApiBody, ApiTags } from '@nestjs/swagger';
-import type { Request, Response } from 'express';
+import type { FastifyRequest, FastifyReply } from 'fastify';
 import { z } from 'zod';
 import { validationFailed, zodIssuesToFields } from '../../common/errors/index.js';
 import { decodeCursor, encodeCursor } from '../../common/http/pagination.js';
@@ -12,9 +12,9 @@ import { UsageService } from './usage.service.js';
 import type { StoredEvent } from './usage.types.js';
 
 /** Sends the api.md status for a stored event: 201 priced, 202 unpriced, 200 on replay. */
-export function sendEvent(res: Response, result: { event: StoredEvent; replayed: boolean }, extra: Record<string, unknown> = {}) {
+export function sendEvent(res: FastifyReply, result: { event: StoredEvent; replayed: boolean }, extra: Record<string, unknown> = {}) {
   if (result.replayed) {
-    res.setHeader('Idempotent-Replayed', 'true');
+    res.header('Idempotent-Replayed', 'true');
     res.status(200);
   } else {
     res.status(result.event.status === 'priced' ? 201 : 202);
@@ -25,7 +25,7 @@ export function sendEvent(res: Response, result: { event: StoredEvent; replayed:
 const cursorSchema = z.object({ id: z.string().regex(/^\d{1,19}$/) });
 
 /** A batch costs one rate-limit token per event (at most a full batch), not one per request. */
-export function batchEventsCost(request: Request): number {
+export function batchEventsCost(request: FastifyRequest): number {
   const events = (request.body as { events?: unknown } | undefined)?.events;
   return Array.isArray(events) ? Math.min(Math.max(events.length, 1), BATCH_EVENTS_MAX) : 1;
 }
@@ -40,7 +40,7 @@ export class UsageController {
   @Roles('gateway', 'admin')
   @RateLimited('ingest')
   @ApiBody({ type: UsageEventDto })
-  async ingest(@Body() body: unknown, @Res({ passthrough: true }) res: Response) {
+  async ingest(@Body() body: unknown, @Res({ passthrough: true }) res: FastifyReply) {
     const parsed = this.usage.parse(body, 'api');
     if ('issues' in parsed) throw validationFailed(parsed.issues);
     return sendEvent(res, await this.usage.ingestOne(parsed.event));

@@ -1,6 +1,6 @@
 import { Body, Controller, Get, Param, Post, Res } from '@nestjs/common';
 import { ApiBearerAuth, ApiTags } from '@nestjs/swagger';
-import type { Response } from 'express';
+import type { FastifyReply } from 'fastify';
 import { formatAttoAsUsd } from '../../common/money/index.js';
 import { idSchema } from '../../common/validation/fields.js';
 import { validationFailed } from '../../common/errors/index.js';
@@ -33,7 +33,7 @@ export class UsersController {
 
   @Post('admin/users/:id/credits')
   @Roles('admin')
-  async credit(@CurrentPrincipal() actor: Principal, @Param('id') id: string, @Body() body: CreditDto, @Res({ passthrough: true }) res: Response) {
+  async credit(@CurrentPrincipal() actor: Principal, @Param('id') id: string, @Body() body: CreditDto, @Res({ passthrough: true }) res: FastifyReply) {
     const { balance, replayed } = await this.users.credit(actor, {
       userId: parseUserId(id),
       amountAtto: body.amount_usd,
@@ -41,7 +41,7 @@ export class UsersController {
       reason: body.reason ?? null,
     });
     res.status(replayed ? 200 : 201);
-    if (replayed) res.setHeader('Idempotent-Replayed', 'true');
+    if (replayed) res.header('Idempotent-Replayed', 'true');
     return balanceBody(balance);
   }
 

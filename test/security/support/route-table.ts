@@ -31,6 +31,8 @@ export const ROUTE_TABLE: Record<string, RouteAccess> = {
   'GET /docs/LICENSE': { public: true, path: '/docs/LICENSE' },
   'GET /docs/swagger-ui-init.js': { public: true, path: '/docs/swagger-ui-init.js' },
   'GET /docs/docs/swagger-ui-init.js': { public: true, path: '/docs/docs/swagger-ui-init.js' },
+  // The UI's static files (@fastify/static), e.g. its stylesheet.
+  'GET /docs/*': { public: true, path: '/docs/swagger-ui.css' },
   'GET /docs-json': { public: true, path: '/docs-json' },
   'GET /docs-yaml': { public: true, path: '/docs-yaml' },
 
