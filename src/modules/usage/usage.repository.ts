@@ -129,7 +129,7 @@ export class UsageRepository {
       plain(sources), plain(statuses), plain(priceIds), plain(tiers), plain(markups), plain(multipliers),
       plain(official), plain(charge), plain(payout), plain(margin), quoted(streams),
     ];
-    const result = await client.query<{ id: string; event_id: string }>(
+    const result = await client.query<{ id: string; event_id: string; received_ms: string }>(
       `INSERT INTO usage_events (event_id, request_hash, user_id, contributor_id, model, occurred_at,
          prompt_tokens, completion_tokens, cached_tokens, reasoning_tokens, hold_id, metadata, source, status,
          price_id, contributor_tier, user_markup, payout_multiplier, official_atto, charge_atto, payout_atto,
@@ -146,15 +146,15 @@ export class UsageRepository {
          payout_multiplier, official_atto, charge_atto, payout_atto, margin_atto, stream)
        ORDER BY event_id
        ON CONFLICT (event_id) DO NOTHING
-       RETURNING id, event_id`,
+       RETURNING id, event_id, floor(extract(epoch FROM received_at) * 1000)::bigint AS received_ms`,
       params,
     );
     const ids = new Map<string, bigint>();
     for (const row of result.rows) ids.set(row.event_id, BigInt(row.id));
-    if (ids.size === 0) return { ids, receivedAt: null };
-    // The column default (CURRENT_TIMESTAMP) is the transaction's start time, as is now().
-    const now = await client.query<{ now: Date }>('SELECT now() AS now');
-    return { ids, receivedAt: now.rows[0]!.now };
+    const first = result.rows[0];
+    // The column default (CURRENT_TIMESTAMP) is the transaction's start time: the same for every
+    // row, so only the first is turned into a Date (in milliseconds, as pg's own parser does).
+    return { ids, receivedAt: first ? new Date(Number(first.received_ms)) : null };
   }
 
   /** Adds priced events to the per contributor/day/model rollup, in key order (no deadlocks). */
