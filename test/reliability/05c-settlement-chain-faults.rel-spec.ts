@@ -4,8 +4,7 @@
 // a blacklisted payee. After each: on-chain USDC paid == ledger paid for every payee, no line paid
 // twice (Transfer events == paid lines), reconciliation and ledger check clean.
 import { privateKeyToAccount } from 'viem/accounts';
-import { getJson, postJson } from './support/http-client.js';
-import { withClient } from './support/ledger-probe.js';
+import { getJson, postJson, put } from './support/http-client.js';
 import { startRpcProxy, type RpcProxy } from './support/rpc-proxy.js';
 import { ScenarioRun } from './support/scenario-run.js';
 import {
@@ -161,11 +160,13 @@ describe('reliability 5c: settlement under chain faults (live worker)', () => {
     const refusedFlag = (await getJson(s.admin, `/v1/admin/contributors/${refused.id}`)).json.flagged_reason;
     const afterFirst = await payoutFigures(s);
     await usdcAdmin(s, 'unBlacklist', [refused.address]);
-    // The refusal flags the contributor "until an admin clears it"; no endpoint clears it yet
-    // (reported), so a settlement now still leaves it out ...
+    // The refusal flags the contributor "until an admin clears it": a settlement now still leaves
+    // it out ...
     const whileFlagged = await postJson(s.admin, '/v1/admin/settlements', {});
-    // ... and the operator's only way today is SQL.
-    await withClient(s.env.DATABASE_URL, (c) => c.query('UPDATE contributors SET flagged_reason = NULL WHERE id = $1', [refused.id]));
+    // ... until an admin clears the flag (PUT with clear_flag, audited).
+    const current = (await getJson(s.admin, `/v1/admin/contributors/${refused.id}`)).json;
+    const cleared = await put(s.admin, `/v1/admin/contributors/${refused.id}`, { tier: current.tier, payout_address: current.payout_address, clear_flag: true });
+    expect({ status: cleared.status, flagged_reason: cleared.json.flagged_reason }).toEqual({ status: 200, flagged_reason: null });
     const second = await createSettlement(s);
     const secondFinal = await waitSettlement(s, second.id, isFinal, FINAL_TIMEOUT_MS);
     const figures = await payoutFigures(s);
