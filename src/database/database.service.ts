@@ -6,6 +6,8 @@ import { PrismaClient } from '../generated/prisma/client.js';
 import { isRetryableTransactionError } from './database-errors.js';
 
 export type SqlClient = pg.PoolClient;
+/** Anything that runs a statement: the pool (autocommit) or a checked-out client. */
+export type SqlRunner = Pick<pg.PoolClient, 'query'>;
 export type PrismaTx = Parameters<Parameters<PrismaClient['$transaction']>[0]>[0];
 
 const TRANSACTION_ATTEMPTS_MAX = 5;
@@ -65,6 +67,21 @@ export class DatabaseService implements OnModuleDestroy {
       } finally {
         client.off('error', onConnectionError);
         client.release(broken);
+      }
+    }
+  }
+
+  /**
+   * Runs one statement outside an explicit transaction (a single statement is atomic on its own),
+   * retrying it on serialization failure or deadlock like transaction() does.
+   */
+  async statement<T>(fn: (runner: SqlRunner) => Promise<T>): Promise<T> {
+    for (let attempt = 1; ; attempt += 1) {
+      try {
+        return await fn(this.pool);
+      } catch (error) {
+        if (attempt < TRANSACTION_ATTEMPTS_MAX && isRetryableTransactionError(error)) continue;
+        throw error;
       }
     }
   }

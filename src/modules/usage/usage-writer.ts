@@ -10,6 +10,7 @@ import { PricingService } from '../pricing/pricing.service.js';
 import { UsageRepository, type InsertedEvents } from './usage.repository.js';
 import type { NormalizedEvent } from './usage-event.js';
 import { planEvent, rollupDeltas, usageJournalDraft, type Multipliers } from './usage-planner.js';
+import { usagePosting } from './usage-posting.js';
 import type { PlannedEvent, StoredEvent, WriteOutcome } from './usage.types.js';
 
 function toStoredEvent(p: PlannedEvent, id: bigint, receivedAt: Date): StoredEvent {
@@ -142,7 +143,11 @@ export class UsageWriter {
       const plan = planEvent(event, { prices, tiers }, this.multipliers);
       if (plan) planned.set(event.eventId, plan);
     }
-    const { ids: inserted, receivedAt } = await this.db.transaction((client) => this.insert(client, [...planned.values()]));
+    const plans = [...planned.values()];
+    // A hold capture locks and updates the hold: those groups keep the statement-by-statement path.
+    const { ids: inserted, receivedAt } = plans.some((p) => p.event.holdId !== null)
+      ? await this.db.transaction((client) => this.insert(client, plans))
+      : await this.db.statement((runner) => this.repository.insertEventsAndPost(runner, plans, usagePosting(plans)));
     // Rows we just wrote are known; only replays and conflicts need reading back.
     const stored = await this.repository.findByEventIds([...firstById.keys()].filter((id) => !inserted.has(id)));
     for (const [eventId, id] of inserted) stored.set(eventId, toStoredEvent(planned.get(eventId)!, id, receivedAt!));

@@ -1,7 +1,8 @@
 import { Injectable } from '@nestjs/common';
-import { DatabaseService, type SqlClient } from '../../database/database.service.js';
+import { DatabaseService, type SqlClient, type SqlRunner } from '../../database/database.service.js';
 import { arrayLiteral, plainArrayLiteral, toBigInt, toBigIntOrNull } from '../../database/sql.js';
 import type { ContributorTierName, PlannedEvent, StoredEvent } from './usage.types.js';
+import type { UsagePosting } from './usage-posting.js';
 
 export interface RollupDelta {
   contributorId: string;
@@ -56,81 +57,16 @@ interface EventRow {
   stream: StoredEvent['stream'];
 }
 
-@Injectable()
-export class UsageRepository {
-  constructor(private readonly db: DatabaseService) {}
+interface InsertedRow {
+  id: string;
+  event_id: string;
+  received_ms: string;
+}
 
-  /**
-   * Multi-row insert: one array parameter per column (unnest is cheaper for Postgres to read than
-   * json_to_recordset), in event_id order so concurrent batches take unique-index locks in the
-   * same order. Existing event_ids are skipped (idempotency). received_at (and priced_at) is the
-   * transaction's now() for every row, so it is read once rather than parsed per row.
-   */
-  async insertEvents(client: SqlClient, planned: PlannedEvent[]): Promise<InsertedEvents> {
-    if (planned.length === 0) return { ids: new Map(), receivedAt: null };
-    const n = planned.length;
-    const eventIds: string[] = new Array(n);
-    const hashes: string[] = new Array(n);
-    const userIds: string[] = new Array(n);
-    const contributorIds: string[] = new Array(n);
-    const models: string[] = new Array(n);
-    const occurredAt: string[] = new Array(n);
-    const prompt: number[] = new Array(n);
-    const completion: number[] = new Array(n);
-    const cached: number[] = new Array(n);
-    const reasoning: number[] = new Array(n);
-    const holdIds: Array<string | null> = new Array(n);
-    const metadata: Array<string | null> = new Array(n);
-    const sources: string[] = new Array(n);
-    const statuses: string[] = new Array(n);
-    const priceIds: Array<string | null> = new Array(n);
-    const tiers: Array<string | null> = new Array(n);
-    const markups: Array<string | null> = new Array(n);
-    const multipliers: Array<string | null> = new Array(n);
-    const official: Array<string | null> = new Array(n);
-    const charge: Array<string | null> = new Array(n);
-    const payout: Array<string | null> = new Array(n);
-    const margin: Array<string | null> = new Array(n);
-    const streams: Array<string | null> = new Array(n);
-    for (let i = 0; i < n; i += 1) {
-      const p = planned[i]!;
-      const e = p.event;
-      const a = p.amounts;
-      eventIds[i] = e.eventId;
-      hashes[i] = e.requestHash;
-      userIds[i] = e.userId;
-      contributorIds[i] = e.contributorId;
-      models[i] = e.model;
-      occurredAt[i] = e.occurredAt.toISOString();
-      prompt[i] = e.usage.promptTokens;
-      completion[i] = e.usage.completionTokens;
-      cached[i] = e.usage.cachedTokens;
-      reasoning[i] = e.usage.reasoningTokens;
-      holdIds[i] = e.holdId;
-      metadata[i] = e.metadata === null ? null : JSON.stringify(e.metadata);
-      sources[i] = e.source;
-      statuses[i] = a ? 'priced' : 'unpriced';
-      priceIds[i] = p.priceId === null ? null : p.priceId.toString();
-      tiers[i] = a ? p.tier : null;
-      markups[i] = p.userMarkupText;
-      multipliers[i] = p.payoutMultiplierText;
-      official[i] = a ? a.officialAtto.toString() : null;
-      charge[i] = a ? a.chargeAtto.toString() : null;
-      payout[i] = a ? a.payoutAtto.toString() : null;
-      margin[i] = a ? a.marginAtto.toString() : null;
-      streams[i] = e.stream === null ? null : JSON.stringify(e.stream);
-    }
-    // Free text is quoted; numbers, timestamps, hex hashes and fixed words need no quoting.
-    const quoted = arrayLiteral;
-    const plain = plainArrayLiteral;
-    const params = [
-      quoted(eventIds), plain(hashes), quoted(userIds), quoted(contributorIds), quoted(models), plain(occurredAt),
-      plain(prompt), plain(completion), plain(cached), plain(reasoning), quoted(holdIds), quoted(metadata),
-      plain(sources), plain(statuses), plain(priceIds), plain(tiers), plain(markups), plain(multipliers),
-      plain(official), plain(charge), plain(payout), plain(margin), quoted(streams),
-    ];
-    const result = await client.query<{ id: string; event_id: string; received_ms: string }>(
-      `INSERT INTO usage_events (event_id, request_hash, user_id, contributor_id, model, occurred_at,
+const INSERTED_COLUMNS = 'id, event_id, floor(extract(epoch FROM received_at) * 1000)::bigint AS received_ms';
+
+/** The multi-row event insert over $1..$23 (see eventParams), without its RETURNING clause. */
+const INSERT_EVENTS_SQL = `INSERT INTO usage_events (event_id, request_hash, user_id, contributor_id, model, occurred_at,
          prompt_tokens, completion_tokens, cached_tokens, reasoning_tokens, hold_id, metadata, source, status,
          price_id, contributor_tier, user_markup, payout_multiplier, official_atto, charge_atto, payout_atto,
          margin_atto, priced_at, stream)
@@ -145,16 +81,159 @@ export class UsageRepository {
          cached_tokens, reasoning_tokens, hold_id, metadata, source, status, price_id, contributor_tier, user_markup,
          payout_multiplier, official_atto, charge_atto, payout_atto, margin_atto, stream)
        ORDER BY event_id
-       ON CONFLICT (event_id) DO NOTHING
-       RETURNING id, event_id, floor(extract(epoch FROM received_at) * 1000)::bigint AS received_ms`,
+       ON CONFLICT (event_id) DO NOTHING`;
+const EVENT_PARAM_COUNT = 23;
+
+/** One array parameter per column of INSERT_EVENTS_SQL. */
+function eventParams(planned: PlannedEvent[]): string[] {
+  const n = planned.length;
+  const eventIds: string[] = new Array(n);
+  const hashes: string[] = new Array(n);
+  const userIds: string[] = new Array(n);
+  const contributorIds: string[] = new Array(n);
+  const models: string[] = new Array(n);
+  const occurredAt: string[] = new Array(n);
+  const prompt: number[] = new Array(n);
+  const completion: number[] = new Array(n);
+  const cached: number[] = new Array(n);
+  const reasoning: number[] = new Array(n);
+  const holdIds: Array<string | null> = new Array(n);
+  const metadata: Array<string | null> = new Array(n);
+  const sources: string[] = new Array(n);
+  const statuses: string[] = new Array(n);
+  const priceIds: Array<string | null> = new Array(n);
+  const tiers: Array<string | null> = new Array(n);
+  const markups: Array<string | null> = new Array(n);
+  const multipliers: Array<string | null> = new Array(n);
+  const official: Array<string | null> = new Array(n);
+  const charge: Array<string | null> = new Array(n);
+  const payout: Array<string | null> = new Array(n);
+  const margin: Array<string | null> = new Array(n);
+  const streams: Array<string | null> = new Array(n);
+  for (let i = 0; i < n; i += 1) {
+    const p = planned[i]!;
+    const e = p.event;
+    const a = p.amounts;
+    eventIds[i] = e.eventId;
+    hashes[i] = e.requestHash;
+    userIds[i] = e.userId;
+    contributorIds[i] = e.contributorId;
+    models[i] = e.model;
+    occurredAt[i] = e.occurredAt.toISOString();
+    prompt[i] = e.usage.promptTokens;
+    completion[i] = e.usage.completionTokens;
+    cached[i] = e.usage.cachedTokens;
+    reasoning[i] = e.usage.reasoningTokens;
+    holdIds[i] = e.holdId;
+    metadata[i] = e.metadata === null ? null : JSON.stringify(e.metadata);
+    sources[i] = e.source;
+    statuses[i] = a ? 'priced' : 'unpriced';
+    priceIds[i] = p.priceId === null ? null : p.priceId.toString();
+    tiers[i] = a ? p.tier : null;
+    markups[i] = p.userMarkupText;
+    multipliers[i] = p.payoutMultiplierText;
+    official[i] = a ? a.officialAtto.toString() : null;
+    charge[i] = a ? a.chargeAtto.toString() : null;
+    payout[i] = a ? a.payoutAtto.toString() : null;
+    margin[i] = a ? a.marginAtto.toString() : null;
+    streams[i] = e.stream === null ? null : JSON.stringify(e.stream);
+  }
+  // Free text is quoted; numbers, timestamps, hex hashes and fixed words need no quoting.
+  const quoted = arrayLiteral;
+  const plain = plainArrayLiteral;
+  return [
+    quoted(eventIds), plain(hashes), quoted(userIds), quoted(contributorIds), quoted(models), plain(occurredAt),
+    plain(prompt), plain(completion), plain(cached), plain(reasoning), quoted(holdIds), quoted(metadata),
+    plain(sources), plain(statuses), plain(priceIds), plain(tiers), plain(markups), plain(multipliers),
+    plain(official), plain(charge), plain(payout), plain(margin), quoted(streams),
+  ];
+}
+
+function insertedEvents(rows: InsertedRow[]): InsertedEvents {
+  const ids = new Map<string, bigint>();
+  for (const row of rows) ids.set(row.event_id, BigInt(row.id));
+  const first = rows[0];
+  // The column default (CURRENT_TIMESTAMP) is the transaction's start time: the same for every
+  // row, so only the first is turned into a Date (in milliseconds, as pg's own parser does).
+  return { ids, receivedAt: first ? new Date(Number(first.received_ms)) : null };
+}
+
+@Injectable()
+export class UsageRepository {
+  constructor(private readonly db: DatabaseService) {}
+
+  /**
+   * Multi-row insert: one array parameter per column (unnest is cheaper for Postgres to read than
+   * json_to_recordset), in event_id order so concurrent batches take unique-index locks in the
+   * same order. Existing event_ids are skipped (idempotency). received_at (and priced_at) is the
+   * transaction's now() for every row, so it is read once rather than parsed per row.
+   */
+  async insertEvents(client: SqlClient, planned: PlannedEvent[]): Promise<InsertedEvents> {
+    if (planned.length === 0) return { ids: new Map(), receivedAt: null };
+    const result = await client.query<InsertedRow>(`${INSERT_EVENTS_SQL}\n       RETURNING ${INSERTED_COLUMNS}`, eventParams(planned));
+    return insertedEvents(result.rows);
+  }
+
+  /**
+   * The whole group commit of new events in ONE statement (no explicit transaction: a statement
+   * is atomic): the events, the journal entries of those actually inserted, their accounts'
+   * balances and the earnings rollup. One round trip instead of six: under single-event load each
+   * round trip waits behind the API's event loop, so this is what bounds the commit rate.
+   * Rows the conflict clause skipped (replays) post nothing, as in the statement-by-statement
+   * path. Events with a hold take that path (the capture locks and updates the hold).
+   */
+  async insertEventsAndPost(runner: SqlRunner, planned: PlannedEvent[], posting: UsagePosting): Promise<InsertedEvents> {
+    if (planned.length === 0) return { ids: new Map(), receivedAt: null };
+    const params = [...eventParams(planned), ...posting.params];
+    const at = EVENT_PARAM_COUNT;
+    const result = await runner.query<InsertedRow>(
+      `WITH ins AS (
+       ${INSERT_EVENTS_SQL}
+       RETURNING ${INSERTED_COLUMNS}, user_id, contributor_id, model, occurred_at, status, prompt_tokens,
+         completion_tokens, official_atto, payout_atto, charge_atto, margin_atto
+     ), je AS (
+       INSERT INTO journal_entries (kind, ref, account_codes, amounts_atto)
+       SELECT $${at + 1}::text, x.ref, x.codes::text[], x.amounts::numeric[]
+       FROM unnest($${at + 2}::text[], $${at + 3}::text[], $${at + 4}::text[]) AS x(ref, codes, amounts)
+       JOIN ins ON ins.event_id = x.ref
+       ON CONFLICT (kind, ref) DO NOTHING
+       RETURNING account_codes, amounts_atto
+     ), balance_deltas AS (
+       SELECT p.code, sum(p.amount) AS amount
+       FROM je CROSS JOIN LATERAL unnest(je.account_codes, je.amounts_atto) AS p(code, amount)
+       GROUP BY p.code
+     ), accounts_upserted AS (
+       -- Tracked accounts only (the parameter lists them); every billed user gets a row, even at 0.
+       INSERT INTO accounts (code, kind, owner_id, tracked, balance_atto, held_atto)
+       SELECT m.code, m.kind, m.owner, true, coalesce(d.amount, 0), 0
+       FROM unnest($${at + 5}::text[], $${at + 6}::text[], $${at + 7}::text[], $${at + 8}::text[]) AS m(code, kind, owner, user_id)
+       LEFT JOIN balance_deltas d ON d.code = m.code
+       WHERE d.code IS NOT NULL OR m.user_id IN (SELECT user_id FROM ins)
+       ORDER BY m.code
+       ON CONFLICT (code) DO UPDATE SET balance_atto = accounts.balance_atto + excluded.balance_atto
+       RETURNING 1
+     ), rollups_upserted AS (
+       INSERT INTO contributor_usage_daily AS r (contributor_id, day, model, events, prompt_tokens, completion_tokens,
+         official_atto, earned_atto, charge_atto, margin_atto)
+       SELECT contributor_id, (occurred_at AT TIME ZONE 'UTC')::date, model, count(*), sum(prompt_tokens),
+         sum(completion_tokens), sum(official_atto), sum(payout_atto), sum(charge_atto), sum(margin_atto)
+       FROM ins WHERE status = 'priced'
+       GROUP BY 1, 2, 3
+       ORDER BY 1, 2, 3
+       ON CONFLICT (contributor_id, day, model) DO UPDATE SET
+         events = r.events + excluded.events,
+         prompt_tokens = r.prompt_tokens + excluded.prompt_tokens,
+         completion_tokens = r.completion_tokens + excluded.completion_tokens,
+         official_atto = r.official_atto + excluded.official_atto,
+         earned_atto = r.earned_atto + excluded.earned_atto,
+         charge_atto = r.charge_atto + excluded.charge_atto,
+         margin_atto = r.margin_atto + excluded.margin_atto
+       RETURNING 1
+     )
+     SELECT id, event_id, received_ms FROM ins`,
       params,
     );
-    const ids = new Map<string, bigint>();
-    for (const row of result.rows) ids.set(row.event_id, BigInt(row.id));
-    const first = result.rows[0];
-    // The column default (CURRENT_TIMESTAMP) is the transaction's start time: the same for every
-    // row, so only the first is turned into a Date (in milliseconds, as pg's own parser does).
-    return { ids, receivedAt: first ? new Date(Number(first.received_ms)) : null };
+    return insertedEvents(result.rows);
   }
 
   /** Adds priced events to the per contributor/day/model rollup, in key order (no deadlocks). */
