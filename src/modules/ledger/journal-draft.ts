@@ -1,6 +1,7 @@
 // A journal transaction before it is written: pure validation, no I/O.
 import { assert } from '../../common/errors/index.js';
 import { describeAccount } from './account-codes.js';
+import { quoteArrayElement } from '../../database/sql.js';
 
 export interface Posting {
   accountCode: string;
@@ -57,4 +58,20 @@ export function netBalanceDeltas(drafts: JournalDraft[], heldDeltas: Map<string,
   }
   for (const [code, heldDeltaAtto] of heldDeltas) entry(code).heldDeltaAtto += heldDeltaAtto;
   return [...byCode.values()].sort((a, b) => (a.accountCode < b.accountCode ? -1 : a.accountCode > b.accountCode ? 1 : 0));
+}
+
+/** A journal entry's account codes and amounts as the texts of two array literals ("{...}"). */
+export function postingArrayLiterals(draft: JournalDraft): { codes: string; amounts: string } {
+  let codes = '{';
+  let amounts = '{';
+  for (let j = 0; j < draft.postings.length; j += 1) {
+    const posting = draft.postings[j]!;
+    if (j > 0) {
+      codes += ',';
+      amounts += ',';
+    }
+    codes += quoteArrayElement(posting.accountCode);
+    amounts += posting.amountAtto.toString();
+  }
+  return { codes: `${codes}}`, amounts: `${amounts}}` };
 }

@@ -1,8 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { DatabaseService, type SqlClient } from '../../database/database.service.js';
-import { arrayLiteral, quoteArrayElement, toBigInt } from '../../database/sql.js';
+import { arrayLiteral, toBigInt } from '../../database/sql.js';
 import { describeAccount } from './account-codes.js';
-import type { BalanceDelta, JournalDraft } from './journal-draft.js';
+import { postingArrayLiterals, type BalanceDelta, type JournalDraft } from './journal-draft.js';
 
 export interface AccountBalance {
   code: string;
@@ -37,19 +37,9 @@ export class LedgerRepository {
       const d = drafts[i]!;
       kinds[i] = d.kind;
       refs[i] = d.ref;
-      let codeList = '{';
-      let amountList = '{';
-      for (let j = 0; j < d.postings.length; j += 1) {
-        const posting = d.postings[j]!;
-        if (j > 0) {
-          codeList += ',';
-          amountList += ',';
-        }
-        codeList += quoteArrayElement(posting.accountCode);
-        amountList += posting.amountAtto.toString();
-      }
-      codes[i] = codeList + '}';
-      amounts[i] = amountList + '}';
+      const literals = postingArrayLiterals(d);
+      codes[i] = literals.codes;
+      amounts[i] = literals.amounts;
       memos[i] = d.memo ?? null;
     }
     const result = await client.query<{ id: string; kind: string; ref: string }>(

@@ -1,8 +1,8 @@
 // The ledger side of a group commit written in one statement (UsageRepository.insertEventsAndPost):
 // the usage journal entries and the tracked accounts they may touch, as array parameters. Pure.
-import { arrayLiteral, quoteArrayElement } from '../../database/sql.js';
+import { arrayLiteral } from '../../database/sql.js';
 import { describeAccount, userAccount } from '../ledger/account-codes.js';
-import { assertBalanced } from '../ledger/journal-draft.js';
+import { assertBalanced, postingArrayLiterals } from '../ledger/journal-draft.js';
 import { USAGE_JOURNAL_KIND, usageJournalDraft } from './usage-planner.js';
 import type { PlannedEvent } from './usage.types.js';
 
@@ -44,20 +44,10 @@ export function usagePosting(planned: readonly PlannedEvent[]): UsagePosting {
     if (!draft) continue;
     assertBalanced(draft);
     refs.push(draft.ref);
-    let codeList = '{';
-    let amountList = '{';
-    for (let j = 0; j < draft.postings.length; j += 1) {
-      const posting = draft.postings[j]!;
-      if (j > 0) {
-        codeList += ',';
-        amountList += ',';
-      }
-      codeList += quoteArrayElement(posting.accountCode);
-      amountList += posting.amountAtto.toString();
-      track(posting.accountCode, null);
-    }
-    codes.push(`${codeList}}`);
-    amounts.push(`${amountList}}`);
+    for (const posting of draft.postings) track(posting.accountCode, null);
+    const literals = postingArrayLiterals(draft);
+    codes.push(literals.codes);
+    amounts.push(literals.amounts);
   }
   const accountCodes = [...accounts.keys()];
   const accountParams = [...accounts.values()];

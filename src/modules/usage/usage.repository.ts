@@ -84,6 +84,18 @@ const INSERT_EVENTS_SQL = `INSERT INTO usage_events (event_id, request_hash, use
        ON CONFLICT (event_id) DO NOTHING`;
 const EVENT_PARAM_COUNT = 23;
 
+const ROLLUP_INSERT_SQL = `INSERT INTO contributor_usage_daily AS r (contributor_id, day, model, events, prompt_tokens,
+         completion_tokens, official_atto, earned_atto, charge_atto, margin_atto)`;
+/** A rollup key written again adds to what it holds. */
+const ROLLUP_ACCUMULATE_SQL = `ON CONFLICT (contributor_id, day, model) DO UPDATE SET
+         events = r.events + excluded.events,
+         prompt_tokens = r.prompt_tokens + excluded.prompt_tokens,
+         completion_tokens = r.completion_tokens + excluded.completion_tokens,
+         official_atto = r.official_atto + excluded.official_atto,
+         earned_atto = r.earned_atto + excluded.earned_atto,
+         charge_atto = r.charge_atto + excluded.charge_atto,
+         margin_atto = r.margin_atto + excluded.margin_atto`;
+
 /** One array parameter per column of INSERT_EVENTS_SQL. */
 function eventParams(planned: PlannedEvent[]): string[] {
   const n = planned.length;
@@ -213,21 +225,13 @@ export class UsageRepository {
        ON CONFLICT (code) DO UPDATE SET balance_atto = accounts.balance_atto + excluded.balance_atto
        RETURNING 1
      ), rollups_upserted AS (
-       INSERT INTO contributor_usage_daily AS r (contributor_id, day, model, events, prompt_tokens, completion_tokens,
-         official_atto, earned_atto, charge_atto, margin_atto)
+       ${ROLLUP_INSERT_SQL}
        SELECT contributor_id, (occurred_at AT TIME ZONE 'UTC')::date, model, count(*), sum(prompt_tokens),
          sum(completion_tokens), sum(official_atto), sum(payout_atto), sum(charge_atto), sum(margin_atto)
        FROM ins WHERE status = 'priced'
        GROUP BY 1, 2, 3
        ORDER BY 1, 2, 3
-       ON CONFLICT (contributor_id, day, model) DO UPDATE SET
-         events = r.events + excluded.events,
-         prompt_tokens = r.prompt_tokens + excluded.prompt_tokens,
-         completion_tokens = r.completion_tokens + excluded.completion_tokens,
-         official_atto = r.official_atto + excluded.official_atto,
-         earned_atto = r.earned_atto + excluded.earned_atto,
-         charge_atto = r.charge_atto + excluded.charge_atto,
-         margin_atto = r.margin_atto + excluded.margin_atto
+       ${ROLLUP_ACCUMULATE_SQL}
        RETURNING 1
      )
      SELECT id, event_id, received_ms FROM ins`,
@@ -252,20 +256,12 @@ export class UsageRepository {
       margin_atto: d.marginAtto.toString(),
     }));
     await client.query(
-      `INSERT INTO contributor_usage_daily AS r (contributor_id, day, model, events, prompt_tokens, completion_tokens,
-         official_atto, earned_atto, charge_atto, margin_atto)
+      `${ROLLUP_INSERT_SQL}
        SELECT contributor_id, day, model, events, prompt_tokens, completion_tokens, official_atto, earned_atto, charge_atto, margin_atto
        FROM json_to_recordset($1::json) AS x(contributor_id text, day date, model text, events bigint, prompt_tokens bigint,
          completion_tokens bigint, official_atto numeric, earned_atto numeric, charge_atto numeric, margin_atto numeric)
        ORDER BY contributor_id, day, model
-       ON CONFLICT (contributor_id, day, model) DO UPDATE SET
-         events = r.events + excluded.events,
-         prompt_tokens = r.prompt_tokens + excluded.prompt_tokens,
-         completion_tokens = r.completion_tokens + excluded.completion_tokens,
-         official_atto = r.official_atto + excluded.official_atto,
-         earned_atto = r.earned_atto + excluded.earned_atto,
-         charge_atto = r.charge_atto + excluded.charge_atto,
-         margin_atto = r.margin_atto + excluded.margin_atto`,
+       ${ROLLUP_ACCUMULATE_SQL}`,
       [JSON.stringify(rows)],
     );
   }
