@@ -1,4 +1,4 @@
-// npm run bench [-- --quick] [--earnings-events N] [--duration S] [--keep] [--no-build] [--render-from RUN/figures.json]
+// npm run bench [-- --quick] [--earnings-events N] [--duration S] [--rounds N] [--keep] [--no-build] [--render-from RUN/figures.json]
 // Every figure of docs/performance.md, measured side by side in ONE run on the same Postgres:
 // (a) raw write limits (COPY, multi-row insert, one insert per transaction), (b) batch ingestion
 // through the HTTP API at 10/100/1000 events per request, (c) single-event ingestion with 64
@@ -12,7 +12,7 @@ import { parseArgs } from 'node:util';
 import pg from 'pg';
 import { runBatchLoad, runEarningsLoad, runSingleLoad, seedForIngestion, countStoredEvents, type LoadResult } from './lib/bench-http.js';
 import { measureRawLimits } from './lib/bench-raw.js';
-import { renderChartSvg, renderMarkdown, writeChartPng, type BatchFigure, type BenchFigures, type EarningsFigure, type MachineInfo, type PhaseCpu } from './lib/bench-report.js';
+import { renderChartSvg, renderMarkdown, writeChartPng, type BatchFigure, type BenchFigures, type SingleFigure, type EarningsFigure, type MachineInfo, type PhaseCpu } from './lib/bench-report.js';
 import {
   createMigratedDatabase,
   createRunDir,
@@ -39,15 +39,17 @@ interface BenchPlan {
   singleInsertSeconds: number;
   earningsEvents: number;
   earningsDurationS: number;
+  /** Ingestion rounds: every phase runs this many times, interleaved; the median run is reported. */
+  ingestionRounds: number;
   earningsIterations: number;
   gasRecipients: number;
 }
 
 const FULL: Omit<BenchPlan, 'quick' | 'earningsEvents'> = {
-  durationS: 15, warmupS: 5, copyRows: 500_000, unnestRows: 200_000, singleInsertSeconds: 5, earningsDurationS: 10, earningsIterations: 1000, gasRecipients: 100,
+  durationS: 15, warmupS: 5, copyRows: 500_000, unnestRows: 200_000, singleInsertSeconds: 5, earningsDurationS: 10, earningsIterations: 1000, gasRecipients: 100, ingestionRounds: 3,
 };
 const QUICK: Omit<BenchPlan, 'quick' | 'earningsEvents'> = {
-  durationS: 3, warmupS: 1, copyRows: 50_000, unnestRows: 20_000, singleInsertSeconds: 2, earningsDurationS: 3, earningsIterations: 100, gasRecipients: 20,
+  durationS: 3, warmupS: 1, copyRows: 50_000, unnestRows: 20_000, singleInsertSeconds: 2, earningsDurationS: 3, earningsIterations: 100, gasRecipients: 20, ingestionRounds: 1,
 };
 const EARNINGS_EVENTS_FULL = 10_000_000;
 const EARNINGS_EVENTS_QUICK = 200_000;
@@ -83,6 +85,7 @@ function parsePlan(): BenchPlan & { keep: boolean; noBuild: boolean; renderFrom?
       keep: { type: 'boolean', default: false },
       'no-build': { type: 'boolean', default: false },
       'render-from': { type: 'string' },
+      rounds: { type: 'string' },
     },
     strict: true,
   });
@@ -92,7 +95,9 @@ function parsePlan(): BenchPlan & { keep: boolean; noBuild: boolean; renderFrom?
   if (!Number.isSafeInteger(earningsEvents) || earningsEvents < 0) throw new Error(`--earnings-events must be a non-negative integer`);
   const durationS = values.duration === undefined ? base.durationS : Number(values.duration);
   if (!Number.isFinite(durationS) || durationS <= 0) throw new Error('--duration must be a positive number of seconds');
-  return { ...base, quick, durationS, earningsEvents, keep: values.keep ?? false, noBuild: values['no-build'] ?? false, renderFrom: values['render-from'] };
+  const ingestionRounds = values.rounds === undefined ? base.ingestionRounds : Number(values.rounds);
+  if (!Number.isSafeInteger(ingestionRounds) || ingestionRounds < 1) throw new Error('--rounds must be a positive integer');
+  return { ...base, quick, durationS, ingestionRounds, earningsEvents, keep: values.keep ?? false, noBuild: values['no-build'] ?? false, renderFrom: values['render-from'] };
 }
 
 async function machineInfo(databaseUrl: string): Promise<MachineInfo> {
@@ -180,32 +185,49 @@ function startCpuMeters(stack: Stack): { stop(): PhaseCpu } {
   };
 }
 
-async function measureBatches(stack: Stack, key: string, plan: BenchPlan): Promise<BatchFigure[]> {
-  const figures: BatchFigure[] = [];
-  for (const size of BATCH_SIZES) {
-    const before = await settledEventCounts(stack.databaseUrl);
-    const meters = startCpuMeters(stack);
-    const load = await runBatchLoad({ baseUrl: stack.baseUrl, key, size, connections: BATCH_CONNECTIONS, durationS: plan.durationS, prefix: `b${size}` });
-    const cpu = meters.stop();
-    const after = await settledEventCounts(stack.databaseUrl);
-    figures.push({ size, connections: BATCH_CONNECTIONS, load, cpu, storedPriced: after.priced - before.priced, storedOther: after.other - before.other });
-    sayCpu(`batch ${size}`, cpu);
-    assertPhaseClean(stack, `batch ${size}`, load);
-    say(`batch ${size}: ${Math.round(load.eventsPerSecond)} events/s (${load.pricedEvents} priced in ${load.seconds.toFixed(1)} s, ${load.notPricedEvents} not priced, ${load.non2xx} non-2xx), p99 ${load.latencyP99Ms} ms`);
+/**
+ * Every ingestion phase (each batch size, then single events) `ingestionRounds` times, round after
+ * round, so a slow spell of this shared machine hits every phase alike; each phase reports its
+ * median run (by events/s) and keeps every run's rate.
+ */
+async function measureIngestion(stack: Stack, key: string, plan: BenchPlan): Promise<{ batch: BatchFigure[]; single: SingleFigure }> {
+  const batchRuns = new Map<number, BatchFigure[]>(BATCH_SIZES.map((size) => [size, []]));
+  const singleRuns: SingleFigure[] = [];
+  for (let round = 1; round <= plan.ingestionRounds; round += 1) {
+    say(`ingestion round ${round} of ${plan.ingestionRounds}`);
+    for (const size of BATCH_SIZES) batchRuns.get(size)!.push(await measureBatch(stack, key, plan, size, round));
+    singleRuns.push(await measureSingle(stack, key, plan, round));
   }
-  return figures;
+  return { batch: BATCH_SIZES.map((size) => medianRun(batchRuns.get(size)!)), single: medianRun(singleRuns) };
 }
 
-async function measureSingle(stack: Stack, key: string, plan: BenchPlan) {
+function medianRun<T extends { load: LoadResult; runsEventsPerSecond: number[] }>(runs: T[]): T {
+  const sorted = [...runs].sort((a, b) => a.load.eventsPerSecond - b.load.eventsPerSecond);
+  return { ...sorted[Math.floor((sorted.length - 1) / 2)]!, runsEventsPerSecond: runs.map((r) => r.load.eventsPerSecond) };
+}
+
+async function measureBatch(stack: Stack, key: string, plan: BenchPlan, size: number, round: number): Promise<BatchFigure> {
   const before = await settledEventCounts(stack.databaseUrl);
   const meters = startCpuMeters(stack);
-  const load = await runSingleLoad({ baseUrl: stack.baseUrl, key, connections: SINGLE_CONNECTIONS, durationS: plan.durationS, prefix: 'single' });
+  const load = await runBatchLoad({ baseUrl: stack.baseUrl, key, size, connections: BATCH_CONNECTIONS, durationS: plan.durationS, prefix: `b${size}r${round}` });
+  const cpu = meters.stop();
+  const after = await settledEventCounts(stack.databaseUrl);
+  sayCpu(`batch ${size}`, cpu);
+  assertPhaseClean(stack, `batch ${size}`, load);
+  say(`batch ${size}: ${Math.round(load.eventsPerSecond)} events/s (${load.pricedEvents} priced in ${load.seconds.toFixed(1)} s, ${load.notPricedEvents} not priced, ${load.non2xx} non-2xx), p99 ${load.latencyP99Ms} ms`);
+  return { size, connections: BATCH_CONNECTIONS, load, cpu, storedPriced: after.priced - before.priced, storedOther: after.other - before.other, runsEventsPerSecond: [] };
+}
+
+async function measureSingle(stack: Stack, key: string, plan: BenchPlan, round: number): Promise<SingleFigure> {
+  const before = await settledEventCounts(stack.databaseUrl);
+  const meters = startCpuMeters(stack);
+  const load = await runSingleLoad({ baseUrl: stack.baseUrl, key, connections: SINGLE_CONNECTIONS, durationS: plan.durationS, prefix: `single-r${round}` });
   const cpu = meters.stop();
   const after = await settledEventCounts(stack.databaseUrl);
   sayCpu('single', cpu);
   assertPhaseClean(stack, 'single', load);
   say(`single: ${Math.round(load.eventsPerSecond)} events/s, p50 ${load.latencyP50Ms} ms, p99 ${load.latencyP99Ms} ms (${load.notPricedEvents} not priced, ${load.non2xx} non-2xx)`);
-  return { connections: SINGLE_CONNECTIONS, load, cpu, storedPriced: after.priced - before.priced, storedOther: after.other - before.other };
+  return { connections: SINGLE_CONNECTIONS, load, cpu, storedPriced: after.priced - before.priced, storedOther: after.other - before.other, runsEventsPerSecond: [] };
 }
 
 /**
@@ -299,10 +321,8 @@ async function runAll(plan: BenchPlan, stack: Stack): Promise<Omit<BenchFigures,
   const sampler = sampleRss(stack.api.pid, RSS_SAMPLE_MS);
   say(`warm-up: ${plan.warmupS} s of batch 100`);
   await runBatchLoad({ baseUrl: stack.baseUrl, key, size: 100, connections: BATCH_CONNECTIONS, durationS: plan.warmupS, prefix: 'warm' });
-  say(`(b) batch ingestion, ${BATCH_CONNECTIONS} connections, ${plan.durationS} s per size`);
-  const batch = await measureBatches(stack, key, plan);
-  say(`(c) single-event ingestion, ${SINGLE_CONNECTIONS} connections, ${plan.durationS} s`);
-  const single = await measureSingle(stack, key, plan);
+  say(`(b, c) batch ingestion (${BATCH_CONNECTIONS} connections) and single events (${SINGLE_CONNECTIONS} connections), ${plan.durationS} s per phase, ${plan.ingestionRounds} round(s)`);
+  const { batch, single } = await measureIngestion(stack, key, plan);
   say('(d) earnings query');
   const earnings = await measureEarnings(stack, plan);
   const rssPeak = sampler.stop();

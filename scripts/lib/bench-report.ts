@@ -42,6 +42,17 @@ export interface BatchFigure {
   /** usage_events rows the phase added, by status (the database's count). */
   storedPriced: number;
   storedOther: number;
+  /** events/s of every run of this phase (the figure above is the median run). */
+  runsEventsPerSecond: number[];
+}
+
+export interface SingleFigure {
+  connections: number;
+  load: LoadResult;
+  cpu: PhaseCpu;
+  storedPriced: number;
+  storedOther: number;
+  runsEventsPerSecond: number[];
 }
 
 export interface EarningsFigure {
@@ -64,7 +75,7 @@ export interface BenchFigures {
   durationS: number;
   raw: RawLimits;
   batch: BatchFigure[];
-  single: { connections: number; load: LoadResult; cpu: PhaseCpu; storedPriced: number; storedOther: number };
+  single: SingleFigure;
   earnings: EarningsFigure | { skipped: string };
   gas: PayoutGasMeasurement;
   rss: { idleBytes: number; peakBytes: number; samples: number };
@@ -84,6 +95,11 @@ interface Row {
   met: string;
 }
 
+/** "; median of 3 runs: a / b / c" when the phase ran more than once. */
+function runsNote(runs: number[] | undefined): string {
+  return runs && runs.length > 1 ? `; median of ${runs.length} runs: ${runs.map(int).join(' / ')}` : '';
+}
+
 function ingestionRows(f: BenchFigures): Row[] {
   const copy = f.raw.copyRowsPerSecond;
   const rows: Row[] = [
@@ -94,7 +110,7 @@ function ingestionRows(f: BenchFigures): Row[] {
   for (const b of f.batch) {
     const isTargetRow = b.size === Math.max(...f.batch.map((x) => x.size));
     rows.push({
-      figure: `Batch ingestion, ${b.size} events/request, ${b.connections} connections (events/s, full ledger postings)`,
+      figure: `Batch ingestion, ${b.size} events/request, ${b.connections} connections (events/s, full ledger postings${runsNote(b.runsEventsPerSecond)})`,
       value: int(b.load.eventsPerSecond),
       ratio: `${ratio(b.load.eventsPerSecond, copy)} of COPY`,
       target: isTargetRow ? `>= ${int(TARGET_BATCH_EVENTS_PER_S)}` : 'informational',
@@ -103,7 +119,7 @@ function ingestionRows(f: BenchFigures): Row[] {
   }
   const s = f.single.load;
   rows.push(
-    { figure: `Single-event ingestion, ${f.single.connections} concurrent clients (events/s)`, value: int(s.eventsPerSecond), ratio: `${ratio(s.eventsPerSecond, copy)} of COPY`, target: `>= ${int(TARGET_SINGLE_EVENTS_PER_S)}`, met: met(s.eventsPerSecond >= TARGET_SINGLE_EVENTS_PER_S) },
+    { figure: `Single-event ingestion, ${f.single.connections} concurrent clients (events/s${runsNote(f.single.runsEventsPerSecond)})`, value: int(s.eventsPerSecond), ratio: `${ratio(s.eventsPerSecond, copy)} of COPY`, target: `>= ${int(TARGET_SINGLE_EVENTS_PER_S)}`, met: met(s.eventsPerSecond >= TARGET_SINGLE_EVENTS_PER_S) },
     { figure: 'Single-event latency p50 / p99', value: `${ms(s.latencyP50Ms)} / ${ms(s.latencyP99Ms)}`, ratio: '', target: `p99 < ${TARGET_SINGLE_P99_MS} ms`, met: met(s.latencyP99Ms < TARGET_SINGLE_P99_MS) },
   );
   return rows;
@@ -174,6 +190,11 @@ function contention(f: BenchFigures): string {
   return `${Math.min(...others).toFixed(2)}-${Math.max(...others).toFixed(2)}`;
 }
 
+function rounds(f: BenchFigures): string {
+  const n = f.single.runsEventsPerSecond?.length ?? 1;
+  return n > 1 ? `; the ingestion phases run ${n} rounds, one after another (batch 10, 100, 1000, single, then again), and each reports its median run, because this virtual machine's speed drifts by tens of percent over minutes` : '';
+}
+
 function machineSection(f: BenchFigures): string {
   const m = f.machine;
   const load = (l: number[]) => l.map((x) => x.toFixed(2)).join(' / ');
@@ -182,7 +203,7 @@ function machineSection(f: BenchFigures): string {
     `- Machine: ${m.cores} cores (${m.cpuModel}), ${(m.memoryBytes / 1024 ** 3).toFixed(1)} GiB memory, Node ${m.node}`,
     `- Postgres: ${m.postgres} (local, same server for every figure); Redis local; Anvil local`,
     `- Load average (1/5/15 min) at start: ${load(m.loadAvgStart)}, at end: ${load(m.loadAvgEnd)}. The load generator (autocannon) runs on the same ${m.cores} cores as the API and Postgres.`,
-    `- Each load phase lasts ${f.durationS} s after a warm-up; the API runs from \`dist/\` with \`LOG_LEVEL=warn\` and its default pool and writer settings.`,
+    `- Each load phase lasts ${f.durationS} s after a warm-up${rounds(f)}; the API runs from \`dist/\` with \`LOG_LEVEL=warn\` and its default pool and writer settings.`,
     `- This machine is shared: other processes (other test runs and builds) kept ${contention(f)} cores busy during the ingestion phases (see "Where the CPU went"), so throughput figures are lower than on an idle machine; the CPU cost per event is the figure that carries over.`,
   ].join('\n');
 }
@@ -215,22 +236,25 @@ const NOTES = `- **Raw limits** are one client on one connection, rows generated
   the same balance and rollup rows (every batch touches all 100 users and contributors). CPU
   profile of the API at batch 1000: garbage collection ~14%, zod ~8%, JSON.parse ~4%, building
   the column arrays ~5%; repeated runs of this phase on this machine vary by about +-10%.
-- **Single-event ingestion** costs about 0.35 ms of API CPU per request (HTTP parsing, Fastify
+- **Single-event ingestion** costs about 0.3 ms of API CPU per request (HTTP parsing, Fastify
   routing, Nest guards/interceptors, auth from cache, validation, hashing, the response) and
-  0.2 ms of Postgres CPU per event, because a group commit here holds ~16 events (64 clients) and
-  its fixed per-transaction work is shared by few. At these costs 3,000 events/s needs the API's
-  one core fully busy plus 0.6 core of Postgres and the load generator's 0.15: the 2-core machine
-  is the limit. The API stays below one core because each transaction's six round trips wait
-  behind its event loop; more transactions in flight (USAGE_WRITER_TX_CONCURRENCY 4, 8) did not
-  help (they contend for the same balance rows; measured 2,316-2,558 vs 2,315-2,326 events/s).
-  p99 is queueing at that saturation: 64 clients / 2,300 events/s is already 28 ms on average.
+  ~0.2 ms of Postgres CPU per event, because a group commit here holds ~16 events (64 clients)
+  and its fixed per-statement work is shared by few. A group commit without holds is one
+  statement (events, journal, balances and rollups in data-modifying CTEs) instead of six round
+  trips, each of which waited behind the API's event loop. At these costs 3,000 events/s needs
+  0.9+ of the API's one core plus 0.6 core of Postgres and the load generator's ~0.2: at the 2-core
+  machine's limit, and the API process never gets its core to itself. More transactions in flight
+  (USAGE_WRITER_TX_CONCURRENCY 4, 8) did not help: they contend for the same balance rows. p99 is
+  queueing near that saturation: 64 clients / 2,300 events/s is already 28 ms on average.
 - **How we got here** (same machine, profiling harness, CPU per event; not figures of this run):
   Express -> Fastify adapter halved the API CPU of a single-event request (885 -> 452 us; a bare
   POST route measured ~5,000 req/s on Express 5 vs ~34,000 on Fastify here); dropping
   nestjs-pino's per-request middleware and AsyncLocalStorage (promise hooks on every promise) for
   Fastify's own per-request pino child took it to ~290-350 us; batch writes through per-column
   arrays (unnest) instead of json_to_recordset, a request hash without generic canonical JSON, and
-  fewer allocations took batch-1000 API CPU 71 -> 33 us and Postgres 47 -> 32 us per event.
+  fewer allocations took batch-1000 API CPU 71 -> 33 us and Postgres 47 -> 32 us per event; the
+  one-statement group commit took single-event throughput up ~8-25% in interleaved A/B runs
+  (2,043-2,274 -> 2,153-2,598 events/s in one series), batch 1000 level within noise.
 - **Earnings** reads only the per-day rollup table, so its cost depends on days x models in range,
   not on the event count; p99 includes the 2-core machine's scheduling noise.
 - **Gas** is measured on Anvil against the test USDC: per recipient = transaction gas / recipients,

@@ -56,7 +56,11 @@ describe('earnings over events ingested through the API', () => {
     gatewayKey = (await t.admin(t.http.post('/v1/admin/api-keys')).send({ role: 'gateway' }).expect(201)).body.key;
     const random = rng(7);
     // Past days, before the tier change (hours before now at most today, so never in the future).
-    await postBatch(events(random, 'past', 300, () => new Date(firstDay.getTime() + Math.floor(random() * (Date.now() - 3_600_000 - firstDay.getTime())))));
+    const pastAt = () => new Date(firstDay.getTime() + Math.floor(random() * (Date.now() - 3_600_000 - firstDay.getTime())));
+    // A large group takes the statement-by-statement write, a small one (<= 64 events) the
+    // one-statement write: both must leave the same rollups, ledger and earnings.
+    await postBatch(events(random, 'past', 300, pastAt));
+    await postBatch(events(random, 'past-small', 40, pastAt));
     await t.admin(t.http.put('/v1/admin/contributors/c_a')).send({ tier: 'premium', payout_address: ADDRESS }).expect(200);
     await new Promise((resolve) => setTimeout(resolve, TIER_BOOK_SETTLE_MS));
     await postBatch(events(random, 'now', 60, () => undefined));

@@ -45,6 +45,19 @@ function toStoredEvent(p: PlannedEvent, id: bigint, receivedAt: Date): StoredEve
   };
 }
 
+/**
+ * Largest group written as one statement. Small groups (single-event load) are bound by round
+ * trips, which one statement removes; in large groups (batches) round trips are amortised and
+ * the statement-by-statement path, which sums balances and rollups in Node, costs Postgres less
+ * per event (measured at batch 1000: ~32 vs ~46 us).
+ */
+export const ONE_STATEMENT_EVENTS_MAX = 64;
+
+/** A hold capture locks and updates the hold: groups with one take the statement-by-statement path. */
+function writesInOneStatement(plans: readonly PlannedEvent[]): boolean {
+  return plans.length <= ONE_STATEMENT_EVENTS_MAX && plans.every((p) => p.event.holdId === null);
+}
+
 /** Events per database transaction: one group commit. */
 export const EVENTS_PER_TX_MAX = 2000;
 
@@ -144,10 +157,9 @@ export class UsageWriter {
       if (plan) planned.set(event.eventId, plan);
     }
     const plans = [...planned.values()];
-    // A hold capture locks and updates the hold: those groups keep the statement-by-statement path.
-    const { ids: inserted, receivedAt } = plans.some((p) => p.event.holdId !== null)
-      ? await this.db.transaction((client) => this.insert(client, plans))
-      : await this.db.statement((runner) => this.repository.insertEventsAndPost(runner, plans, usagePosting(plans)));
+    const { ids: inserted, receivedAt } = writesInOneStatement(plans)
+      ? await this.db.statement((runner) => this.repository.insertEventsAndPost(runner, plans, usagePosting(plans)))
+      : await this.db.transaction((client) => this.insert(client, plans));
     // Rows we just wrote are known; only replays and conflicts need reading back.
     const stored = await this.repository.findByEventIds([...firstById.keys()].filter((id) => !inserted.has(id)));
     for (const [eventId, id] of inserted) stored.set(eventId, toStoredEvent(planned.get(eventId)!, id, receivedAt!));
