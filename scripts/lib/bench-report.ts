@@ -34,8 +34,8 @@ export interface PhaseCpu {
   apiRssPeakBytes: number;
 }
 
-export interface BatchFigure {
-  size: number;
+/** One ingestion phase: its median run and every run's rate. */
+export interface IngestionFigure {
   connections: number;
   load: LoadResult;
   cpu: PhaseCpu;
@@ -46,13 +46,10 @@ export interface BatchFigure {
   runsEventsPerSecond: number[];
 }
 
-export interface SingleFigure {
-  connections: number;
-  load: LoadResult;
-  cpu: PhaseCpu;
-  storedPriced: number;
-  storedOther: number;
-  runsEventsPerSecond: number[];
+export type SingleFigure = IngestionFigure;
+
+export interface BatchFigure extends IngestionFigure {
+  size: number;
 }
 
 export interface EarningsFigure {
