@@ -224,10 +224,10 @@ const NOTES = `- **Raw limits** are one client on one connection, rows generated
 - **Batch ingestion** costs, per event, JSON parsing, zod validation, the sha256 request hash and
   pricing in the one Node process, and in Postgres the event row and its journal entry (two heap
   rows, four index entries) plus, once per account or rollup key per transaction, the balance and
-  earnings-rollup upserts. At batch 1000 the two sides together cost about 65 us of CPU per event
-  ("Where the CPU went"), so 25,000 events/s needs about 1.6 of the machine's 2 cores: the API
-  alone would have to run at 0.8+ of its one core while Postgres takes the other, with the load
-  generator beside them. The rate reached is that ceiling less pipeline stalls: the API parses the
+  earnings-rollup upserts. At batch 1000 the two sides together cost 65-85 us of CPU per event
+  across runs on this machine (this run: the line under "Where the CPU went"), so 25,000 events/s
+  needs 1.6-2.1 of its 2 cores: the API alone has to run at 0.8-0.95 of its one core while
+  Postgres takes most of the other, with the load generator beside them. The rate reached is that ceiling less pipeline stalls: the API parses the
   next request while Postgres writes the previous group, but with 4 clients and two group-commit
   transactions in flight neither side is busy all the time, and concurrent transactions queue on
   the same balance and rollup rows (every batch touches all 100 users and contributors). CPU
@@ -236,9 +236,10 @@ const NOTES = `- **Raw limits** are one client on one connection, rows generated
 - **Single-event ingestion** costs about 0.3 ms of API CPU per request (HTTP parsing, Fastify
   routing, Nest guards/interceptors, auth from cache, validation, hashing, the response) and
   ~0.2 ms of Postgres CPU per event, because a group commit here holds ~16 events (64 clients)
-  and its fixed per-statement work is shared by few. A group commit without holds is one
-  statement (events, journal, balances and rollups in data-modifying CTEs) instead of six round
-  trips, each of which waited behind the API's event loop. At these costs 3,000 events/s needs
+  and its fixed per-statement work is shared by few. A group commit of up to 64 events without
+  holds is one statement (events, journal, balances and rollups in data-modifying CTEs) instead
+  of six round trips, each of which waited behind the API's event loop; larger groups (batches)
+  keep the six statements, which cost Postgres less per event (~32 vs ~46 us at batch 1000). At these costs 3,000 events/s needs
   0.9+ of the API's one core plus 0.6 core of Postgres and the load generator's ~0.2: at the 2-core
   machine's limit, and the API process never gets its core to itself. More transactions in flight
   (USAGE_WRITER_TX_CONCURRENCY 4, 8) did not help: they contend for the same balance rows. p99 is
@@ -250,8 +251,8 @@ const NOTES = `- **Raw limits** are one client on one connection, rows generated
   Fastify's own per-request pino child took it to ~290-350 us; batch writes through per-column
   arrays (unnest) instead of json_to_recordset, a request hash without generic canonical JSON, and
   fewer allocations took batch-1000 API CPU 71 -> 33 us and Postgres 47 -> 32 us per event; the
-  one-statement group commit took single-event throughput up ~8-25% in interleaved A/B runs
-  (2,043-2,274 -> 2,153-2,598 events/s in one series), batch 1000 level within noise.
+  one-statement group commit for small groups took single-event throughput up ~8-25% in
+  interleaved A/B runs (2,043-2,274 -> 2,153-2,598 events/s in one series).
 - **Earnings** reads only the per-day rollup table, so its cost depends on days x models in range,
   not on the event count; p99 includes the 2-core machine's scheduling noise.
 - **Gas** is measured on Anvil against the test USDC: per recipient = transaction gas / recipients,
