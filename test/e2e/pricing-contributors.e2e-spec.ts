@@ -192,7 +192,7 @@ describe('pricing and contributors (admin API)', () => {
       await importAt('not-a-time').expect(400);
       const wrongType = await t.admin(t.http.post('/v1/admin/prices/import')).set('Content-Type', 'text/plain').send('{}').expect(415);
       expect(wrongType.body.error.code).toBe('unsupported_media_type');
-      // Express routes ignore case and a trailing slash; the raw-body exemption must too.
+      // Routes ignore case and a trailing slash (as they did on Express); the raw-body exemption must too.
       const doc = '{"acme/slash": {"input_cost_per_token": 1e-06, "output_cost_per_token": 2e-06}}';
       await t.admin(t.http.post('/v1/admin/prices/import/?effective_from=2026-10-01T00:00:00Z')).set('Content-Type', 'application/json').send(doc).expect(201);
       await t.admin(t.http.post('/V1/Admin/Prices/Import?effective_from=2026-10-01T00:00:00Z')).set('Content-Type', 'application/json').send(doc).expect(200);
