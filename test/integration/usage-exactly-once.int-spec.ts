@@ -6,9 +6,9 @@ import type { AddressInfo } from 'node:net';
 import { runExactlyOnceLoad } from '../reliability/support/exactly-once-load.js';
 import { AttemptLog, seedOracleBilling, type Client } from '../reliability/support/http-client.js';
 import { billingFigures, ledgerCheck } from '../reliability/support/ledger-probe.js';
-import { queueClient, queueDrained, type QueueClient } from '../reliability/support/queue-client.js';
+import { queueClient, waitQueueDrained, type QueueClient } from '../reliability/support/queue-client.js';
 import { startTestApp, TEST_ADMIN_KEY, type TestApp } from '../support/test-app.js';
-import { startTestWorker, waitFor } from '../support/test-worker.js';
+import { startTestWorker } from '../support/test-worker.js';
 
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 
@@ -35,10 +35,7 @@ describe('usage ingestion exactly once under duplicates and concurrency (single 
 
   it('bills each of 900 unique events once under 100 concurrent duplicates', async () => {
     const load = await runExactlyOnceLoad({ clients: [client], queue, totalSends: 1_000, duplicateRatio: 0.1, raceEvents: 10, seed: 7, prefix: 'eo', concurrency: 16 });
-    const drained = await waitFor(async () => {
-      const counts = await queue.counts();
-      return queueDrained(counts) ? counts : null;
-    }, 60_000, 100);
+    const drained = await waitQueueDrained(queue, 60_000, 100);
     const figures = await billingFigures({ databaseUrl: t.databaseUrl, events: load.events, acknowledged: load.acknowledged });
 
     expect(load.sends).toBe(1_000);

@@ -3,12 +3,11 @@
 // every event billed exactly once, amounts and balances exact, ledger check clean.
 import { randomBytes } from 'node:crypto';
 import { createTestDatabase } from '../support/test-db.js';
-import { waitFor } from '../support/test-worker.js';
 import { ensureBuilt, RELIABILITY_ADMIN_KEY, startApi, startWorker } from './support/built-service.js';
 import { runExactlyOnceLoad } from './support/exactly-once-load.js';
 import { AttemptLog, seedOracleBilling, type Client } from './support/http-client.js';
 import { billingFigures, ledgerCheck } from './support/ledger-probe.js';
-import { queueClient, queueDrained, type QueueClient } from './support/queue-client.js';
+import { queueClient, waitQueueDrained, type QueueClient } from './support/queue-client.js';
 import { ScenarioRun } from './support/scenario-run.js';
 
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
@@ -44,10 +43,7 @@ describe('reliability 1: duplicates and concurrency over single, batch and queue
 
   it('bills each of 9,000 unique events exactly once under 1,000 concurrent duplicates', async () => {
     const load = await runExactlyOnceLoad({ clients, queue, totalSends: TOTAL_SENDS, duplicateRatio: 0.1, raceEvents: 25, seed: 1, prefix: 'rel1', concurrency: 48 });
-    const drained = await waitFor(async () => {
-      const counts = await queue.counts();
-      return queueDrained(counts) ? counts : null;
-    }, 120_000, 250);
+    const drained = await waitQueueDrained(queue, 120_000);
     const figures = await billingFigures({ databaseUrl, events: load.events, acknowledged: load.acknowledged });
     const check = await ledgerCheck(clients[0]!.baseUrl(), RELIABILITY_ADMIN_KEY);
     run.record('sent', { total: load.sends, unique: load.events.length, duplicates: load.duplicates, byPath: load.sentByPath });

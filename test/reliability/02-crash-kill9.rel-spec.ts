@@ -7,8 +7,8 @@ import { createTestDatabase } from '../support/test-db.js';
 import { waitFor } from '../support/test-worker.js';
 import { ensureBuilt, RELIABILITY_ADMIN_KEY, startApi, startWorker, type ApiProcess, type ServiceEnv } from './support/built-service.js';
 import { AttemptLog, runPool, seedOracleBilling, type Client } from './support/http-client.js';
-import { billingFigures, ledgerCheck, withClient } from './support/ledger-probe.js';
-import { queueClient, queueDrained, type QueueClient } from './support/queue-client.js';
+import { billingFigures, ledgerCheck, storedWithPrefix } from './support/ledger-probe.js';
+import { queueClient, waitQueueDrained, type QueueClient } from './support/queue-client.js';
 import { firstPass, newOutbox, resendUnacknowledged } from './support/resending-client.js';
 import { ScenarioRun } from './support/scenario-run.js';
 import { generateEvents } from './support/usage-oracle.js';
@@ -19,10 +19,6 @@ const API_EVENTS = 4_000;
 const QUEUE_EVENTS = 2_000;
 const KILLS = 2;
 const ACKS_BETWEEN_KILLS_MIN = 200;
-
-async function storedWithPrefix(databaseUrl: string, prefix: string): Promise<number> {
-  return withClient(databaseUrl, async (c) => Number((await c.query<{ n: string }>('SELECT count(*) AS n FROM usage_events WHERE event_id LIKE $1', [`${prefix}-%`])).rows[0]!.n));
-}
 
 describe('reliability 2: kill -9 of the API and of the worker under load', () => {
   const run = new ScenarioRun('02-crash-kill9');
@@ -123,10 +119,7 @@ describe('reliability 2: kill -9 of the API and of the worker under load', () =>
       worker = await startWorker({ runDir: run.runDir, env });
     }
     // Jobs that were active in the dead worker come back when their lock expires (stalled check).
-    const drained = await waitFor(async () => {
-      const counts = await queue.counts();
-      return queueDrained(counts) ? counts : null;
-    }, 150_000, 250);
+    const drained = await waitQueueDrained(queue, 150_000);
     const figures = await billingFigures({ databaseUrl, events, acknowledged: [], earlierEvents: apiEvents });
     const check = await ledgerCheck(api.baseUrl, RELIABILITY_ADMIN_KEY);
     run.record('worker', { published, kills, queue: drained, db: figures, ledgerCheck: check.ok, workerAlive: worker.isRunning() });

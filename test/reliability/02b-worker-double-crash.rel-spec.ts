@@ -10,7 +10,7 @@ import { waitFor } from '../support/test-worker.js';
 import { ensureBuilt, RELIABILITY_ADMIN_KEY, startApi, startWorker, type ServiceEnv } from './support/built-service.js';
 import { AttemptLog, runPool, seedOracleBilling } from './support/http-client.js';
 import { billingFigures, ledgerCheck } from './support/ledger-probe.js';
-import { queueClient, queueDrained, type QueueClient } from './support/queue-client.js';
+import { queueClient, waitQueueDrained, type QueueClient } from './support/queue-client.js';
 import { ScenarioRun } from './support/scenario-run.js';
 import { generateEvents } from './support/usage-oracle.js';
 
@@ -83,10 +83,7 @@ describe('reliability 2b: the worker killed twice while the same jobs are in fli
     await locker.query('ROLLBACK');
     await locker.end();
     locker = null;
-    const drained = await waitFor(async () => {
-      const counts = await queue.counts();
-      return queueDrained(counts) ? counts : null;
-    }, 60_000, 250);
+    const drained = await waitQueueDrained(queue, 60_000);
     const failed = await queue.queue.getJobs(['failed']);
     const figures = await billingFigures({ databaseUrl, events, acknowledged: [] });
     const check = await ledgerCheck(baseUrl, RELIABILITY_ADMIN_KEY);

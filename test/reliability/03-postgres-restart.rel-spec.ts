@@ -10,7 +10,7 @@ import { ensureBuilt, RELIABILITY_ADMIN_KEY, startApi, startWorker, type ApiProc
 import { AttemptLog, createGatewayKey, getJson, runPool, seedOracleBilling, type Client } from './support/http-client.js';
 import { billingFigures, ledgerCheck } from './support/ledger-probe.js';
 import { startOwnPostgres, type OwnPostgres } from './support/own-postgres.js';
-import { queueClient, queueDrained, type QueueClient } from './support/queue-client.js';
+import { queueClient, waitQueueDrained, type QueueClient } from './support/queue-client.js';
 import { newOutbox, resendUnacknowledged, steadyLoad } from './support/resending-client.js';
 import { ScenarioRun } from './support/scenario-run.js';
 import { eventStream, generateEvents, type UsageBody } from './support/usage-oracle.js';
@@ -110,10 +110,7 @@ describe('reliability 3: Postgres restart during load (own Postgres instance)', 
     }
     const firstPass = log.summary();
     await resendUnacknowledged(gateway, outbox);
-    const drained = await waitFor(async () => {
-      const counts = await queue.counts();
-      return queueDrained(counts) ? counts : null;
-    }, 120_000, 250);
+    const drained = await waitQueueDrained(queue, 120_000);
     const readyAfter = await getJson(readyClient, '/health/ready');
 
     const figures = await billingFigures({ databaseUrl, events: [...outbox.events, ...queued], acknowledged: outbox.acked });

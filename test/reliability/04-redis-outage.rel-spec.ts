@@ -8,9 +8,9 @@ import { waitFor } from '../support/test-worker.js';
 import { sleep, type ManagedProcess } from '../../scripts/lib/processes.js';
 import { ensureBuilt, RELIABILITY_ADMIN_KEY, startApi, startWorker, type ApiProcess, type ServiceEnv } from './support/built-service.js';
 import { AttemptLog, getJson, runPool, seedOracleBilling, type Client } from './support/http-client.js';
-import { billingFigures, ledgerCheck, withClient } from './support/ledger-probe.js';
+import { billingFigures, ledgerCheck, storedWithPrefix } from './support/ledger-probe.js';
 import { startOwnRedis, type OwnRedis } from './support/own-redis.js';
-import { queueClient, queueDrained, type QueueClient } from './support/queue-client.js';
+import { queueClient, queueDrained, waitQueueDrained, type QueueClient } from './support/queue-client.js';
 import { newOutbox, resendUnacknowledged, steadyLoad } from './support/resending-client.js';
 import { ScenarioRun } from './support/scenario-run.js';
 import { eventStream, generateEvents, type UsageBody } from './support/usage-oracle.js';
@@ -30,10 +30,6 @@ interface Outage {
   readyLatencyMs: { p50: number; p99: number; max: number };
   readyRedisDown: number;
   workerAlive: boolean;
-}
-
-async function storedWithPrefix(databaseUrl: string, prefix: string): Promise<number> {
-  return withClient(databaseUrl, async (c) => Number((await c.query<{ n: string }>('SELECT count(*) AS n FROM usage_events WHERE event_id LIKE $1', [`${prefix}-%`])).rows[0]!.n));
 }
 
 describe('reliability 4: Redis outage (own Redis instance)', () => {
@@ -128,10 +124,7 @@ describe('reliability 4: Redis outage (own Redis instance)', () => {
     }
     const rest = log.summary();
     await resendUnacknowledged(client, outbox);
-    const drained = await waitFor(async () => {
-      const counts = await queue.counts();
-      return queueDrained(counts) ? counts : null;
-    }, 120_000, 250);
+    const drained = await waitQueueDrained(queue, 120_000);
     const readyAfter = await getJson(readyClient, '/health/ready');
     previousQueued = queued;
     previousRest = outbox.events;

@@ -15,7 +15,11 @@ export interface LedgerCheckReport {
   heldMismatches: Array<{ account: string; heldAtto: bigint; activeHoldsAtto: bigint }>;
 }
 
-/** The double-entry ledger: the only writer of journal entries and stored balances. */
+/**
+ * The double-entry ledger: the writer of journal entries and stored balances. One exception, for
+ * the hot path: a small usage group commit is one statement (UsageRepository.insertEventsAndPost)
+ * that writes the entries of usageJournalDraft, checked balanced, and the balances they sum to.
+ */
 @Injectable()
 export class LedgerService {
   constructor(private readonly repository: LedgerRepository) {}

@@ -35,6 +35,11 @@ export async function withClient<T>(url: string, fn: (client: pg.Client) => Prom
  * Compares the database with what the client sent and what was acknowledged: every acknowledged
  * event stored, nothing twice, amounts and user balances exact (bigint) against the oracle.
  */
+/** usage_events rows whose event_id starts with `${prefix}-`. */
+export async function storedWithPrefix(databaseUrl: string, prefix: string): Promise<number> {
+  return withClient(databaseUrl, async (c) => Number((await c.query<{ n: string }>('SELECT count(*) AS n FROM usage_events WHERE event_id LIKE $1', [`${prefix}-%`])).rows[0]!.n));
+}
+
 export async function billingFigures(input: {
   databaseUrl: string;
   events: UsageBody[];

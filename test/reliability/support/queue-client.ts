@@ -3,6 +3,7 @@ import { Queue } from 'bullmq';
 import { publishUsageEvent, QUEUE_USAGE_EVENTS } from '../../../src/queue/usage-events.producer.js';
 import { QUEUE_USAGE_EVENTS_DEAD } from '../../../src/queue/queue-names.js';
 import type { UsageBody } from './usage-oracle.js';
+import { waitFor } from '../../support/test-worker.js';
 
 const COUNTS_ATTEMPTS_MAX = 20;
 
@@ -59,4 +60,12 @@ export function queueClient(input: { redisUrl: string; prefix: string }): QueueC
 /** True when nothing is left to process (waiting, active, delayed, prioritized). */
 export function queueDrained(counts: Record<string, number>): boolean {
   return (counts.waiting ?? 0) + (counts.active ?? 0) + (counts.delayed ?? 0) + (counts.prioritized ?? 0) === 0;
+}
+
+/** Waits until the usage queue has nothing waiting, active or delayed; returns its counts then. */
+export function waitQueueDrained(queue: QueueClient, timeoutMs: number, pollMs = 250): Promise<Record<string, number>> {
+  return waitFor(async () => {
+    const counts = await queue.counts();
+    return queueDrained(counts) ? counts : null;
+  }, timeoutMs, pollMs);
 }
