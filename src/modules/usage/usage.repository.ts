@@ -228,7 +228,11 @@ export class UsageRepository {
        ${ROLLUP_INSERT_SQL}
        SELECT contributor_id, (occurred_at AT TIME ZONE 'UTC')::date, model, count(*), sum(prompt_tokens),
          sum(completion_tokens), sum(official_atto), sum(payout_atto), sum(charge_atto), sum(margin_atto)
-       FROM ins WHERE status = 'priced'
+       FROM ins
+       -- Reading accounts_upserted makes the balances go first: every writer locks accounts
+       -- before rollups. (Unreferenced CTEs run in no order one can rely on; the statement-by-
+       -- statement path holding accounts and waiting for rollups deadlocked with this one.)
+       WHERE status = 'priced' AND (SELECT count(*) FROM accounts_upserted) >= 0
        GROUP BY 1, 2, 3
        ORDER BY 1, 2, 3
        ${ROLLUP_ACCUMULATE_SQL}
