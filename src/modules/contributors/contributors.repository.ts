@@ -2,6 +2,7 @@
 import { Injectable } from '@nestjs/common';
 import type { Address } from 'viem';
 import { isUniqueViolation } from '../../database/database-errors.js';
+import { preparedStatement } from '../../database/sql.js';
 import { DatabaseService, type PrismaTx } from '../../database/database.service.js';
 import type { Contributor, ContributorStatus, ContributorTier, TierVersion } from './contributors.types.js';
 
@@ -24,6 +25,8 @@ export interface ContributorChanges {
   flaggedReason: string | null;
   updatedAt: Date;
 }
+
+const READ_TIER_VERSION = preparedStatement('contributor_tiers_version', 'SELECT count(*)::text AS row_count, coalesce(max(id), 0)::text AS id_max FROM contributor_tiers');
 
 @Injectable()
 export class ContributorsRepository {
@@ -69,9 +72,7 @@ export class ContributorsRepository {
    * every insert. Raw SQL through the pool: the ingestion path runs this once per batch.
    */
   async readTierVersion(): Promise<string> {
-    const result = await this.db.pool.query<{ row_count: string; id_max: string }>(
-      'SELECT count(*)::text AS row_count, coalesce(max(id), 0)::text AS id_max FROM contributor_tiers',
-    );
+    const result = await this.db.pool.query<{ row_count: string; id_max: string }>(READ_TIER_VERSION([]));
     const row = result.rows[0]!;
     return `${row.row_count}:${row.id_max}`;
   }

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DatabaseService, type SqlClient } from '../../database/database.service.js';
-import { arrayLiteral, toBigInt } from '../../database/sql.js';
+import { arrayLiteral, preparedStatement, toBigInt } from '../../database/sql.js';
 import { describeAccount } from './account-codes.js';
 import { postingArrayLiterals, type BalanceDelta, type JournalDraft } from './journal-draft.js';
 
@@ -15,6 +15,23 @@ export interface LedgerCheckRow {
   storedAtto: bigint | null;
   postedAtto: bigint;
 }
+
+const INSERT_ENTRIES = preparedStatement('ledger_insert_entries', `INSERT INTO journal_entries (kind, ref, account_codes, amounts_atto, memo)
+   SELECT kind, ref, codes::text[], amounts::numeric[], memo
+   FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[]) AS x(kind, ref, codes, amounts, memo)
+   ON CONFLICT (kind, ref) DO NOTHING
+   RETURNING id, kind, ref`);
+
+const UPSERT_BALANCES = preparedStatement('ledger_upsert_balances', `INSERT INTO accounts (code, kind, owner_id, tracked, balance_atto, held_atto)
+   SELECT code, kind, owner, true, balance, held
+   FROM json_to_recordset($1::json) AS x(code text, kind text, owner text, balance numeric, held numeric)
+   ORDER BY code
+   ON CONFLICT (code) DO UPDATE
+     SET balance_atto = accounts.balance_atto + excluded.balance_atto,
+         held_atto = accounts.held_atto + excluded.held_atto`);
+
+const DECREASE_HELD = preparedStatement('ledger_decrease_held', `UPDATE accounts a SET held_atto = a.held_atto + x.held
+   FROM json_to_recordset($1::json) AS x(code text, held numeric) WHERE a.code = x.code`);
 
 @Injectable()
 export class LedgerRepository {
@@ -43,12 +60,7 @@ export class LedgerRepository {
       memos[i] = d.memo ?? null;
     }
     const result = await client.query<{ id: string; kind: string; ref: string }>(
-      `INSERT INTO journal_entries (kind, ref, account_codes, amounts_atto, memo)
-       SELECT kind, ref, codes::text[], amounts::numeric[], memo
-       FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[]) AS x(kind, ref, codes, amounts, memo)
-       ON CONFLICT (kind, ref) DO NOTHING
-       RETURNING id, kind, ref`,
-      [arrayLiteral(kinds), arrayLiteral(refs), arrayLiteral(codes), arrayLiteral(amounts), arrayLiteral(memos)],
+      INSERT_ENTRIES([arrayLiteral(kinds), arrayLiteral(refs), arrayLiteral(codes), arrayLiteral(amounts), arrayLiteral(memos)]),
     );
     const written = new Map<string, bigint>();
     for (const r of result.rows) written.set(`${r.kind}/${r.ref}`, BigInt(r.id));
@@ -67,23 +79,10 @@ export class LedgerRepository {
       const heldIncrease = d.heldDeltaAtto > 0n ? d.heldDeltaAtto : 0n;
       return { code: d.accountCode, kind: info.kind, owner: info.ownerId, balance: d.balanceDeltaAtto.toString(), held: heldIncrease.toString() };
     });
-    await client.query(
-      `INSERT INTO accounts (code, kind, owner_id, tracked, balance_atto, held_atto)
-       SELECT code, kind, owner, true, balance, held
-       FROM json_to_recordset($1::json) AS x(code text, kind text, owner text, balance numeric, held numeric)
-       ORDER BY code
-       ON CONFLICT (code) DO UPDATE
-         SET balance_atto = accounts.balance_atto + excluded.balance_atto,
-             held_atto = accounts.held_atto + excluded.held_atto`,
-      [JSON.stringify(rows)],
-    );
+    await client.query(UPSERT_BALANCES([JSON.stringify(rows)]));
     const decreases = deltas.filter((d) => d.heldDeltaAtto < 0n).map((d) => ({ code: d.accountCode, held: d.heldDeltaAtto.toString() }));
     if (decreases.length === 0) return;
-    await client.query(
-      `UPDATE accounts a SET held_atto = a.held_atto + x.held
-       FROM json_to_recordset($1::json) AS x(code text, held numeric) WHERE a.code = x.code`,
-      [JSON.stringify(decreases)],
-    );
+    await client.query(DECREASE_HELD([JSON.stringify(decreases)]));
   }
 
   async ensureAccount(client: SqlClient, code: string): Promise<void> {

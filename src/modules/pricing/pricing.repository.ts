@@ -2,7 +2,7 @@
 import { Injectable } from '@nestjs/common';
 import { isUniqueViolation } from '../../database/database-errors.js';
 import { DatabaseService, type PrismaTx } from '../../database/database.service.js';
-import { toBigInt, toBigIntOrNull } from '../../database/sql.js';
+import { preparedStatement, toBigInt, toBigIntOrNull } from '../../database/sql.js';
 import type { PriceVersion } from './pricing.types.js';
 import { prismaDecimalToBigInt, type PrismaDecimal } from '../../database/sql.js';
 
@@ -36,6 +36,8 @@ interface PriceRow {
 }
 
 
+const READ_CATALOG_VERSION = preparedStatement('prices_version', 'SELECT count(*)::text AS row_count, coalesce(max(id), 0)::text AS id_max FROM prices');
+
 @Injectable()
 export class PricingRepository {
   constructor(private readonly db: DatabaseService) {}
@@ -50,9 +52,7 @@ export class PricingRepository {
    * Raw SQL through the pool: this runs on the ingestion path several times per second.
    */
   async readCatalogVersion(): Promise<string> {
-    const result = await this.db.pool.query<{ row_count: string; id_max: string }>(
-      'SELECT count(*)::text AS row_count, coalesce(max(id), 0)::text AS id_max FROM prices',
-    );
+    const result = await this.db.pool.query<{ row_count: string; id_max: string }>(READ_CATALOG_VERSION([]));
     const row = result.rows[0]!;
     return catalogVersion(BigInt(row.row_count), BigInt(row.id_max));
   }

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DatabaseService, type SqlClient, type SqlRunner } from '../../database/database.service.js';
-import { arrayLiteral, plainArrayLiteral, toBigInt, toBigIntOrNull } from '../../database/sql.js';
+import { arrayLiteral, plainArrayLiteral, preparedStatement, toBigInt, toBigIntOrNull } from '../../database/sql.js';
 import type { ContributorTierName, PlannedEvent, StoredEvent } from './usage.types.js';
 import type { UsagePosting } from './usage-posting.js';
 
@@ -96,6 +96,63 @@ const ROLLUP_ACCUMULATE_SQL = `ON CONFLICT (contributor_id, day, model) DO UPDAT
          charge_atto = r.charge_atto + excluded.charge_atto,
          margin_atto = r.margin_atto + excluded.margin_atto`;
 
+/**
+ * A group commit of events without holds as one statement: the events, their journal entries, the
+ * balance upserts and the earnings rollups, in data-modifying CTEs over $1..$23 (events) and the
+ * posting's arrays after them.
+ */
+const INSERT_EVENTS_AND_POST = preparedStatement('usage_insert_events_and_post', `WITH ins AS (
+     ${INSERT_EVENTS_SQL}
+     RETURNING ${INSERTED_COLUMNS}, user_id, contributor_id, model, occurred_at, status, prompt_tokens,
+       completion_tokens, official_atto, payout_atto, charge_atto, margin_atto
+   ), je AS (
+     INSERT INTO journal_entries (kind, ref, account_codes, amounts_atto)
+     SELECT $${EVENT_PARAM_COUNT + 1}::text, x.ref, x.codes::text[], x.amounts::numeric[]
+     FROM unnest($${EVENT_PARAM_COUNT + 2}::text[], $${EVENT_PARAM_COUNT + 3}::text[], $${EVENT_PARAM_COUNT + 4}::text[]) AS x(ref, codes, amounts)
+     JOIN ins ON ins.event_id = x.ref
+     ON CONFLICT (kind, ref) DO NOTHING
+     RETURNING account_codes, amounts_atto
+   ), balance_deltas AS (
+     SELECT p.code, sum(p.amount) AS amount
+     FROM je CROSS JOIN LATERAL unnest(je.account_codes, je.amounts_atto) AS p(code, amount)
+     GROUP BY p.code
+   ), accounts_upserted AS (
+     -- Tracked accounts only (the parameter lists them); every billed user gets a row, even at 0.
+     INSERT INTO accounts (code, kind, owner_id, tracked, balance_atto, held_atto)
+     SELECT m.code, m.kind, m.owner, true, coalesce(d.amount, 0), 0
+     FROM unnest($${EVENT_PARAM_COUNT + 5}::text[], $${EVENT_PARAM_COUNT + 6}::text[], $${EVENT_PARAM_COUNT + 7}::text[], $${EVENT_PARAM_COUNT + 8}::text[]) AS m(code, kind, owner, user_id)
+     LEFT JOIN balance_deltas d ON d.code = m.code
+     WHERE d.code IS NOT NULL OR m.user_id IN (SELECT user_id FROM ins)
+     ORDER BY m.code
+     ON CONFLICT (code) DO UPDATE SET balance_atto = accounts.balance_atto + excluded.balance_atto
+     RETURNING 1
+   ), rollups_upserted AS (
+     ${ROLLUP_INSERT_SQL}
+     SELECT contributor_id, (occurred_at AT TIME ZONE 'UTC')::date, model, count(*), sum(prompt_tokens),
+       sum(completion_tokens), sum(official_atto), sum(payout_atto), sum(charge_atto), sum(margin_atto)
+     FROM ins
+     -- Reading accounts_upserted makes the balances go first: every writer locks accounts
+     -- before rollups. (Unreferenced CTEs run in no order one can rely on; the statement-by-
+     -- statement path holding accounts and waiting for rollups deadlocked with this one.)
+     WHERE status = 'priced' AND (SELECT count(*) FROM accounts_upserted) >= 0
+     GROUP BY 1, 2, 3
+     ORDER BY 1, 2, 3
+     ${ROLLUP_ACCUMULATE_SQL}
+     RETURNING 1
+   )
+   SELECT id, event_id, received_ms FROM ins`);
+
+const UPSERT_ROLLUPS = preparedStatement('usage_upsert_rollups', `${ROLLUP_INSERT_SQL}
+   SELECT contributor_id, day, model, events, prompt_tokens, completion_tokens, official_atto, earned_atto, charge_atto, margin_atto
+   FROM json_to_recordset($1::json) AS x(contributor_id text, day date, model text, events bigint, prompt_tokens bigint,
+     completion_tokens bigint, official_atto numeric, earned_atto numeric, charge_atto numeric, margin_atto numeric)
+   ORDER BY contributor_id, day, model
+   ${ROLLUP_ACCUMULATE_SQL}`);
+
+const FIND_BY_EVENT_IDS = preparedStatement('usage_find_by_event_ids', `SELECT ${EVENT_COLUMNS} FROM usage_events WHERE event_id = ANY($1::text[])`);
+
+const INSERT_EVENTS = preparedStatement('usage_insert_events', `${INSERT_EVENTS_SQL}\n       RETURNING ${INSERTED_COLUMNS}`);
+
 /** One array parameter per column of INSERT_EVENTS_SQL. */
 function eventParams(planned: PlannedEvent[]): string[] {
   const n = planned.length;
@@ -182,7 +239,7 @@ export class UsageRepository {
    */
   async insertEvents(client: SqlClient, planned: PlannedEvent[]): Promise<InsertedEvents> {
     if (planned.length === 0) return { ids: new Map(), receivedAt: null };
-    const result = await client.query<InsertedRow>(`${INSERT_EVENTS_SQL}\n       RETURNING ${INSERTED_COLUMNS}`, eventParams(planned));
+    const result = await client.query<InsertedRow>(INSERT_EVENTS(eventParams(planned)));
     return insertedEvents(result.rows);
   }
 
@@ -197,50 +254,7 @@ export class UsageRepository {
   async insertEventsAndPost(runner: SqlRunner, planned: PlannedEvent[], posting: UsagePosting): Promise<InsertedEvents> {
     if (planned.length === 0) return { ids: new Map(), receivedAt: null };
     const params = [...eventParams(planned), ...posting.params];
-    const at = EVENT_PARAM_COUNT;
-    const result = await runner.query<InsertedRow>(
-      `WITH ins AS (
-       ${INSERT_EVENTS_SQL}
-       RETURNING ${INSERTED_COLUMNS}, user_id, contributor_id, model, occurred_at, status, prompt_tokens,
-         completion_tokens, official_atto, payout_atto, charge_atto, margin_atto
-     ), je AS (
-       INSERT INTO journal_entries (kind, ref, account_codes, amounts_atto)
-       SELECT $${at + 1}::text, x.ref, x.codes::text[], x.amounts::numeric[]
-       FROM unnest($${at + 2}::text[], $${at + 3}::text[], $${at + 4}::text[]) AS x(ref, codes, amounts)
-       JOIN ins ON ins.event_id = x.ref
-       ON CONFLICT (kind, ref) DO NOTHING
-       RETURNING account_codes, amounts_atto
-     ), balance_deltas AS (
-       SELECT p.code, sum(p.amount) AS amount
-       FROM je CROSS JOIN LATERAL unnest(je.account_codes, je.amounts_atto) AS p(code, amount)
-       GROUP BY p.code
-     ), accounts_upserted AS (
-       -- Tracked accounts only (the parameter lists them); every billed user gets a row, even at 0.
-       INSERT INTO accounts (code, kind, owner_id, tracked, balance_atto, held_atto)
-       SELECT m.code, m.kind, m.owner, true, coalesce(d.amount, 0), 0
-       FROM unnest($${at + 5}::text[], $${at + 6}::text[], $${at + 7}::text[], $${at + 8}::text[]) AS m(code, kind, owner, user_id)
-       LEFT JOIN balance_deltas d ON d.code = m.code
-       WHERE d.code IS NOT NULL OR m.user_id IN (SELECT user_id FROM ins)
-       ORDER BY m.code
-       ON CONFLICT (code) DO UPDATE SET balance_atto = accounts.balance_atto + excluded.balance_atto
-       RETURNING 1
-     ), rollups_upserted AS (
-       ${ROLLUP_INSERT_SQL}
-       SELECT contributor_id, (occurred_at AT TIME ZONE 'UTC')::date, model, count(*), sum(prompt_tokens),
-         sum(completion_tokens), sum(official_atto), sum(payout_atto), sum(charge_atto), sum(margin_atto)
-       FROM ins
-       -- Reading accounts_upserted makes the balances go first: every writer locks accounts
-       -- before rollups. (Unreferenced CTEs run in no order one can rely on; the statement-by-
-       -- statement path holding accounts and waiting for rollups deadlocked with this one.)
-       WHERE status = 'priced' AND (SELECT count(*) FROM accounts_upserted) >= 0
-       GROUP BY 1, 2, 3
-       ORDER BY 1, 2, 3
-       ${ROLLUP_ACCUMULATE_SQL}
-       RETURNING 1
-     )
-     SELECT id, event_id, received_ms FROM ins`,
-      params,
-    );
+    const result = await runner.query<InsertedRow>(INSERT_EVENTS_AND_POST(params));
     return insertedEvents(result.rows);
   }
 
@@ -259,21 +273,13 @@ export class UsageRepository {
       charge_atto: d.chargeAtto.toString(),
       margin_atto: d.marginAtto.toString(),
     }));
-    await client.query(
-      `${ROLLUP_INSERT_SQL}
-       SELECT contributor_id, day, model, events, prompt_tokens, completion_tokens, official_atto, earned_atto, charge_atto, margin_atto
-       FROM json_to_recordset($1::json) AS x(contributor_id text, day date, model text, events bigint, prompt_tokens bigint,
-         completion_tokens bigint, official_atto numeric, earned_atto numeric, charge_atto numeric, margin_atto numeric)
-       ORDER BY contributor_id, day, model
-       ${ROLLUP_ACCUMULATE_SQL}`,
-      [JSON.stringify(rows)],
-    );
+    await client.query(UPSERT_ROLLUPS([JSON.stringify(rows)]));
   }
 
   async findByEventIds(eventIds: string[], client?: SqlClient): Promise<Map<string, StoredEvent>> {
     if (eventIds.length === 0) return new Map();
     const runner = client ?? this.db.pool;
-    const result = await runner.query<EventRow>(`SELECT ${EVENT_COLUMNS} FROM usage_events WHERE event_id = ANY($1::text[])`, [eventIds]);
+    const result = await runner.query<EventRow>(FIND_BY_EVENT_IDS([eventIds]));
     return new Map(result.rows.map((row) => [row.event_id, toStoredEvent(row)]));
   }
 
