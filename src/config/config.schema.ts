@@ -55,7 +55,7 @@ export const envSchema = z.object({
   EVENT_OCCURRED_AT_FUTURE_SKEW_MS: intFromEnv(5 * 60_000, 0, 24 * 3600_000),
   HOLD_DEFAULT_TTL_SECONDS: intFromEnv(900, 1, 7 * 24 * 3600),
   HOLD_MAX_TTL_SECONDS: intFromEnv(24 * 3600, 1, 30 * 24 * 3600),
-  // Ingestion rate limit per API key (token bucket; see src/modules/auth/rate-limit.interceptor.ts),
+  // Ingestion rate limit per API key (token bucket; see src/modules/auth/rate-limiter.ts),
   // counted in events: a batch costs one token per event. The defaults (100,000 events/s per key,
   // bursts of 200,000) sit far above the 25,000 events/s benchmark target: they stop a runaway
   // or stolen key, not normal traffic.

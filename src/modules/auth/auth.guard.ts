@@ -7,14 +7,19 @@ import type { Role } from './auth.types.js';
 import type { AuthedRequest } from './principal.decorator.js';
 import { PUBLIC_KEY, ROLES_KEY } from './roles.decorator.js';
 import { AuthFailureLimiter } from './auth-failure-limiter.js';
+import { RateLimiter } from './rate-limiter.js';
 
-/** Global guard: a route must be @Public() or declare @Roles(); anything else is refused. */
+/**
+ * Global guard: a route must be @Public() or declare @Roles(); anything else is refused. Once the
+ * key is authenticated and allowed, the route's @RateLimited() tokens are taken from its bucket.
+ */
 @Injectable()
 export class AuthGuard implements CanActivate {
   constructor(
     private readonly reflector: Reflector,
     private readonly auth: AuthService,
     private readonly failures: AuthFailureLimiter,
+    private readonly rateLimiter: RateLimiter,
   ) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
@@ -40,6 +45,7 @@ export class AuthGuard implements CanActivate {
       throw new DomainError('forbidden', `this route is for ${roles.join(', ')} keys`);
     }
     request.principal = principal;
+    this.rateLimiter.charge(context, request, principal.keyId);
     return true;
   }
 }

@@ -1,11 +1,11 @@
 import { Module } from '@nestjs/common';
-import { APP_GUARD, APP_INTERCEPTOR } from '@nestjs/core';
+import { APP_GUARD } from '@nestjs/core';
 import { ApiKeysRepository } from './api-keys.repository.js';
 import { AuthController } from './auth.controller.js';
 import { AuthFailureLimiter } from './auth-failure-limiter.js';
 import { AuthGuard } from './auth.guard.js';
 import { AuthService } from './auth.service.js';
-import { RateLimitInterceptor } from './rate-limit.interceptor.js';
+import { RateLimiter } from './rate-limiter.js';
 
 @Module({
   controllers: [AuthController],
@@ -13,8 +13,8 @@ import { RateLimitInterceptor } from './rate-limit.interceptor.js';
     ApiKeysRepository,
     AuthService,
     AuthFailureLimiter,
+    RateLimiter,
     { provide: APP_GUARD, useClass: AuthGuard },
-    { provide: APP_INTERCEPTOR, useClass: RateLimitInterceptor },
   ],
   exports: [AuthService],
 })
