@@ -1,3 +1,6 @@
+import { jest } from '@jest/globals';
+import { ApiKeysRepository } from '../../src/modules/auth/api-keys.repository.js';
+import { AuthService } from '../../src/modules/auth/auth.service.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 
 describe('foundation: errors, auth, operations', () => {
@@ -50,6 +53,22 @@ describe('foundation: errors, auth, operations', () => {
     const revoked = await t.http.post('/v1/admin/api-keys').set('Authorization', `Bearer ${gatewayKey}`).send({ role: 'admin' }).expect(401);
     expect(revoked.body.error.code).toBe('unauthenticated');
     await t.admin(t.http.delete('/v1/admin/api-keys/00000000-0000-4000-8000-000000000000')).expect(404);
+  });
+
+  it('looks a key up once for requests that miss the cache together, and forgets it when revoked', async () => {
+    const created = await t.admin(t.http.post('/v1/admin/api-keys')).send({ role: 'gateway', name: 'gw-herd' }).expect(201);
+    const auth = t.app.get(AuthService);
+    const lookups = jest.spyOn(t.app.get(ApiKeysRepository), 'findActiveByHash');
+    try {
+      const principals = await Promise.all(Array.from({ length: 20 }, () => auth.authenticate(created.body.key)));
+      expect(principals).toEqual(Array(20).fill({ keyId: created.body.id, role: 'gateway', contributorId: null }));
+      expect(lookups).toHaveBeenCalledTimes(1);
+      await t.admin(t.http.delete(`/v1/admin/api-keys/${created.body.id}`)).expect(204);
+      expect(await auth.authenticate(created.body.key)).toBeNull();
+      expect(lookups).toHaveBeenCalledTimes(2);
+    } finally {
+      lookups.mockRestore();
+    }
   });
 
   it('requires contributor_id exactly for contributor keys', async () => {

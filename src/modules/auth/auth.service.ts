@@ -26,6 +26,10 @@ export interface CreatedApiKey {
 @Injectable()
 export class AuthService {
   private readonly cache = new Map<string, { principal: Principal | null; expiresAtMs: number }>();
+  /** Lookups in flight, one per key hash: requests that miss the cache together share one query. */
+  private readonly lookups = new Map<string, Promise<Principal | null>>();
+  /** Bumped by every eviction: a lookup that started before it must not cache what it read. */
+  private cacheGeneration = 0;
   /** Hashed once: every request compares hashes, in constant time. */
   private readonly adminKeyHash: string | null;
 
@@ -46,11 +50,37 @@ export class AuthService {
     }
     const cached = this.cache.get(keyHash);
     if (cached && cached.expiresAtMs > Date.now()) return cached.principal;
+    // When an entry expires under load, every request in the next milliseconds misses it: they
+    // share one query instead of each sending its own.
+    let lookup = this.lookups.get(keyHash);
+    if (!lookup) {
+      const started = this.lookUp(keyHash);
+      const forget = () => {
+        if (this.lookups.get(keyHash) === started) this.lookups.delete(keyHash);
+      };
+      started.then(forget, forget);
+      this.lookups.set(keyHash, started);
+      lookup = started;
+    }
+    return lookup;
+  }
+
+  private async lookUp(keyHash: string): Promise<Principal | null> {
+    const generation = this.cacheGeneration;
     const record = await this.keys.findActiveByHash(keyHash);
     const principal = record ? { keyId: record.id, role: record.role, contributorId: record.contributorId } : null;
-    if (this.cache.size >= KEY_CACHE_ENTRIES_MAX) this.cache.clear();
-    this.cache.set(keyHash, { principal, expiresAtMs: Date.now() + KEY_CACHE_TTL_MS });
+    if (generation === this.cacheGeneration) {
+      if (this.cache.size >= KEY_CACHE_ENTRIES_MAX) this.cache.clear();
+      this.cache.set(keyHash, { principal, expiresAtMs: Date.now() + KEY_CACHE_TTL_MS });
+    }
     return principal;
+  }
+
+  /** After a key changes: nothing cached or in flight before it is used again. */
+  private evictAll(): void {
+    this.cache.clear();
+    this.lookups.clear();
+    this.cacheGeneration += 1;
   }
 
   async createKey(actor: Principal, input: { role: Role; contributorId?: string; name?: string }): Promise<CreatedApiKey> {
@@ -78,7 +108,7 @@ export class AuthService {
       });
       return created;
     });
-    this.cache.clear();
+    this.evictAll();
     return { id, key: generated.key, role: record.role, contributorId: record.contributorId, name: record.name, createdAt: record.createdAt };
   }
 
@@ -96,6 +126,6 @@ export class AuthService {
         after: { revoked_at: now },
       });
     });
-    this.cache.clear();
+    this.evictAll();
   }
 }
