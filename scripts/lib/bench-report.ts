@@ -12,7 +12,8 @@ export const TARGET_SINGLE_EVENTS_PER_S = 3_000;
 export const TARGET_SINGLE_P99_MS = 50;
 export const TARGET_EARNINGS_P50_MS = 50;
 export const TARGET_GAS_RATIO_MAX = 1.1;
-export const TARGET_RSS_BYTES_MAX = 300 * 1024 * 1024;
+/** The issue's "RSS < 300 MB", read strictly: 300 * 10^6 bytes (286 MiB). */
+export const TARGET_RSS_BYTES_MAX = 300_000_000;
 
 export interface MachineInfo {
   cores: number;
@@ -81,6 +82,7 @@ export interface BenchFigures {
 const int = (n: number) => Math.round(n).toLocaleString('en-US');
 const ms = (n: number) => `${n.toFixed(n < 10 ? 1 : 0)} ms`;
 const mib = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(0)} MiB`;
+const mb = (bytes: number) => `${(bytes / 1e6).toFixed(0)} MB`;
 const ratio = (a: number, b: number) => (b > 0 ? `${(a / b).toFixed(a / b < 0.1 ? 3 : 2)}x` : 'n/a');
 const met = (ok: boolean) => (ok ? 'yes' : '**no**');
 
@@ -146,7 +148,7 @@ function gasRows(f: BenchFigures): Row[] {
 }
 
 function rssRows(f: BenchFigures): Row[] {
-  return [{ figure: `API resident memory (VmRSS), peak during load (idle before load: ${mib(f.rss.idleBytes)})`, value: mib(f.rss.peakBytes), ratio: '', target: `< ${mib(TARGET_RSS_BYTES_MAX)}`, met: met(f.rss.peakBytes < TARGET_RSS_BYTES_MAX) }];
+  return [{ figure: `API resident memory (VmRSS), peak during load (idle before load: ${mib(f.rss.idleBytes)})`, value: `${mb(f.rss.peakBytes)} (${mib(f.rss.peakBytes)})`, ratio: '', target: `< ${mb(TARGET_RSS_BYTES_MAX)} (${mib(TARGET_RSS_BYTES_MAX)})`, met: met(f.rss.peakBytes < TARGET_RSS_BYTES_MAX) }];
 }
 
 function cpuSection(f: BenchFigures): string {
