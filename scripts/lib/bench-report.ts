@@ -225,27 +225,29 @@ const NOTES = `- **Raw limits** are one client on one connection, rows generated
   the per-day earnings rollup, so the API's ceiling is well below COPY.
 - **Batch ingestion** costs, per event, JSON parsing, zod validation, the sha256 request hash and
   pricing in the one Node process, and in Postgres the event row and its journal entry (two heap
-  rows, four index entries) plus, once per account or rollup key per transaction, the balance and
-  earnings-rollup upserts. At batch 1000 the two sides together cost 65-85 us of CPU per event
-  across runs on this machine (this run: the line under "Where the CPU went"), so 25,000 events/s
-  needs 1.6-2.1 of its 2 cores: the API alone has to run at 0.8-0.95 of its one core while
-  Postgres takes most of the other, with the load generator beside them. The rate reached is that ceiling less pipeline stalls: the API parses the
-  next request while Postgres writes the previous group, but with 4 clients and two group-commit
-  transactions in flight neither side is busy all the time, and concurrent transactions queue on
-  the same balance and rollup rows (every batch touches all 100 users and contributors). CPU
-  profile of the API at batch 1000: garbage collection ~14%, zod ~8%, JSON.parse ~4%, building
-  the column arrays ~5%; repeated runs of this phase on this machine vary by about +-10%.
-- **Single-event ingestion** costs about 0.3 ms of API CPU per request (HTTP parsing, Fastify
-  routing, Nest guards/interceptors, auth from cache, validation, hashing, the response) and
-  ~0.2 ms of Postgres CPU per event, because a group commit here holds ~16 events (64 clients)
-  and its fixed per-statement work is shared by few. A group commit of up to 64 events without
-  holds is one statement (events, journal, balances and rollups in data-modifying CTEs) instead
-  of six round trips, each of which waited behind the API's event loop; larger groups (batches)
-  keep the six statements, which cost Postgres less per event (~32 vs ~46 us at batch 1000). At these costs 3,000 events/s needs
-  0.9+ of the API's one core plus 0.6 core of Postgres and the load generator's ~0.2: at the 2-core
-  machine's limit, and the API process never gets its core to itself. More transactions in flight
-  (USAGE_WRITER_TX_CONCURRENCY 4, 8) did not help: they contend for the same balance rows. p99 is
-  queueing near that saturation: 64 clients / 2,300 events/s is already 28 ms on average.
+  rows, four index entries, the journal's balance CHECK) plus, once per account or rollup key per
+  transaction, the balance and earnings-rollup upserts. At batch 1000 the API costs ~27-30 us and
+  Postgres ~24-26 us of CPU per event on this machine (this run: "Where the CPU went"), so 25,000
+  events/s needs about 1.4 of its 2 cores, the API alone ~0.75 of its one core. The rate reached
+  is that ceiling less pipeline stalls: the API parses the next request while Postgres writes the
+  previous group, but with 4 clients and two group-commit transactions in flight neither side is
+  busy all the time, and concurrent transactions queue on the same balance and rollup rows (every
+  batch touches all 100 users and contributors). On-CPU profile of the API at batch 1000 (perf):
+  garbage collection ~35% (the events of the batches in flight outlive young-generation
+  collections and are copied, ~8 MB per scavenge), zod ~6%, building the column arrays ~5%;
+  a young generation twice as large (--max-semi-space-size=32) did not help in interleaved runs
+  and costs ~30 MiB of RSS. Repeated runs of a phase on this machine vary by about +-10%.
+- **Single-event ingestion** costs about 0.15 ms of API CPU per request (HTTP parsing, Fastify
+  routing, the Nest guard, auth from cache, validation, hashing, the response) and ~0.1 ms of
+  Postgres CPU per event, because a group commit here holds ~16 events (64 clients) and its fixed
+  per-statement work is shared by few. A group commit of up to 64 events without holds is one
+  statement (events, journal, balances and rollups in data-modifying CTEs) instead of six round
+  trips, each of which waited behind the API's event loop; larger groups (batches) keep the six
+  statements, which cost Postgres less per event there. The API's event loop is the bottleneck
+  (~0.75 core busy, the load generator ~0.2 and Postgres ~0.5 share the other cores); more
+  transactions in flight (USAGE_WRITER_TX_CONCURRENCY 4) did not help: they contend for the same
+  balance rows. p99 is queueing: 64 clients / 5,000 events/s is 13 ms on average, and the tail
+  adds garbage-collection pauses and three busy processes on two cores.
 - **How we got here** (same machine, profiling harness, CPU per event; not figures of this run):
   Express -> Fastify adapter halved the API CPU of a single-event request (885 -> 452 us; a bare
   POST route measured ~5,000 req/s on Express 5 vs ~34,000 on Fastify here); dropping
@@ -254,12 +256,23 @@ const NOTES = `- **Raw limits** are one client on one connection, rows generated
   arrays (unnest) instead of json_to_recordset, a request hash without generic canonical JSON, and
   fewer allocations took batch-1000 API CPU 71 -> 33 us and Postgres 47 -> 32 us per event; the
   one-statement group commit for small groups took single-event throughput up ~8-25% in
-  interleaved A/B runs (2,043-2,274 -> 2,153-2,598 events/s in one series).
+  interleaved A/B runs (2,043-2,274 -> 2,153-2,598 events/s in one series). Then, each in
+  interleaved A/B runs: the ingestion statements as named prepared statements, planned once per
+  connection (single-event Postgres CPU 138-168 -> 94-107 us per event, 3,042-3,784 -> 3,855-4,458
+  events/s); the rate limit charged by the auth guard instead of the only global interceptor (no
+  rxjs pipeline per request: single-event API CPU 177-208 -> 154-163 us); the journal's balance
+  CHECK adding the amounts inline instead of calling a SQL function per row (batch-1000 Postgres
+  CPU 28 -> 25 us per event); one shared API-key lookup when the 2 s key cache expires under load
+  (it was one Prisma query per waiting request).
 - **Earnings** reads only the per-day rollup table, so its cost depends on days x models in range,
   not on the event count; p99 includes the 2-core machine's scheduling noise.
 - **Gas** is measured on Anvil against the test USDC: per recipient = transaction gas / recipients,
   so the fixed 21,000 base cost and the funding pull are spread over the batch.
-- **RSS** is VmRSS of the API process from /proc, sampled every 250 ms through all load phases.
+- **RSS** is VmRSS of the API process from /proc, sampled every 250 ms through all load phases
+  and the earnings queries; about 45 MiB of it is the node binary itself. The API runs with
+  --max-old-space-size=160 and --liftoff-only (as \`npm run start:prod\`): without the latter,
+  V8's background recompile of Prisma's query-compiler WebAssembly added 40-60 MiB in about half
+  the runs (peaks 254-290 MiB vs 214-221 MiB).
 - **CPU per event** counts the API process and the Postgres backends serving the benchmark
   database (not Postgres' WAL writer, checkpointer or background writer), so it is a lower bound
   on the machine's cost per event.`;
