@@ -2,9 +2,8 @@
 import { Injectable } from '@nestjs/common';
 import { isUniqueViolation } from '../../database/database-errors.js';
 import { DatabaseService, type PrismaTx } from '../../database/database.service.js';
-import { preparedStatement, toBigInt, toBigIntOrNull } from '../../database/sql.js';
+import { preparedStatement, prismaDecimalToBigInt, toBigInt, toBigIntOrNull, type PrismaDecimal } from '../../database/sql.js';
 import type { PriceVersion } from './pricing.types.js';
-import { prismaDecimalToBigInt, type PrismaDecimal } from '../../database/sql.js';
 
 export type PriceSource = 'api' | 'litellm';
 
@@ -34,7 +33,6 @@ interface PriceRow {
   source: string;
   created_at: Date;
 }
-
 
 const READ_CATALOG_VERSION = preparedStatement('prices_version', 'SELECT count(*)::text AS row_count, coalesce(max(id), 0)::text AS id_max FROM prices');
 
