@@ -17,6 +17,15 @@ export interface ContributorListRow {
 /** Keyset position: the sort key of the last row of the previous page. */
 export type ContributorCursor = { sort: 'id'; id: string } | { sort: 'payable_desc'; payableAtto: bigint; id: string };
 
+/** One UTC day of platform money: usage from the daily rollup, payouts by the day they were confirmed. */
+export interface DailyTotalsRow {
+  day: string;
+  chargedAtto: bigint;
+  marginAtto: bigint;
+  earnedAtto: bigint;
+  paidMicroUsdc: bigint;
+}
+
 export interface AccountTotals {
   usersBalanceAtto: bigint;
   usersHeldAtto: bigint;
@@ -46,23 +55,30 @@ export class AdminRepository {
    * stable. Sorting by payable orders by the balance at query time: a balance that changes
    * between pages can move a contributor across the cursor (as with any live keyset listing).
    */
-  async contributorPage(input: { sort: ContributorSort; after: ContributorCursor | null; limit: number }): Promise<ContributorListRow[]> {
+  async contributorPage(input: { sort: ContributorSort; after: ContributorCursor | null; limit: number; search?: string }): Promise<ContributorListRow[]> {
     const params: unknown[] = [input.limit];
-    let where = '';
+    const conditions: string[] = [];
     let order: string;
     if (input.sort === 'id') {
       order = 'c.id COLLATE "C"';
       if (input.after) {
         params.push(input.after.id);
-        where = 'WHERE c.id COLLATE "C" > $2';
+        conditions.push(`c.id COLLATE "C" > $${params.length}`);
       }
     } else {
       order = 'coalesce(p.balance_atto, 0) DESC, c.id COLLATE "C"';
       if (input.after?.sort === 'payable_desc') {
         params.push(input.after.payableAtto.toString(), input.after.id);
-        where = 'WHERE (coalesce(p.balance_atto, 0) < $2::numeric OR (coalesce(p.balance_atto, 0) = $2::numeric AND c.id COLLATE "C" > $3))';
+        const [payable, id] = [params.length - 1, params.length];
+        conditions.push(`(coalesce(p.balance_atto, 0) < $${payable}::numeric OR (coalesce(p.balance_atto, 0) = $${payable}::numeric AND c.id COLLATE "C" > $${id}))`);
       }
     }
+    if (input.search !== undefined) {
+      // A case-insensitive substring of the id or the payout address (strpos: no LIKE wildcards to escape).
+      params.push(input.search.toLowerCase());
+      conditions.push(`(strpos(lower(c.id), $${params.length}) > 0 OR strpos(lower(c.payout_address), $${params.length}) > 0)`);
+    }
+    const where = conditions.length > 0 ? `WHERE ${conditions.join(' AND ')}` : '';
     const result = await this.db.pool.query<{
       id: string;
       tier: string;
@@ -90,6 +106,34 @@ export class AdminRepository {
     );
     const row = result.rows[0]!;
     return { chargedAtto: toBigInt(row.charged), marginAtto: toBigInt(row.margin) };
+  }
+
+  /**
+   * Every UTC day of [fromDay, toDay), zeros included: charged, margin and contributor earnings
+   * from the rollup, and payout lines paid that day (by confirmation time, UTC).
+   */
+  async dailyTotals(fromDay: string, toDay: string): Promise<DailyTotalsRow[]> {
+    const result = await this.db.pool.query<{ day: string; charged: string; margin: string; earned: string; paid: string }>(
+      `WITH days AS (SELECT generate_series($1::date, $2::date - 1, interval '1 day')::date AS day),
+            usage AS (SELECT day, sum(charge_atto) AS charged, sum(margin_atto) AS margin, sum(earned_atto) AS earned
+                      FROM contributor_usage_daily WHERE day >= $1::date AND day < $2::date GROUP BY day),
+            paid AS (SELECT (confirmed_at AT TIME ZONE 'UTC')::date AS day, sum(amount_micro_usdc) AS paid
+                     FROM settlement_lines
+                     WHERE status = 'paid' AND confirmed_at >= ($1::date::timestamp AT TIME ZONE 'UTC') AND confirmed_at < ($2::date::timestamp AT TIME ZONE 'UTC')
+                     GROUP BY 1)
+       SELECT to_char(d.day, 'YYYY-MM-DD') AS day, coalesce(u.charged, 0) AS charged, coalesce(u.margin, 0) AS margin,
+              coalesce(u.earned, 0) AS earned, coalesce(p.paid, 0) AS paid
+       FROM days d LEFT JOIN usage u ON u.day = d.day LEFT JOIN paid p ON p.day = d.day
+       ORDER BY d.day`,
+      [fromDay, toDay],
+    );
+    return result.rows.map((r) => ({
+      day: r.day,
+      chargedAtto: toBigInt(r.charged),
+      marginAtto: toBigInt(r.margin),
+      earnedAtto: toBigInt(r.earned),
+      paidMicroUsdc: toBigInt(r.paid),
+    }));
   }
 
   /** Stored balances summed by account kind (tracked accounts only keep one). */
