@@ -70,6 +70,6 @@ export async function createHttpApp(envOverrides: Partial<Record<string, string>
     jsonDocumentUrl: 'docs-json',
   });
   // The web console (web/, api.md "Web console"): static files under a strict CSP.
-  registerConsole(fastify, { explorerTxUrl: config.CHAIN_EXPLORER_TX_URL });
+  registerConsole(fastify, { directory: config.CONSOLE_DIR, explorerTxUrl: config.CHAIN_EXPLORER_TX_URL });
   return app;
 }
