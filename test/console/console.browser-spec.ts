@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { getAddress } from 'viem';
-import { formatUsd, formatUsdc, parseDecimal, roundUnits } from '../../web/src/money/decimal.js';
+import { displayUsd, formatUsdc, parseDecimal, roundUnits } from '../../web/src/money/decimal.js';
 import { exampleEvent, seedBilling } from '../support/billing-fixtures.js';
 import { launchChromium } from './support/browser.js';
 import { startConsoleStack, type ConsoleStack } from './support/console-stack.js';
@@ -113,7 +113,7 @@ describe('web console in Chromium', () => {
     const overview = (await stack.get('/v1/admin/overview')).body;
     for (const field of OVERVIEW_MONEY_FIELDS) {
       const shown = await stat(field);
-      expect({ field, ...shown }).toEqual({ field, value: overview[field], text: formatUsd(overview[field]) });
+      expect({ field, ...shown }).toEqual({ field, value: overview[field], text: displayUsd(overview[field]) });
     }
     expect((await stat('unpriced_events')).value).toBe(String(overview.unpriced_events));
     expect(overview.unpriced_events).toBe(3);
@@ -138,7 +138,7 @@ describe('web console in Chromium', () => {
     await page.getByRole('heading', { name: 'Contributor c_prem' }).waitFor();
     await page.locator('[data-stat="payable_usd"] [data-value]').waitFor();
     const contributor = (await stack.get('/v1/admin/contributors/c_prem')).body;
-    for (const field of BALANCE_FIELDS) expect({ field, ...(await stat(field)) }).toEqual({ field, value: contributor[field], text: formatUsd(contributor[field]) });
+    for (const field of BALANCE_FIELDS) expect({ field, ...(await stat(field)) }).toEqual({ field, value: contributor[field], text: displayUsd(contributor[field]) });
     await page.getByRole('table', { name: 'Earnings by model' }).getByRole('cell', { name: 'openai/gpt-4o' }).waitFor();
     await shot('04-contributor-detail');
   });
@@ -233,7 +233,7 @@ describe('web console in Chromium', () => {
     await page.getByRole('link', { name: 'Overview' }).click();
     await page.locator('[data-stat="paid_usd"] [data-value]').waitFor();
     const overview = (await stack.get('/v1/admin/overview')).body;
-    expect(await stat('paid_usd')).toEqual({ value: overview.paid_usd, text: formatUsd(overview.paid_usd) });
+    expect(await stat('paid_usd')).toEqual({ value: overview.paid_usd, text: displayUsd(overview.paid_usd) });
     expect(overview.last_settlement.settlement_id).toBe(settlementId);
     const today = new Date().toISOString().slice(0, 10);
     const daily = (await stack.get('/v1/admin/overview/daily')).body.rows.find((r: { day: string }) => r.day === today);
@@ -242,7 +242,7 @@ describe('web console in Chromium', () => {
     await page.getByText('Daily figures as a table').click();
     const table = page.getByRole('table', { name: 'Charged, revenue and paid out per day' });
     const todayRow = table.getByRole('row').filter({ has: page.getByRole('cell', { name: today, exact: true }) });
-    await expect(todayRow.locator('td[data-label="Paid out"] [data-value]').innerText()).resolves.toBe(formatUsd(daily.paid_usd));
+    await expect(todayRow.locator('td[data-label="Paid out"] [data-value]').innerText()).resolves.toBe(displayUsd(daily.paid_usd));
     await shot('14-overview-after-settlement');
   });
 
@@ -259,7 +259,7 @@ describe('web console in Chromium', () => {
     await page.getByRole('heading', { name: 'Earnings of c_std' }).waitFor();
     await page.locator('[data-stat="paid_usd"] [data-value]').waitFor();
     const balance = (await stack.get('/v1/contributors/c_std/balance', contributorKey)).body;
-    for (const field of BALANCE_FIELDS) expect({ field, ...(await stat(field)) }).toEqual({ field, value: balance[field], text: formatUsd(balance[field]) });
+    for (const field of BALANCE_FIELDS) expect({ field, ...(await stat(field)) }).toEqual({ field, value: balance[field], text: displayUsd(balance[field]) });
     // Only its own screen is offered; an admin address sends it back to the portal.
     const nav = page.getByRole('navigation', { name: 'Main' });
     await expect(nav.getByRole('link').allInnerTexts()).resolves.toEqual(['My earnings']);

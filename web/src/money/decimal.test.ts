@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { compareDecimal, DecimalFormatError, formatDecimal, formatUsd, formatUsdc, groupThousands, normalizeDecimalInput, parseDecimal } from './decimal';
+import { compareDecimal, DecimalFormatError, displayUsd, formatDecimal, formatUsd, formatUsdc, groupThousands, normalizeDecimalInput, parseDecimal, roundsToZero } from './decimal';
 
 /** Exact reference: the value as a bigint of 10^-scale units and its sign. */
 const decimalText = fc
@@ -73,6 +73,15 @@ describe('formatUsd and formatUsdc', () => {
     expect(formatUsd('0')).toBe('$0.00');
     expect(formatUsdc('10000000')).toBe('10,000,000.00');
     expect(formatUsdc('0.904391')).toBe('0.904391');
+  });
+
+  it('marks a non-zero amount that rounds to zero, so "$0.00" means exactly nothing', () => {
+    expect(displayUsd('0.0000003')).toBe('≈$0.00');
+    expect(displayUsd('-0.0000003')).toBe('≈-$0.00');
+    expect(displayUsd('0')).toBe('$0.00');
+    expect(displayUsd('0.0000005')).toBe('$0.000001');
+    expect(roundsToZero('0.000000499999', 6)).toBe(true);
+    expect(roundsToZero('0.0000005', 6)).toBe(false);
   });
 });
 

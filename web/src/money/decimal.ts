@@ -75,6 +75,20 @@ export function formatUsd(text: string, options: Omit<FormatOptions, 'prefix'> =
   return formatDecimal(text, { minDecimals: 2, maxDecimals: 6, ...options, prefix: '$' });
 }
 
+/** True when the value is not zero but shows as zero at `decimals` places. */
+export function roundsToZero(text: string, decimals: number): boolean {
+  const parsed = parseDecimal(text);
+  return parsed.units !== 0n && roundUnits(parsed, decimals) === 0n;
+}
+
+/**
+ * The text the console shows for a USD amount: formatUsd, and "≈" before a non-zero amount that
+ * rounds to zero (a remainder below a micro-dollar), so "$0.00" always means exactly nothing.
+ */
+export function displayUsd(text: string): string {
+  return roundsToZero(text, 6) ? `≈${formatUsd(text)}` : formatUsd(text);
+}
+
 /** USDC amounts have at most 6 decimals, so this is exact: "1,234.5 USDC" -> "1,234.50". */
 export function formatUsdc(text: string): string {
   return formatDecimal(text, { minDecimals: 2, maxDecimals: 6 });
