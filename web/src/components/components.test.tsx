@@ -1,6 +1,9 @@
+import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { cleanup, render, screen } from '@testing-library/react';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ApiError } from '../api/client';
+import { queryKeys } from '../api/endpoints';
+import { TxLink } from './tx-link';
 import { DataTable } from './data-table';
 import { Money } from './money';
 import { ErrorMessage } from './states';
@@ -55,5 +58,27 @@ describe('ErrorMessage', () => {
   it('lists validation details field by field', () => {
     render(<ErrorMessage error={new ApiError(400, 'validation_failed', 'request validation failed', [{ field: 'input_usd_per_mtok', message: 'at most 6 decimals' }])} />);
     expect(screen.getByRole('alert').textContent).toContain('input_usd_per_mtok: at most 6 decimals');
+  });
+});
+
+describe('TxLink', () => {
+  const HASH = '0x' + 'ab'.repeat(32);
+  const withConfig = (template: string | null) => {
+    const client = new QueryClient();
+    client.setQueryData(queryKeys.config, { chain_explorer_tx_url: template });
+    return ({ children }: { children: React.ReactNode }) => <QueryClientProvider client={client}>{children}</QueryClientProvider>;
+  };
+
+  it('links the hash to the explorer template when CHAIN_EXPLORER_TX_URL is set', () => {
+    render(<TxLink hash={HASH} />, { wrapper: withConfig('https://scan.example/tx/{tx_hash}') });
+    const link = screen.getByRole('link', { name: `transaction ${HASH} on the block explorer` });
+    expect(link.getAttribute('href')).toBe(`https://scan.example/tx/${HASH}`);
+    expect(link.getAttribute('rel')).toContain('noopener');
+  });
+
+  it('shows the hash without a link when no explorer is configured', () => {
+    render(<TxLink hash={HASH} />, { wrapper: withConfig(null) });
+    expect(screen.queryByRole('link')).toBeNull();
+    expect(screen.getByTitle(HASH).textContent).toBe('0xababab…ababab');
   });
 });
