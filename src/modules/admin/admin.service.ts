@@ -7,7 +7,7 @@ import { formatAttoAsUsd } from '../../common/money/index.js';
 import { AuditService } from '../audit/audit.service.js';
 import { contributorBalancesOf, contributorBalancesToJson } from '../earnings/contributor-balances.js';
 import { toJsonInteger } from '../earnings/earnings-report.js';
-import { SettlementService } from '../settlement/settlement.service.js';
+import { SettlementService } from '../settlement/statement/settlement.service.js';
 import { AdminRepository, type ContributorCursor, type ContributorListRow, type ContributorSort } from './admin.repository.js';
 
 const contributorCursorSchema = z.union([

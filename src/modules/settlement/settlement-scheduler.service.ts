@@ -3,8 +3,8 @@ import { Inject, Injectable, Logger, type OnApplicationBootstrap } from '@nestjs
 import type { Queue } from 'bullmq';
 import { APP_CONFIG, type AppConfig } from '../../config/index.js';
 import { JOB_SETTLEMENT_FINALITY, JOB_SETTLEMENT_RUN, QUEUE_SETTLEMENT, SETTLEMENT_FINALITY_EVERY_MS } from '../../queue/queue-names.js';
-import { PAYOUT_CHAIN, type PayoutChainHandle } from './payout-chain.provider.js';
-import { SettlementService } from './settlement.service.js';
+import { PAYOUT_CHAIN, type PayoutChainHandle } from './chain/payout-chain.provider.js';
+import { SettlementService } from './statement/settlement.service.js';
 
 export const SETTLEMENT_SCHEDULER_ID = 'settlement-cron';
 export const SETTLEMENT_FINALITY_SCHEDULER_ID = 'settlement-finality';

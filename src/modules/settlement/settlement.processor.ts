@@ -1,11 +1,11 @@
 import { Processor, WorkerHost } from '@nestjs/bullmq';
 import { DelayedError, UnrecoverableError, type Job } from 'bullmq';
 import { JOB_SETTLEMENT_FINALITY, JOB_SETTLEMENT_RECONCILE, JOB_SETTLEMENT_RUN, JOB_SETTLEMENT_SEND, QUEUE_SETTLEMENT } from '../../queue/queue-names.js';
-import { PayoutFinalityService } from './payout-finality.service.js';
-import { PayoutSenderService } from './payout-sender.service.js';
-import { ReconciliationService } from './reconciliation.service.js';
+import { PayoutFinalityService } from './payout/payout-finality.service.js';
+import { PayoutSenderService } from './payout/payout-sender.service.js';
+import { ReconciliationService } from './payout/reconciliation.service.js';
 import { settlementJobSchema } from './settlement.schemas.js';
-import { SettlementService } from './settlement.service.js';
+import { SettlementService } from './statement/settlement.service.js';
 
 /** One job at a time per worker: sends are serialized per wallet anyway (advisory lock). */
 const SETTLEMENT_WORKER_CONCURRENCY = 1;

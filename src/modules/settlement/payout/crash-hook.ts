@@ -1,4 +1,4 @@
-import type { AppConfig } from '../../config/index.js';
+import type { AppConfig } from '../../../config/index.js';
 
 /**
  * Test hook for crash safety: with PAYOUT_CRASH_AFTER_BROADCAST=1 the process dies right after its

@@ -1,17 +1,17 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { Hex } from 'viem';
-import { notFound } from '../../common/errors/index.js';
-import { formatAttoAsUsd, formatMicroUsdc, microUsdcToAtto } from '../../common/money/index.js';
-import { DatabaseService } from '../../database/database.service.js';
-import { AuditService } from '../audit/audit.service.js';
-import type { Principal } from '../auth/auth.types.js';
-import { TRANSFER_LOG_BLOCK_RANGE_MAX } from '../payouts/chain/payout-chain.client.js';
-import type { TransferLog } from '../payouts/chain/payout-chain.types.js';
-import { PAYOUT_CHAIN, type PayoutChainHandle } from './payout-chain.provider.js';
+import { notFound } from '../../../common/errors/index.js';
+import { formatAttoAsUsd, formatMicroUsdc, microUsdcToAtto } from '../../../common/money/index.js';
+import { DatabaseService } from '../../../database/database.service.js';
+import { AuditService } from '../../audit/audit.service.js';
+import type { Principal } from '../../auth/auth.types.js';
+import { TRANSFER_LOG_BLOCK_RANGE_MAX } from '../chain/payout-chain.client.js';
+import type { TransferLog } from '../chain/payout-chain.types.js';
+import { PAYOUT_CHAIN, type PayoutChainHandle } from '../chain/payout-chain.provider.js';
 import { PayoutTxRepository } from './payout-tx.repository.js';
 import { reconcile, type Reconciliation } from './reconciliation.js';
 import { SettlementCheckRepository } from './settlement-check.repository.js';
-import { SettlementRepository } from './settlement.repository.js';
+import { SettlementRepository } from '../statement/settlement.repository.js';
 
 /** Log queries per reconciliation: bounds a settlement whose transactions span a huge block range. */
 const LOG_QUERIES_MAX = 100;

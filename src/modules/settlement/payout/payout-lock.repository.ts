@@ -1,5 +1,5 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { DatabaseService } from '../../database/database.service.js';
+import { DatabaseService } from '../../../database/database.service.js';
 
 /** A held sender lock: one Postgres session owns it until release (or until that session dies). */
 export interface HeldWalletLock {

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { DatabaseService, type SqlClient } from '../../database/database.service.js';
+import { DatabaseService, type SqlClient } from '../../../database/database.service.js';
 import { LINE_COLUMNS, SETTLEMENT_COLUMNS, toLine, toSettlement, type LineRow, type SettlementRow } from './settlement-rows.js';
 import type { LineStatus, SettlementLineRecord, SettlementRecord, SettlementStatus, SettlementTrigger } from './settlement.types.js';
 
@@ -137,7 +137,7 @@ export class SettlementRepository {
   }
 
   /** The lines a transaction (any attempt of its batch) carries, in the order they were encoded. */
-  async listLinesOfTxs(runner: Runner, txIds: string[]): Promise<SettlementLineRecord[]> {
+  async listLinesOfTxs(txIds: string[], runner: Runner = this.db.pool): Promise<SettlementLineRecord[]> {
     const result = await runner.query<LineRow>(
       `SELECT ${LINE_COLUMNS} FROM settlement_lines l LEFT JOIN settlement_txs t ON t.id = l.tx_id
        WHERE l.tx_id = ANY($1::uuid[]) ORDER BY l.line_index`,

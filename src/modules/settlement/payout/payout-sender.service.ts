@@ -1,21 +1,20 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { getAddress, keccak256, stringToHex, type Address, type Hex } from 'viem';
-import { assert, notFound } from '../../common/errors/index.js';
-import { formatMicroUsdc } from '../../common/money/index.js';
-import { APP_CONFIG, type AppConfig } from '../../config/index.js';
-import type { PayoutChainClient } from '../payouts/chain/payout-chain.client.js';
-import { PayoutChainError } from '../payouts/chain/payout-chain.errors.js';
-import { PAYOUT_LINES_PER_BATCH_MAX } from '../payouts/chain/payout-lines.js';
-import { PAYOUT_CHAIN, type PayoutChainHandle } from './payout-chain.provider.js';
-import { PayoutLockRepository, type HeldWalletLock } from './payout-lock.repository.js';
+import { assert, notFound } from '../../../common/errors/index.js';
+import { formatMicroUsdc } from '../../../common/money/index.js';
+import { APP_CONFIG, type AppConfig } from '../../../config/index.js';
+import type { PayoutChainClient } from '../chain/payout-chain.client.js';
+import { PayoutChainError } from '../chain/payout-chain.errors.js';
+import { PAYOUT_LINES_PER_BATCH_MAX } from '../chain/payout-lines.js';
+import { HotWalletService } from './hot-wallet.service.js';
 import { PayoutOutcomeService } from './payout-outcome.service.js';
 import { PAYOUT_SENDER_OPTIONS, REVERTED_TXS_PER_SETTLEMENT_MAX, SEND_ROUNDS_MAX, type PayoutSenderOptions } from './payout-sender.options.js';
 import { PayoutTrackerService } from './payout-tracker.service.js';
 import { PayoutTxRepository, type NewPayoutTx } from './payout-tx.repository.js';
-import { SettlementQueueProducer } from './settlement-queue.producer.js';
-import { SettlementRepository } from './settlement.repository.js';
-import { OPEN_SETTLEMENT_STATUSES, type SettlementLineRecord, type SettlementStatus } from './settlement.types.js';
+import { SettlementQueueProducer } from '../statement/settlement-queue.producer.js';
+import { SettlementRepository } from '../statement/settlement.repository.js';
+import { OPEN_SETTLEMENT_STATUSES, type SettlementLineRecord, type SettlementStatus } from '../statement/settlement.types.js';
 
 export type SendOutcome =
   | { kind: 'finished'; status: SettlementStatus }
@@ -52,9 +51,8 @@ export class PayoutSenderService {
 
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
-    @Inject(PAYOUT_CHAIN) private readonly chainHandle: PayoutChainHandle,
     @Inject(PAYOUT_SENDER_OPTIONS) private readonly options: PayoutSenderOptions,
-    private readonly locks: PayoutLockRepository,
+    private readonly wallet: HotWalletService,
     private readonly settlements: SettlementRepository,
     private readonly txs: PayoutTxRepository,
     private readonly outcomes: PayoutOutcomeService,
@@ -63,20 +61,14 @@ export class PayoutSenderService {
   ) {}
 
   async sendSettlement(settlementId: string): Promise<SendOutcome> {
-    const chain = this.chainHandle.require();
-    const lock = await this.locks.tryAcquire(chain.hotWalletAddress);
-    if (!lock) return { kind: 'busy', retryAfterMs: this.options.holdRetryMs };
-    try {
-      return await this.sendLocked(chain, lock, settlementId);
-    } finally {
-      await lock.release();
-    }
+    const run = await this.wallet.exclusive((chain) => this.sendLocked(chain, settlementId));
+    return run.busy ? { kind: 'busy', retryAfterMs: this.options.holdRetryMs } : run.value;
   }
 
-  private async sendLocked(chain: PayoutChainClient, lock: HeldWalletLock, settlementId: string): Promise<SendOutcome> {
+  private async sendLocked(chain: PayoutChainClient, settlementId: string): Promise<SendOutcome> {
     await chain.verifyChain();
     // Whatever an earlier (crashed) run left in flight is settled before anything new is signed.
-    await this.tracker.resumeWallet(chain, lock);
+    await this.tracker.resumeWallet();
     const settlement = await this.settlements.findById(settlementId);
     if (!settlement) throw notFound('settlement');
     if (settlement.status === 'pending_approval') return { kind: 'skipped', reason: 'waiting for approval' };
@@ -89,9 +81,9 @@ export class PayoutSenderService {
     await this.settlements.markSubmitting(settlementId);
     for (let round = 1; ; round += 1) {
       if (round > SEND_ROUNDS_MAX) return this.hold(settlementId, `still open after ${SEND_ROUNDS_MAX} send rounds`);
-      const held = await this.submitQueuedLines(chain, lock, settlementId);
+      const held = await this.submitQueuedLines(chain, settlementId);
       if (held) return held;
-      if ((await this.tracker.waitForSettlement(chain, lock, settlementId)) === 'timeout') {
+      if ((await this.tracker.waitForSettlement(settlementId)) === 'timeout') {
         return this.hold(settlementId, 'payout transactions not confirmed yet');
       }
       const counts = await this.settlements.countLinesByStatus(settlementId);
@@ -104,7 +96,7 @@ export class PayoutSenderService {
   }
 
   /** Signs and broadcasts every queued line; returns a hold when the chain or wallet is not ready. */
-  private async submitQueuedLines(chain: PayoutChainClient, lock: HeldWalletLock, settlementId: string): Promise<SendOutcome | null> {
+  private async submitQueuedLines(chain: PayoutChainClient, settlementId: string): Promise<SendOutcome | null> {
     let lines = await this.settlements.listLinesWithStatus(settlementId, 'queued');
     if (lines.length === 0) return null;
     if ((await this.txs.countWithStatus(settlementId, 'reverted')) >= REVERTED_TXS_PER_SETTLEMENT_MAX) {
@@ -125,14 +117,14 @@ export class PayoutSenderService {
     if (pre.allowanceMicroUsdc < totalMicroUsdc) return this.hold(settlementId, 'USDC allowance of the batch contract is too low');
     let nativeLeftWei = pre.nativeWei;
     for (const batch of chunk(lines, Math.min(this.config.SETTLEMENT_RECIPIENTS_PER_TX, PAYOUT_LINES_PER_BATCH_MAX))) {
-      await lock.assertHeld();
+      await this.wallet.assertHeld();
       const signed = await this.sign(chain, settlementId, batch);
       if ('hold' in signed) return this.hold(settlementId, signed.hold);
       const costWei = signed.tx.gasLimit * signed.tx.maxFeePerGasWei;
       if (costWei > nativeLeftWei) return this.hold(settlementId, 'hot wallet native balance too low for gas');
       nativeLeftWei -= costWei;
       await this.outcomes.persistSigned(signed.tx, batch.map((l) => l.id));
-      await this.tracker.broadcast(chain, signed.tx);
+      await this.tracker.broadcast(signed.tx);
     }
     return null;
   }

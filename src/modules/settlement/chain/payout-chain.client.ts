@@ -24,8 +24,9 @@ import {
 import { privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts';
 import { parseBatchReceipt, type BatchReceiptOutcome } from './batch-receipt.js';
 import { isAlreadyKnownError, isNonceTooLowError } from './broadcast-errors.js';
-import { batchPayoutAbi, testUsdcAbi } from './contract-artifacts.js';
+import { batchPayoutAbi } from './contract-artifacts.js';
 import { PayoutChainError } from './payout-chain.errors.js';
+import { usdcAbi } from './usdc-abi.js';
 import type {
   BatchInput,
   BroadcastResult,
@@ -321,7 +322,7 @@ export class PayoutChainClient {
   }
 
   private usdc() {
-    return { address: this.usdcAddress, abi: testUsdcAbi } as const;
+    return { address: this.usdcAddress, abi: usdcAbi } as const;
   }
 }
 

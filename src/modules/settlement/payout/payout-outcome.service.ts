@@ -1,15 +1,16 @@
 import { Injectable } from '@nestjs/common';
 import { isAddressEqual } from 'viem';
-import { assert } from '../../common/errors/index.js';
-import { microUsdcToAtto } from '../../common/money/index.js';
-import { DatabaseService, type SqlClient } from '../../database/database.service.js';
-import { contributorInSettlement, contributorPaid, contributorPayable } from '../ledger/account-codes.js';
-import type { JournalDraft } from '../ledger/journal-draft.js';
-import { LedgerService } from '../ledger/ledger.service.js';
-import type { BatchReceiptOutcome } from '../payouts/chain/batch-receipt.js';
+import { assert } from '../../../common/errors/index.js';
+import { microUsdcToAtto } from '../../../common/money/index.js';
+import { DatabaseService, type SqlClient } from '../../../database/database.service.js';
+import { contributorInSettlement, contributorPaid, contributorPayable } from '../../ledger/account-codes.js';
+import type { JournalDraft } from '../../ledger/journal-draft.js';
+import { LedgerService } from '../../ledger/ledger.service.js';
+import type { BatchReceiptOutcome } from '../chain/batch-receipt.js';
 import { PayoutTxRepository, type NewPayoutTx } from './payout-tx.repository.js';
+import type { PayoutTxRecord } from './payout.types.js';
 import { SettlementLinesRepository } from './settlement-lines.repository.js';
-import { SettlementRepository } from './settlement.repository.js';
+import { SettlementRepository } from '../statement/settlement.repository.js';
 import {
   FLAG_USDC_TRANSFER_REFUSED,
   JOURNAL_SETTLEMENT_FAILED,
@@ -17,10 +18,9 @@ import {
   JOURNAL_SETTLEMENT_REORGED,
   type LineFailureReason,
   type LineStatus,
-  type PayoutTxRecord,
   type SettlementLineRecord,
   type SettlementStatus,
-} from './settlement.types.js';
+} from '../statement/settlement.types.js';
 
 /** One line's amount moved between two of its contributor's accounts; ref = line id (one fact per line). */
 function lineDraft(kind: string, line: SettlementLineRecord, account: { from: string; to: string }): JournalDraft {

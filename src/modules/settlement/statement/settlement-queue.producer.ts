@@ -1,9 +1,9 @@
 import { Inject, Injectable, Logger, type OnModuleDestroy } from '@nestjs/common';
 import { Queue, type JobsOptions } from 'bullmq';
 import type { Redis } from 'ioredis';
-import { APP_CONFIG, type AppConfig } from '../../config/index.js';
-import { JOB_SETTLEMENT_RECONCILE, JOB_SETTLEMENT_SEND, QUEUE_SETTLEMENT } from '../../queue/queue-names.js';
-import { createRedis } from '../../queue/redis-connection.js';
+import { APP_CONFIG, type AppConfig } from '../../../config/index.js';
+import { JOB_SETTLEMENT_RECONCILE, JOB_SETTLEMENT_SEND, QUEUE_SETTLEMENT } from '../../../queue/queue-names.js';
+import { createRedis } from '../../../queue/redis-connection.js';
 
 /** Sending moves money: retried with backoff, and holds (paused token) do not count as attempts. */
 export const SEND_JOB_ATTEMPTS = 8;

@@ -1,4 +1,5 @@
-// Settlement domain types: statuses from api.md plus the payout sender's transaction states.
+// Settlement statement types: a settlement and its lines, statuses from api.md. The payout
+// sender's transaction states are in ../payout/payout.types.ts.
 import type { Address, Hex } from 'viem';
 
 export const SETTLEMENT_STATUSES = ['pending_approval', 'queued', 'submitting', 'confirmed', 'partially_failed', 'failed'] as const;
@@ -7,10 +8,6 @@ export type SettlementStatus = (typeof SETTLEMENT_STATUSES)[number];
 export const OPEN_SETTLEMENT_STATUSES: readonly SettlementStatus[] = ['pending_approval', 'queued', 'submitting'];
 
 export type LineStatus = 'queued' | 'submitted' | 'paid' | 'failed';
-/** See prisma/migrations/20261129140000_settlement_payout_states for what each state proves. */
-export type PayoutTxStatus = 'signed' | 'broadcast' | 'confirmed' | 'reverted' | 'dropped' | 'replaced';
-/** Transactions that may still be mined: the sender must resolve them before signing anew. */
-export const LIVE_TX_STATUSES: readonly PayoutTxStatus[] = ['signed', 'broadcast'];
 
 export type SettlementTrigger = 'schedule' | 'admin';
 
@@ -55,34 +52,6 @@ export interface SettlementLineRecord {
   txHash: Hex | null;
   failureReason: string | null;
   confirmedAt: Date | null;
-  createdAt: Date;
-}
-
-export interface PayoutTxRecord {
-  id: string;
-  settlementId: string;
-  /** bytes32 hex: the contract executes each batch id at most once. */
-  batchId: Hex;
-  attempt: number;
-  fromAddress: Address;
-  nonce: number;
-  signedRaw: Hex;
-  txHash: Hex;
-  maxFeePerGasWei: bigint;
-  maxPriorityFeePerGasWei: bigint;
-  gasLimit: bigint;
-  status: PayoutTxStatus;
-  gasUsed: bigint | null;
-  blockNumber: bigint | null;
-  /** Block of the booked receipt; null while reorganised out (or never mined). */
-  blockHash: Hex | null;
-  /** Set once the block is SETTLEMENT_FINALITY_BLOCKS deep; a mined row without it is re-verified. */
-  finalAt: Date | null;
-  reorgCount: number;
-  /** The chain paid more than the ledger booked after a reorganisation: an operator must look. */
-  reorgConflict: string | null;
-  lineCount: number;
-  error: string | null;
   createdAt: Date;
 }
 

@@ -1,16 +1,14 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { assert } from '../../common/errors/index.js';
-import { APP_CONFIG, type AppConfig } from '../../config/index.js';
-import { DatabaseService } from '../../database/database.service.js';
-import type { PayoutChainClient } from '../payouts/chain/payout-chain.client.js';
-import { PAYOUT_CHAIN, type PayoutChainHandle } from './payout-chain.provider.js';
+import { assert } from '../../../common/errors/index.js';
+import { APP_CONFIG, type AppConfig } from '../../../config/index.js';
+import { SettlementQueueProducer } from '../statement/settlement-queue.producer.js';
+import { SettlementRepository } from '../statement/settlement.repository.js';
+import { groupAttemptsByNonce, observeAttempts } from './chain-outcome.js';
+import { HotWalletService } from './hot-wallet.service.js';
 import { bookingDifferences, finalBlockNumber, finalityDepthBlocks, finalityVerdict, type FinalityVerdict } from './payout-finality.js';
-import { PayoutLockRepository, type HeldWalletLock } from './payout-lock.repository.js';
 import { PayoutOutcomeService } from './payout-outcome.service.js';
 import { PayoutTxRepository } from './payout-tx.repository.js';
-import { SettlementQueueProducer } from './settlement-queue.producer.js';
-import { SettlementRepository } from './settlement.repository.js';
-import type { PayoutTxRecord } from './settlement.types.js';
+import type { PayoutTxRecord } from './payout.types.js';
 
 /** Nonces re-verified per pass (oldest first): bounds one pass's RPC calls; the rest wait for the next. */
 export const FINALITY_NONCES_PER_PASS_MAX = 200;
@@ -18,12 +16,6 @@ export const FINALITY_NONCES_PER_PASS_MAX = 200;
 export type FinalityPass = Record<FinalityVerdict['kind'], number>;
 /** Read once per pass, before any receipt. */
 type ChainView = { finalityBlocks: number; latestNonce: number; finalNonce: number };
-
-export function groupByNonce(rows: readonly PayoutTxRecord[]): PayoutTxRecord[][] {
-  const groups = new Map<number, PayoutTxRecord[]>();
-  for (const row of rows) groups.set(row.nonce, [...(groups.get(row.nonce) ?? []), row]);
-  return [...groups.values()];
-}
 
 /**
  * Keeps "ledger paid == on-chain paid" true through chain reorganisations. A payout is booked
@@ -42,9 +34,7 @@ export class PayoutFinalityService {
 
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
-    @Inject(PAYOUT_CHAIN) private readonly chainHandle: PayoutChainHandle,
-    private readonly db: DatabaseService,
-    private readonly locks: PayoutLockRepository,
+    private readonly wallet: HotWalletService,
     private readonly txs: PayoutTxRepository,
     private readonly settlements: SettlementRepository,
     private readonly outcomes: PayoutOutcomeService,
@@ -53,21 +43,18 @@ export class PayoutFinalityService {
 
   /** The repeatable job. A send in progress holds the wallet and re-verifies on its own. */
   async runScheduled(): Promise<FinalityPass | { skipped: string }> {
-    const chain = this.chainHandle.client;
-    if (!chain) return { skipped: 'settlement disabled' };
-    const lock = await this.locks.tryAcquire(chain.hotWalletAddress);
-    if (!lock) return { skipped: 'wallet busy' };
-    try {
+    if (!this.wallet.client) return { skipped: 'settlement disabled' };
+    const run = await this.wallet.exclusive(async (chain) => {
       // Receipts of another chain would all look reorganised out.
       await chain.verifyChain();
-      return await this.recheckWallet(chain, lock);
-    } finally {
-      await lock.release();
-    }
+      return this.recheckWallet();
+    });
+    return run.busy ? { skipped: 'wallet busy' } : run.value;
   }
 
-  /** One pass over the wallet's mined, not yet final transactions; the caller holds the wallet lock. */
-  async recheckWallet(chain: PayoutChainClient, lock: HeldWalletLock): Promise<FinalityPass> {
+  /** One pass over the wallet's mined, not yet final transactions; the caller holds the wallet. */
+  async recheckWallet(): Promise<FinalityPass> {
+    const chain = this.wallet.heldChain();
     const pass: FinalityPass = { final: 0, unchanged: 0, moved: 0, waiting: 0, rebroadcast: 0, lost: 0 };
     const rows = await this.txs.listUnfinalAttempts(chain.hotWalletAddress, FINALITY_NONCES_PER_PASS_MAX);
     if (rows.length === 0) return pass;
@@ -79,46 +66,47 @@ export class PayoutFinalityService {
       latestNonce: await chain.getLatestNonce(),
       finalNonce: await chain.getNonceAtBlock(finalBlockNumber(headBlock, finalityBlocks)),
     };
-    for (const attempts of groupByNonce(rows)) pass[await this.recheckNonce(chain, lock, attempts, view)] += 1;
+    for (const attempts of groupAttemptsByNonce(rows)) pass[await this.recheckNonce(attempts, view)] += 1;
     return pass;
   }
 
-  private async recheckNonce(chain: PayoutChainClient, lock: HeldWalletLock, attempts: PayoutTxRecord[], view: ChainView): Promise<FinalityVerdict['kind']> {
+  private async recheckNonce(attempts: PayoutTxRecord[], view: ChainView): Promise<FinalityVerdict['kind']> {
     const bookedIndex = attempts.findIndex((a) => a.status === 'confirmed' || a.status === 'reverted');
     assert(bookedIndex >= 0 && attempts.filter((a) => a.status !== 'replaced').length === 1, `nonce ${attempts[0]!.nonce} has no single mined row`);
     const booked = attempts[bookedIndex]!;
-    const statuses = await Promise.all(attempts.map((a) => chain.getTxStatus(a.txHash)));
-    const verdict = finalityVerdict({ statuses, bookedIndex, bookedBlockHash: booked.blockHash, nonce: booked.nonce, ...view });
+    const seen = await observeAttempts(this.wallet.heldChain(), attempts, view.latestNonce);
+    const verdict = finalityVerdict({ seen, bookedIndex, bookedBlockHash: booked.blockHash, nonce: booked.nonce, finalNonce: view.finalNonce, finalityBlocks: view.finalityBlocks });
     if (verdict.kind === 'final') await this.txs.markFinal(booked.id);
-    if (verdict.kind === 'rebroadcast') await this.rebroadcast(chain, booked);
-    if (verdict.kind === 'moved') await this.applyMoved(chain, lock, booked, attempts[verdict.attemptIndex]!);
-    if (verdict.kind === 'lost') return this.applyLost(chain, lock, booked);
+    if (verdict.kind === 'rebroadcast') await this.rebroadcast(booked);
+    if (verdict.kind === 'moved') await this.applyMoved(booked, attempts[verdict.attemptIndex]!);
+    if (verdict.kind === 'lost') return this.applyLost(booked);
     return verdict.kind;
   }
 
   /** The booked bytes again: same nonce, same batch id, so they can pay these lines at most once. */
-  private async rebroadcast(chain: PayoutChainClient, booked: PayoutTxRecord): Promise<void> {
+  private async rebroadcast(booked: PayoutTxRecord): Promise<void> {
     if ((await this.txs.markReorgedOut(booked.id, 'reorganised out of its block; the same signed bytes were sent again')) > 0) {
       this.logger.warn(`payout ${booked.txHash} (nonce ${booked.nonce}) was reorganised out of block ${booked.blockNumber}: sending the same bytes again`);
     }
     // Refused (the nonce was just taken, RPC down): the next pass sees what happened.
-    await chain.broadcastRaw(booked.signedRaw).catch((error: Error) =>
+    await this.wallet.heldChain().broadcastRaw(booked.signedRaw).catch((error: Error) =>
       this.logger.warn(`rebroadcast of ${booked.txHash} refused: ${error.message.split('\n')[0]}`),
     );
   }
 
-  private async applyMoved(chain: PayoutChainClient, lock: HeldWalletLock, booked: PayoutTxRecord, mined: PayoutTxRecord): Promise<void> {
+  private async applyMoved(booked: PayoutTxRecord, mined: PayoutTxRecord): Promise<void> {
+    const chain = this.wallet.heldChain();
     const receipt = await chain.getReceipt(mined.txHash);
     if (!receipt) return; // reorganised again since the status was read: the next pass decides
     const outcome = chain.parseBatchReceipt(receipt);
     // A reverted booking released its lines (tx_id cleared): it has none booked paid.
-    const lines = booked.status === 'confirmed' ? await this.settlements.listLinesOfTxs(this.db.pool, [booked.id]) : [];
+    const lines = booked.status === 'confirmed' ? await this.settlements.listLinesOfTxs([booked.id]) : [];
     if (outcome.executed && lines.length > 0) {
       assert(outcome.batchId.toLowerCase() === booked.batchId.toLowerCase() && outcome.lineCount === lines.length, `receipt ${mined.txHash} is not batch ${booked.batchId}`);
     }
     const diff = bookingDifferences({ bookedPaid: lines.map((l) => l.status === 'paid'), chainPaidIndexes: outcome.executed ? outcome.paidIndexes : [] });
     const conflict = diff.unbookedIndexes.length === 0 ? null : `after a reorganisation ${mined.txHash} paid ${diff.unbookedIndexes.length} line(s) the ledger did not book as paid`;
-    await lock.assertHeld();
+    await this.wallet.assertHeld();
     const applied = await this.outcomes.applyReorgMoved({
       booked, mined, status: outcome.executed ? 'confirmed' : 'reverted', gasUsed: receipt.gasUsed, blockNumber: receipt.blockNumber, blockHash: receipt.blockHash,
       unpaid: diff.unpaidIndexes.map((i) => lines[i]!), conflict,
@@ -130,15 +118,16 @@ export class PayoutFinalityService {
     await this.producer.enqueueReconcile(booked.settlementId);
   }
 
-  private async applyLost(chain: PayoutChainClient, lock: HeldWalletLock, booked: PayoutTxRecord): Promise<'lost' | 'waiting'> {
+  private async applyLost(booked: PayoutTxRecord): Promise<'lost' | 'waiting'> {
+    const chain = this.wallet.heldChain();
     // The contract's own record, as a second witness: a node that answers "no receipt" while the
     // batch did execute (a lagging or inconsistent RPC) must never make a paid line payable again.
     if (await chain.isBatchExecuted(booked.batchId)) {
       this.logger.warn(`payout ${booked.txHash}: no receipt, but batch ${booked.batchId} is executed on chain; waiting`);
       return 'waiting';
     }
-    const paid = booked.status === 'confirmed' ? (await this.settlements.listLinesOfTxs(this.db.pool, [booked.id])).filter((l) => l.status === 'paid') : [];
-    await lock.assertHeld();
+    const paid = booked.status === 'confirmed' ? (await this.settlements.listLinesOfTxs([booked.id])).filter((l) => l.status === 'paid') : [];
+    await this.wallet.assertHeld();
     if (!(await this.outcomes.applyReorgLost(booked, paid))) return 'lost';
     this.logger.error(`payout ${booked.txHash}: reorganised out and nonce ${booked.nonce} used by another transaction; ${paid.length} line(s) back to payable`);
     await this.producer.enqueueReconcile(booked.settlementId);

@@ -1,8 +1,8 @@
 import { Injectable } from '@nestjs/common';
-import { DatabaseService, type SqlClient } from '../../database/database.service.js';
-import { toBigInt } from '../../database/sql.js';
-import { toTx, type TxRow } from './settlement-rows.js';
-import type { PayoutTxRecord, PayoutTxStatus } from './settlement.types.js';
+import { DatabaseService, type SqlClient } from '../../../database/database.service.js';
+import { toBigInt } from '../../../database/sql.js';
+import { toTx, type TxRow } from './payout-tx-rows.js';
+import type { PayoutTxRecord, PayoutTxStatus } from './payout.types.js';
 
 const TX_COLUMNS = `id, settlement_id, batch_id, attempt, from_address, nonce, signed_raw, tx_hash, max_fee_per_gas_wei,
   max_priority_fee_per_gas_wei, gas_limit, status, gas_used, block_number, block_hash, final_at, reorg_count, reorg_conflict,

@@ -1,42 +1,46 @@
-import type { TxStatus } from '../payouts/chain/payout-chain.types.js';
+import type { TxStatus } from '../chain/payout-chain.types.js';
+import { whatTheChainDid } from './chain-outcome.js';
 import { bookingDifferences, finalBlockNumber, finalityDepthBlocks, finalityVerdict } from './payout-finality.js';
 import { finishedStatus, reorgedDraft } from './payout-outcome.service.js';
-import type { SettlementLineRecord } from './settlement.types.js';
+import type { SettlementLineRecord } from '../statement/settlement.types.js';
 
 const BLOCK_A = '0xaaaa';
 const BLOCK_B = '0xbbbb';
 const mined = (blockHash: string, confirmations: number): TxStatus => ({ state: 'mined', blockNumber: 10n, blockHash: blockHash as `0x${string}`, status: 'success', gasUsed: 1n, confirmations });
-const base = { bookedIndex: 0, bookedBlockHash: BLOCK_A, nonce: 7, latestNonce: 8, finalNonce: 8, finalityBlocks: 12 };
+const base: { bookedIndex: number; bookedBlockHash: string | null; nonce: number; latestNonce: number; finalNonce: number; finalityBlocks: number } = { bookedIndex: 0, bookedBlockHash: BLOCK_A, nonce: 7, latestNonce: 8, finalNonce: 8, finalityBlocks: 12 };
+/** The finality service's two steps: what the chain did (one reading), then what it means for the booking. */
+const verdictOf = ({ statuses, latestNonce, ...booking }: typeof base & { statuses: TxStatus[] }) =>
+  finalityVerdict({ ...booking, seen: whatTheChainDid({ statuses, nonce: booking.nonce, latestNonce }) });
 
-describe('finalityVerdict', () => {
+describe('finalityVerdict over what the chain did', () => {
   it.each([
     ['still in its block, deep enough', [mined(BLOCK_A, 12)], 'final'],
     ['still in its block, not deep enough', [mined(BLOCK_A, 11)], 'unchanged'],
     ['block hash compared without case', [mined(BLOCK_A.toUpperCase().replace('0X', '0x'), 3)], 'unchanged'],
     ['in the pool again', [{ state: 'pending' }], 'waiting'],
   ] as Array<[string, TxStatus[], string]>)('%s -> %s', (_label, statuses, kind) => {
-    expect(finalityVerdict({ ...base, statuses }).kind).toBe(kind);
+    expect(verdictOf({ ...base, statuses }).kind).toBe(kind);
   });
 
   it('re-included in another block (a new hash at any height) is a move of the same attempt', () => {
-    expect(finalityVerdict({ ...base, statuses: [mined(BLOCK_B, 1)] })).toEqual({ kind: 'moved', attemptIndex: 0 });
+    expect(verdictOf({ ...base, statuses: [mined(BLOCK_B, 1)] })).toEqual({ kind: 'moved', attemptIndex: 0 });
     // Seen reorganised out before (hash cleared), now mined again.
-    expect(finalityVerdict({ ...base, bookedBlockHash: null, statuses: [mined(BLOCK_A, 40)] })).toEqual({ kind: 'moved', attemptIndex: 0 });
+    expect(verdictOf({ ...base, bookedBlockHash: null, statuses: [mined(BLOCK_A, 40)] })).toEqual({ kind: 'moved', attemptIndex: 0 });
   });
 
   it('another attempt of the nonce (a fee-bump sibling) mined instead is a move to that attempt', () => {
-    expect(finalityVerdict({ ...base, statuses: [{ state: 'unknown' }, mined(BLOCK_B, 2)] })).toEqual({ kind: 'moved', attemptIndex: 1 });
+    expect(verdictOf({ ...base, statuses: [{ state: 'unknown' }, mined(BLOCK_B, 2)] })).toEqual({ kind: 'moved', attemptIndex: 1 });
   });
 
   it('gone and the nonce free: rebroadcast', () => {
-    expect(finalityVerdict({ ...base, statuses: [{ state: 'unknown' }], latestNonce: 7, finalNonce: 7 }).kind).toBe('rebroadcast');
-    expect(finalityVerdict({ ...base, statuses: [{ state: 'unknown' }], latestNonce: 5, finalNonce: 5 }).kind).toBe('rebroadcast');
+    expect(verdictOf({ ...base, statuses: [{ state: 'unknown' }], latestNonce: 7, finalNonce: 7 }).kind).toBe('rebroadcast');
+    expect(verdictOf({ ...base, statuses: [{ state: 'unknown' }], latestNonce: 5, finalNonce: 5 }).kind).toBe('rebroadcast');
   });
 
   it('gone and the nonce used by another transaction: lost only once that one is final too', () => {
     const gone: TxStatus[] = [{ state: 'unknown' }, { state: 'unknown' }];
-    expect(finalityVerdict({ ...base, statuses: gone, latestNonce: 8, finalNonce: 7 }).kind).toBe('waiting');
-    expect(finalityVerdict({ ...base, statuses: gone, latestNonce: 9, finalNonce: 8 }).kind).toBe('lost');
+    expect(verdictOf({ ...base, statuses: gone, latestNonce: 8, finalNonce: 7 }).kind).toBe('waiting');
+    expect(verdictOf({ ...base, statuses: gone, latestNonce: 9, finalNonce: 8 }).kind).toBe('lost');
   });
 
   it('finality is never shallower than the confirmations that book a payout', () => {

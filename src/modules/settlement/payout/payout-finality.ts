@@ -1,6 +1,6 @@
 // What a reorganisation did to a booked payout transaction, and what that means for its lines:
 // pure, no I/O (the finality service reads the chain and applies the verdict).
-import type { TxStatus } from '../payouts/chain/payout-chain.types.js';
+import type { AttemptsOnChain } from './chain-outcome.js';
 
 export type FinalityVerdict =
   /** The booked attempt is still in its block and that block is deep enough: stop watching. */
@@ -17,31 +17,34 @@ export type FinalityVerdict =
   | { kind: 'lost' };
 
 /**
- * The attempts share one nonce (the booked one and its fee-bump siblings). Read the nonces before
- * the statuses, as the tracker does: an attempt mined after that read is still seen mined.
- * `finalNonce` is the wallet's nonce as of the block `finalityBlocks` below the head: a nonce taken
- * by another transaction counts as lost only once that transaction is final too (until then a
- * reorganisation may still free the nonce for our bytes), so a booking is never reversed early.
+ * `seen` is what the chain did to the attempts of the booked nonce (the booked one and its
+ * fee-bump siblings; see chain-outcome.ts). `finalNonce` is the wallet's nonce as of the block
+ * `finalityBlocks` below the head: a nonce taken by another transaction counts as lost only once
+ * that transaction is final too (until then a reorganisation may still free the nonce for our
+ * bytes), so a booking is never reversed early.
  */
 export function finalityVerdict(input: {
-  statuses: readonly TxStatus[];
+  seen: AttemptsOnChain;
   bookedIndex: number;
   bookedBlockHash: string | null;
   nonce: number;
-  latestNonce: number;
   finalNonce: number;
   finalityBlocks: number;
 }): FinalityVerdict {
-  const minedIndex = input.statuses.findIndex((s) => s.state === 'mined');
-  const mined = input.statuses[minedIndex];
-  if (mined?.state === 'mined') {
-    const sameBlock = minedIndex === input.bookedIndex && input.bookedBlockHash !== null && mined.blockHash.toLowerCase() === input.bookedBlockHash.toLowerCase();
-    if (!sameBlock) return { kind: 'moved', attemptIndex: minedIndex };
-    return mined.confirmations >= input.finalityBlocks ? { kind: 'final' } : { kind: 'unchanged' };
+  const { seen } = input;
+  switch (seen.kind) {
+    case 'mined': {
+      const sameBlock = seen.attemptIndex === input.bookedIndex && input.bookedBlockHash !== null && seen.status.blockHash.toLowerCase() === input.bookedBlockHash.toLowerCase();
+      if (!sameBlock) return { kind: 'moved', attemptIndex: seen.attemptIndex };
+      return seen.status.confirmations >= input.finalityBlocks ? { kind: 'final' } : { kind: 'unchanged' };
+    }
+    case 'pending':
+      return { kind: 'waiting' };
+    case 'nonce_free':
+      return { kind: 'rebroadcast' };
+    case 'nonce_taken':
+      return input.finalNonce > input.nonce ? { kind: 'lost' } : { kind: 'waiting' };
   }
-  if (input.statuses.some((s) => s.state === 'pending')) return { kind: 'waiting' };
-  if (input.latestNonce <= input.nonce) return { kind: 'rebroadcast' };
-  return input.finalNonce > input.nonce ? { kind: 'lost' } : { kind: 'waiting' };
 }
 
 export interface BookingDifferences {

@@ -1,7 +1,7 @@
 // Row -> record conversions at the repository boundary (NUMERIC arrives as text).
-import { getAddress, type Address, type Hex } from 'viem';
-import { toBigInt, toBigIntOrNull } from '../../database/sql.js';
-import type { LineStatus, PayoutTxRecord, PayoutTxStatus, SettlementLineRecord, SettlementRecord, SettlementStatus, SettlementTrigger } from './settlement.types.js';
+import { getAddress, type Hex } from 'viem';
+import { toBigInt } from '../../../database/sql.js';
+import type { LineStatus, SettlementLineRecord, SettlementRecord, SettlementStatus, SettlementTrigger } from './settlement.types.js';
 
 export const SETTLEMENT_COLUMNS = `s.id, s.status, s.trigger, s.payout_count, s.total_micro_usdc, s.requires_approval, s.approved_by,
   s.approved_at, s.reconciliation, s.last_error, s.created_at, s.updated_at, s.completed_at,
@@ -78,55 +78,5 @@ export function toLine(row: LineRow): SettlementLineRecord & { createdUs: string
     confirmedAt: row.confirmed_at,
     createdAt: row.created_at,
     createdUs: row.created_us,
-  };
-}
-
-export interface TxRow {
-  id: string;
-  settlement_id: string;
-  batch_id: string;
-  attempt: number;
-  from_address: string;
-  nonce: number;
-  signed_raw: string;
-  tx_hash: string;
-  max_fee_per_gas_wei: string;
-  max_priority_fee_per_gas_wei: string;
-  gas_limit: string;
-  status: string;
-  gas_used: string | null;
-  block_number: string | null;
-  block_hash: string | null;
-  final_at: Date | null;
-  reorg_count: number;
-  reorg_conflict: string | null;
-  line_count: number;
-  error: string | null;
-  created_at: Date;
-}
-
-export function toTx(row: TxRow): PayoutTxRecord {
-  return {
-    id: row.id,
-    settlementId: row.settlement_id,
-    batchId: row.batch_id as Hex,
-    attempt: row.attempt,
-    fromAddress: row.from_address as Address,
-    nonce: row.nonce,
-    signedRaw: row.signed_raw as Hex,
-    txHash: row.tx_hash as Hex,
-    maxFeePerGasWei: toBigInt(row.max_fee_per_gas_wei),
-    maxPriorityFeePerGasWei: toBigInt(row.max_priority_fee_per_gas_wei),
-    gasLimit: toBigInt(row.gas_limit),
-    status: row.status as PayoutTxStatus,
-    gasUsed: toBigIntOrNull(row.gas_used),
-    blockNumber: toBigIntOrNull(row.block_number),
-    blockHash: row.block_hash as Hex | null,
-    finalAt: row.final_at,
-    reorgCount: row.reorg_count,
-    reorgConflict: row.reorg_conflict,
-    lineCount: row.line_count,
-    error: row.error,
-    createdAt: row.created_at,
   };
 }

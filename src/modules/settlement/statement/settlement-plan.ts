@@ -1,7 +1,7 @@
 // Which contributors a settlement pays and how much: pure functions, no I/O.
-import { ATTO_PER_MICRO_USDC, splitAttoToMicroUsdc } from '../../common/money/index.js';
-import type { AppConfig } from '../../config/index.js';
-import { contributorPayable } from '../ledger/account-codes.js';
+import { ATTO_PER_MICRO_USDC, splitAttoToMicroUsdc } from '../../../common/money/index.js';
+import type { AppConfig } from '../../../config/index.js';
+import { contributorPayable } from '../../ledger/account-codes.js';
 import type { PlannedLine, SettlementCandidate } from './settlement.types.js';
 
 /** Bounds the rows locked in one creating transaction; the rest wait for the next settlement. */

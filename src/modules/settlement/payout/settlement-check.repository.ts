@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
-import { DatabaseService } from '../../database/database.service.js';
-import { toBigInt } from '../../database/sql.js';
-import { JOURNAL_SETTLEMENT_PAID, JOURNAL_SETTLEMENT_REORGED } from './settlement.types.js';
+import { DatabaseService } from '../../../database/database.service.js';
+import { toBigInt } from '../../../database/sql.js';
+import { JOURNAL_SETTLEMENT_PAID, JOURNAL_SETTLEMENT_REORGED } from '../statement/settlement.types.js';
 
 export interface SettlementCheckTotals {
   paidLinesMicroUsdc: bigint;
