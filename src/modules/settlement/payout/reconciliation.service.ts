@@ -4,6 +4,7 @@ import { notFound } from '../../../common/errors/index.js';
 import { formatAttoAsUsd, formatMicroUsdc, microUsdcToAtto } from '../../../common/money/index.js';
 import { DatabaseService } from '../../../database/database.service.js';
 import { AuditService } from '../../audit/audit.service.js';
+import { LedgerService } from '../../ledger/ledger.service.js';
 import type { Principal } from '../../auth/auth.types.js';
 import { TRANSFER_LOG_BLOCK_RANGE_MAX } from '../chain/payout-chain.client.js';
 import type { TransferLog } from '../chain/payout-chain.types.js';
@@ -12,6 +13,7 @@ import { PayoutTxRepository } from './payout-tx.repository.js';
 import { reconcile, type Reconciliation } from './reconciliation.js';
 import { SettlementCheckRepository } from './settlement-check.repository.js';
 import { SettlementRepository } from '../statement/settlement.repository.js';
+import { JOURNAL_SETTLEMENT_PAID, JOURNAL_SETTLEMENT_REORGED } from '../statement/settlement.types.js';
 
 /** Log queries per reconciliation: bounds a settlement whose transactions span a huge block range. */
 const LOG_QUERIES_MAX = 100;
@@ -23,6 +25,7 @@ export class ReconciliationService {
     @Inject(PAYOUT_CHAIN) private readonly chain: PayoutChainHandle,
     private readonly db: DatabaseService,
     private readonly audit: AuditService,
+    private readonly ledger: LedgerService,
     private readonly settlements: SettlementRepository,
     private readonly txs: PayoutTxRepository,
     private readonly checks: SettlementCheckRepository,
@@ -58,15 +61,21 @@ export class ReconciliationService {
 
   /** The `settlement` section of GET /v1/admin/ledger/check. */
   async ledgerCheck(): Promise<{ ok: boolean } & Record<string, unknown>> {
-    const t = await this.checks.totals();
-    const paidMatches = microUsdcToAtto(t.paidLinesMicroUsdc) === t.paidJournalAtto;
-    const inSettlementMatches = microUsdcToAtto(t.openLinesMicroUsdc) === t.inSettlementBalanceAtto;
+    const [t, paidJournalAtto, byKind] = await Promise.all([
+      this.checks.totals(),
+      // What settlement_paid moved into paid accounts minus what settlement_reorged moved out.
+      this.ledger.netMoved({ intoKind: JOURNAL_SETTLEMENT_PAID, outOfKind: JOURNAL_SETTLEMENT_REORGED }),
+      this.ledger.totalsByAccountKind(),
+    ]);
+    const inSettlementBalanceAtto = byKind.get('contributor_in_settlement')?.balanceAtto ?? 0n;
+    const paidMatches = microUsdcToAtto(t.paidLinesMicroUsdc) === paidJournalAtto;
+    const inSettlementMatches = microUsdcToAtto(t.openLinesMicroUsdc) === inSettlementBalanceAtto;
     return {
       ok: paidMatches && inSettlementMatches && t.reconciliationFailures === 0 && t.reorgConflicts === 0,
       paid_lines_usdc: formatMicroUsdc(t.paidLinesMicroUsdc),
-      settlement_paid_journal_usd: formatAttoAsUsd(t.paidJournalAtto),
+      settlement_paid_journal_usd: formatAttoAsUsd(paidJournalAtto),
       open_lines_usdc: formatMicroUsdc(t.openLinesMicroUsdc),
-      in_settlement_balance_usd: formatAttoAsUsd(t.inSettlementBalanceAtto),
+      in_settlement_balance_usd: formatAttoAsUsd(inSettlementBalanceAtto),
       reconciliation_failures: t.reconciliationFailures,
       unreconciled_settlements: t.unreconciled,
       reorg_conflicts: t.reorgConflicts,
