@@ -1,5 +1,5 @@
 // Timing and limits of the payout sender, injectable so tests can shorten the waits.
-import { SETTLEMENT_FINALITY_EVERY_MS } from '../../../queue/queue-names.js';
+import { SETTLEMENT_FINALITY_EVERY_MS } from '../../../queue/jobs.js';
 
 export const PAYOUT_SENDER_OPTIONS = Symbol('PAYOUT_SENDER_OPTIONS');
 

@@ -1,23 +1,10 @@
 import { Inject, Injectable, Logger, type OnModuleDestroy } from '@nestjs/common';
-import { Queue, type JobsOptions } from 'bullmq';
+import { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { APP_CONFIG, type AppConfig } from '../../../config/index.js';
+import { jobOptions } from '../../../queue/jobs.js';
 import { JOB_SETTLEMENT_RECONCILE, JOB_SETTLEMENT_SEND, QUEUE_SETTLEMENT } from '../../../queue/queue-names.js';
 import { createRedis } from '../../../queue/redis-connection.js';
-
-/** Sending moves money: retried with backoff, and holds (paused token) do not count as attempts. */
-export const SEND_JOB_ATTEMPTS = 8;
-export const SEND_JOB_BACKOFF_MS = 5_000;
-const RECONCILE_JOB_ATTEMPTS = 5;
-const JOBS_KEPT = 1_000;
-
-export const sendJobOptions = (settlementId: string): JobsOptions => ({
-  jobId: settlementId,
-  attempts: SEND_JOB_ATTEMPTS,
-  backoff: { type: 'exponential', delay: SEND_JOB_BACKOFF_MS },
-  removeOnComplete: { count: JOBS_KEPT },
-  removeOnFail: { count: JOBS_KEPT },
-});
 
 /**
  * Enqueues settlement jobs from either entry point (the API has no BullMQ root module). Redis only
@@ -51,7 +38,8 @@ export class SettlementQueueProducer implements OnModuleDestroy {
       if (state !== 'completed') return;
       await existing.remove();
     }
-    await queue.add(JOB_SETTLEMENT_SEND, { settlement_id: settlementId }, sendJobOptions(settlementId));
+    const payload = { settlement_id: settlementId };
+    await queue.add(JOB_SETTLEMENT_SEND, payload, jobOptions(JOB_SETTLEMENT_SEND, payload));
   }
 
   /** Best effort after a commit: a lost enqueue is repaired by the worker's sweep. */
@@ -62,14 +50,9 @@ export class SettlementQueueProducer implements OnModuleDestroy {
   }
 
   async enqueueReconcile(settlementId: string): Promise<void> {
+    const payload = { settlement_id: settlementId };
     await this.get()
-      .add(JOB_SETTLEMENT_RECONCILE, { settlement_id: settlementId }, {
-        jobId: `reconcile-${settlementId}-${Date.now()}`,
-        attempts: RECONCILE_JOB_ATTEMPTS,
-        backoff: { type: 'exponential', delay: SEND_JOB_BACKOFF_MS },
-        removeOnComplete: { count: JOBS_KEPT },
-        removeOnFail: { count: JOBS_KEPT },
-      })
+      .add(JOB_SETTLEMENT_RECONCILE, payload, jobOptions(JOB_SETTLEMENT_RECONCILE, payload))
       .catch((error: Error) => this.logger.warn(`could not enqueue reconciliation of ${settlementId}: ${error.message}`));
   }
 
