@@ -1,30 +1,23 @@
-import { InjectQueue, Processor, WorkerHost } from '@nestjs/bullmq';
+import { InjectQueue, Processor } from '@nestjs/bullmq';
 import { Logger } from '@nestjs/common';
 import { DelayedError, UnrecoverableError, type Job, type Queue } from 'bullmq';
-import { DomainError } from '../../common/errors/index.js';
+import { DomainError, type FieldIssue } from '../../common/errors/index.js';
 import { isDatabaseUnavailable } from '../../database/database-errors.js';
-import { QUEUE_USAGE_EVENTS, QUEUE_USAGE_EVENTS_DEAD } from '../../queue/queue-names.js';
-import { USAGE_JOB_ATTEMPTS } from '../../queue/usage-events.producer.js';
+import { jobOptions, WORKER_OPTIONS, type JobPayload } from '../../queue/jobs.js';
+import { JobProcessor, OnJob } from '../../queue/on-job.js';
+import { JOB_DEAD_USAGE_EVENT, JOB_USAGE_EVENT, QUEUE_USAGE_EVENTS, QUEUE_USAGE_EVENTS_DEAD } from '../../queue/queue-names.js';
 import { UsageService } from './usage.service.js';
 
-/** Jobs processed at once: they meet in the group-commit writer and share transactions. */
-export const USAGE_QUEUE_CONCURRENCY = 64;
-/**
- * A job is "stalled" when the worker holding it died (kill -9, OOM, deploy). BullMQ's default
- * (1) fails a job that stalls twice, and nothing retries a failed usage job: an event queued by a
- * gateway would never be billed (reproduced by test/reliability/02b-worker-double-crash). The
- * write is idempotent by event_id, so running a stalled job again is always safe.
- */
-export const USAGE_JOB_STALLS_MAX = USAGE_JOB_ATTEMPTS;
 const TRANSIENT_RETRY_DELAY_MS_MAX = 30_000;
 
 /**
  * Queue path for gateways: the same validation and writer as POST /v1/usage-events. Invalid or
- * conflicting payloads go straight to the dead-letter queue with the reason; a database outage
- * delays the job without spending its attempts, so an event is never dropped for that.
+ * conflicting payloads (and jobs of another name) go straight to the dead-letter queue with the
+ * reason; a database outage delays the job without spending its attempts, so an event is never
+ * dropped for that.
  */
-@Processor(QUEUE_USAGE_EVENTS, { concurrency: USAGE_QUEUE_CONCURRENCY, maxStalledCount: USAGE_JOB_STALLS_MAX })
-export class UsageEventsProcessor extends WorkerHost {
+@Processor(QUEUE_USAGE_EVENTS, WORKER_OPTIONS[QUEUE_USAGE_EVENTS])
+export class UsageEventsProcessor extends JobProcessor {
   private readonly logger = new Logger('UsageEventsProcessor');
 
   constructor(
@@ -34,8 +27,9 @@ export class UsageEventsProcessor extends WorkerHost {
     super();
   }
 
-  async process(job: Job, token?: string): Promise<unknown> {
-    const parsed = this.usage.parse(job.data, 'queue');
+  @OnJob(JOB_USAGE_EVENT)
+  async ingest(payload: JobPayload<typeof JOB_USAGE_EVENT>, job: Job, token?: string): Promise<unknown> {
+    const parsed = this.usage.fromInput(payload, 'queue');
     if ('issues' in parsed) return this.deadLetter(job, 'validation_failed', parsed.issues);
     if (job.id !== undefined && job.id !== parsed.event.eventId) {
       return this.deadLetter(job, 'validation_failed', [{ field: 'jobId', message: 'job id must equal event_id' }]);
@@ -55,12 +49,17 @@ export class UsageEventsProcessor extends WorkerHost {
     }
   }
 
+  protected override refusePayload(job: Job, issues: FieldIssue[]): Promise<never> {
+    return this.deadLetter(job, 'validation_failed', issues);
+  }
+
+  protected override refuseUnknownJob(job: Job): Promise<never> {
+    return this.deadLetter(job, 'unknown_job', `no job named ${job.name} on ${QUEUE_USAGE_EVENTS}; publish ${JOB_USAGE_EVENT}`);
+  }
+
   private async deadLetter(job: Job, code: string, details: unknown): Promise<never> {
-    await this.deadLetters.add(
-      'dead-usage-event',
-      { job_id: job.id, code, details, data: job.data, failed_at: new Date().toISOString() },
-      { jobId: `dead-${job.id}`, removeOnComplete: false, removeOnFail: false },
-    );
+    const letter = { job_id: job.id, code, details, data: job.data, failed_at: new Date().toISOString() };
+    await this.deadLetters.add(JOB_DEAD_USAGE_EVENT, letter, jobOptions(JOB_DEAD_USAGE_EVENT, letter));
     throw new UnrecoverableError(`${code}: ${JSON.stringify(details).slice(0, 500)}`);
   }
 }

@@ -4,7 +4,7 @@
 import { randomBytes } from 'node:crypto';
 import { createPublicClient, http, type Address, type PublicClient } from 'viem';
 import { devChain, startDevchain, type Devchain } from '../../../scripts/lib/devchain.js';
-import { testUsdcAbi } from '../../../src/modules/payouts/chain/contract-artifacts.js';
+import { testUsdcAbi } from '../../../contracts/test-contracts.js';
 import { startTestApp, TEST_ADMIN_KEY, type TestApp } from '../../support/test-app.js';
 import { startTestWorker } from '../../support/test-worker.js';
 
