@@ -15,6 +15,7 @@ const common = {
 
 const selected = (name) => process.argv.some((arg) => arg === name || arg === `--selectProjects=${name}`);
 const reliabilitySelected = selected('reliability');
+const consoleSelected = selected('console');
 const securitySelected = selected('security');
 
 export default {
@@ -42,6 +43,21 @@ export default {
       globalTeardown: '<rootDir>/test/setup/global-teardown.mjs',
       setupFiles: ['<rootDir>/test/setup/env.ts'],
     },
+    // The web console in Chromium against the real stack (`npm run test:e2e`, which builds web/
+    // first; .ci/run runs it after npm test and counts it): only when selected by name.
+    ...(consoleSelected
+      ? [
+          {
+            ...common,
+            displayName: 'console',
+            testMatch: ['<rootDir>/test/console/**/*.browser-spec.ts'],
+            globalSetup: '<rootDir>/test/setup/global-setup.mjs',
+            globalTeardown: '<rootDir>/test/setup/global-teardown.mjs',
+            setupFiles: ['<rootDir>/test/setup/env.ts'],
+            testTimeout: 120000,
+          },
+        ]
+      : []),
     // Fault injection against the built API and worker as child processes (kill -9, own Postgres
     // and Redis restarted, Anvil faults): minutes of work, so only when selected by name
     // (`npm run test:reliability`); plain `npm test` leaves it out.

@@ -1,10 +1,12 @@
-// npm run demo [-- --keep] [--no-build]
+// npm run demo [-- --keep] [--no-build] [--serve]
 // End to end on the local machine: Postgres + Redis, a fresh database, Anvil with test USDC, the
 // API and the worker from dist/. Plays an admin and a gateway through the public API, runs a
 // settlement on chain, then proves the money: per tier charge == payout + margin,
 // charge == official x 1.3, payout == official x 1.1 / 1.2 (bigint sums over the event responses),
 // paid == on-chain USDC, paid + payable == accrued, and the ledger check. Exits 0 only if every
 // check holds. Always stops what it started; drops the demo database unless --keep.
+// --serve: after the report, keeps the stack running with its data (plus fresh payable earnings and
+// unpriced events to work on), prints the web console's URL and keys, and stops everything on Ctrl-C.
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -724,7 +726,7 @@ async function startStack(runId: string, runDir: string, cleanup: CleanupStack, 
   cleanup.add('stop worker', () => worker.stop());
   say(`api ${baseUrl} ready (pid ${api.pid}), worker started (pid ${worker.pid}); logs in ${runDir}`);
   services.push(api, worker);
-  return { devchain, redisUrl: queues.redisUrl, queuePrefix: queues.prefix, admin: new ApiClient(baseUrl, adminKey) };
+  return { devchain, redisUrl: queues.redisUrl, queuePrefix: queues.prefix, admin: new ApiClient(baseUrl, adminKey), adminKey, baseUrl };
 }
 
 async function playAndCheck(context: DemoContext): Promise<void> {
@@ -768,9 +770,37 @@ async function printLedgerCheck(context: DemoContext): Promise<void> {
   check('overview: revenue == sum of margins', usdToAtto(o.revenue_usd) === total.marginAtto, o.revenue_usd);
 }
 
+// ---- --serve: keep the stack for the web console ------------------------------------------------
+
+const SERVE_EXTRA_EVENTS = 60;
+const SERVE_UNPRICED_MODEL = 'demo-lab/unlisted-model-1';
+const SERVE_UNPRICED_EVENTS = 5;
+/** Longer than any session; the CleanupStack's Ctrl-C handler ends the process. */
+const KEEP_ALIVE_MS = 2 ** 30;
+
+/** After the settlement everything is paid: new earnings to settle and events without a price to fix. */
+async function seedForConsole(context: DemoContext): Promise<void> {
+  const random = prng(20261201);
+  const events = Array.from({ length: SERVE_EXTRA_EVENTS }, (_, i) => randomEvent(context.runId, 'serve', i, random));
+  for (let i = 0; i < SERVE_UNPRICED_EVENTS; i += 1) events.push({ ...randomEvent(context.runId, 'unpriced', i, random), model: SERVE_UNPRICED_MODEL });
+  await context.gateway.expect([200], 'POST', '/v1/usage-events/batch', { events });
+  say(`serve: ${SERVE_EXTRA_EVENTS} more events (payable, not settled yet) and ${SERVE_UNPRICED_EVENTS} events of ${SERVE_UNPRICED_MODEL}, which has no price`);
+}
+
+async function serveUntilStopped(context: DemoContext, stack: { adminKey: string; baseUrl: string }): Promise<void> {
+  await seedForConsole(context);
+  const contributor = CONTRIBUTORS[0]!.id;
+  const portalKey = await context.admin.expect([201], 'POST', '/v1/admin/api-keys', { role: 'contributor', contributor_id: contributor, name: 'demo portal' });
+  console.log(`\nThe stack keeps running (--serve). Web console: ${stack.baseUrl}/console/`);
+  console.log(`  admin key:               ${stack.adminKey}`);
+  console.log(`  contributor key (${contributor}): ${portalKey.body.key}`);
+  console.log(`  API: ${stack.baseUrl} (OpenAPI at ${stack.baseUrl}/docs). Press Ctrl-C to stop and clean up.`);
+  await new Promise<void>(() => setInterval(() => undefined, KEEP_ALIVE_MS));
+}
+
 async function main(): Promise<number> {
   const { values } = parseArgs({
-    options: { keep: { type: 'boolean', default: false }, 'no-build': { type: 'boolean', default: false } },
+    options: { keep: { type: 'boolean', default: false }, 'no-build': { type: 'boolean', default: false }, serve: { type: 'boolean', default: false } },
     strict: true,
   });
   const startedMs = Date.now();
@@ -793,6 +823,14 @@ async function main(): Promise<number> {
       devchain: stack.devchain,
     };
     await playAndCheck(context);
+    if (values.serve) {
+      if (printChecks()) {
+        say(`checks passed in ${((Date.now() - startedMs) / 1000).toFixed(1)} s`);
+        await serveUntilStopped(context, stack);
+      }
+      say('a check failed: not serving; stopping');
+      return 1;
+    }
   } catch (error) {
     check('demo ran to the end', false, (error as Error).message);
     console.error(`\n[demo] stopped: ${(error as Error).stack ?? error}\n[demo] logs: ${runDir}`);

@@ -8,6 +8,7 @@ import { registerBodyParser } from './common/http/body-parsers.js';
 import { ApiLogController, createApiLogger, PinoNestLogger, requestIdOf } from './common/logging/api-logger.js';
 import { sendError } from './common/errors/error-body.js';
 import { answerClientErrorAsJson } from './common/http/client-errors.js';
+import { registerConsole } from './common/http/console-static.js';
 import { recordServedRoutes } from './common/http/served-routes.js';
 import { refuseNulInUrl } from './common/http/url-guard.js';
 import { parseEnv } from './config/index.js';
@@ -68,5 +69,7 @@ export async function createHttpApp(envOverrides: Partial<Record<string, string>
   SwaggerModule.setup('docs', app, cleanupOpenApiDoc(SwaggerModule.createDocument(app, document)), {
     jsonDocumentUrl: 'docs-json',
   });
+  // The web console (web/, api.md "Web console"): static files under a strict CSP.
+  registerConsole(fastify, { directory: config.CONSOLE_DIR, explorerTxUrl: config.CHAIN_EXPLORER_TX_URL });
   return app;
 }

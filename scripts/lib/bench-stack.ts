@@ -18,8 +18,8 @@ export const REDIS_BASE_URL = 'redis://127.0.0.1:6379';
 const SERVICE_CHECK_TIMEOUT_MS = 2_000;
 const SERVICE_START_WAIT_MS = 15_000;
 // Sources whose change makes dist/ stale.
-const BUILD_INPUTS = ['src', 'prisma/schema.prisma', 'tsconfig.json', 'tsconfig.build.json', 'package.json'];
-const BUILD_OUTPUTS = ['dist/src/main.js', 'dist/src/worker.js'];
+const BUILD_INPUTS = ['src', 'prisma/schema.prisma', 'tsconfig.json', 'tsconfig.build.json', 'package.json', 'web/src', 'web/index.html', 'web/vite.config.ts'];
+const BUILD_OUTPUTS = ['dist/src/main.js', 'dist/src/worker.js', 'web/dist/index.html'];
 /**
  * The same V8 flags as `npm run start:prod` / `start:worker` (package.json), for the 300 MB
  * resident-memory target. A bounded old space: V8 otherwise grows the heap lazily under load.

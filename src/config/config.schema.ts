@@ -91,6 +91,14 @@ export const envSchema = z.object({
   PAYOUT_CRASH_AFTER_BROADCAST: booleanFromEnv(false),
   // Longest earnings query range, in whole UTC days.
   EARNINGS_RANGE_DAYS_MAX: intFromEnv(366, 1, 3660),
+  /** Directory of the built web console (index.html, assets/); default web/dist of this checkout. */
+  CONSOLE_DIR: optionalText,
+  /** The web console links a payout's transaction here: `{tx_hash}` is replaced, else the hash is appended. */
+  CHAIN_EXPLORER_TX_URL: z
+    .string()
+    .url()
+    .refine((url) => /^https?:\/\//.test(url), 'must be an http(s) URL')
+    .optional(),
 });
 
 export type Env = z.output<typeof envSchema>;

@@ -12,6 +12,8 @@ import {
   AuditLogResponseDto,
   ContributorListQueryDto,
   ContributorListResponseDto,
+  OverviewDailyQueryDto,
+  OverviewDailyResponseDto,
   OverviewResponseDto,
 } from './admin.schemas.js';
 import { AdminService } from './admin.service.js';
@@ -33,6 +35,12 @@ export class AdminController {
     return this.admin.overview();
   }
 
+  @Get('overview/daily')
+  @ApiOkResponse({ type: OverviewDailyResponseDto })
+  overviewDaily(@Query() query: OverviewDailyQueryDto) {
+    return this.admin.overviewDaily({ from: query.from, to: query.to });
+  }
+
   @Get('audit-log')
   @ApiOkResponse({ type: AuditLogResponseDto })
   auditLog(@Query() query: AuditLogQueryDto) {
@@ -42,7 +50,7 @@ export class AdminController {
   @Get('contributors')
   @ApiOkResponse({ type: ContributorListResponseDto })
   contributors(@Query() query: ContributorListQueryDto) {
-    return this.admin.listContributors({ sort: query.sort, limit: query.limit, cursor: query.cursor });
+    return this.admin.listContributors({ sort: query.sort, limit: query.limit, cursor: query.cursor, search: query.q });
   }
 
   /** 201 when applied, 200 with Idempotent-Replayed: true when the same reference and payload repeat. */

@@ -9,8 +9,19 @@ export const CONTRIBUTOR_SORTS = ['id', 'payable_desc'] as const;
 export const ADJUSTMENT_REASON_LENGTH_MAX = 500;
 export const ADJUSTMENT_REFERENCE_LENGTH_MAX = 200;
 
+export const CONTRIBUTOR_SEARCH_LENGTH_MAX = 200;
+
 export const contributorListQuerySchema = pageQuerySchema
-  .extend({ sort: z.enum(CONTRIBUTOR_SORTS, { error: `must be one of ${CONTRIBUTOR_SORTS.join(', ')}` }).default('id') })
+  .extend({
+    sort: z.enum(CONTRIBUTOR_SORTS, { error: `must be one of ${CONTRIBUTOR_SORTS.join(', ')}` }).default('id'),
+    q: z
+      .string()
+      .trim()
+      .min(1, 'must not be empty')
+      .max(CONTRIBUTOR_SEARCH_LENGTH_MAX)
+      .optional()
+      .describe('Only contributors whose id or payout address contains this text (case-insensitive)'),
+  })
   .strict();
 export class ContributorListQueryDto extends createZodDto(contributorListQuerySchema) {}
 
@@ -98,6 +109,29 @@ export const overviewResponseSchema = z.object({
     .nullable(),
 });
 export class OverviewResponseDto extends createZodDto(overviewResponseSchema) {}
+
+export const overviewDailyQuerySchema = z
+  .object({
+    from: z.string().min(1).max(64).optional().describe('Inclusive UTC day (YYYY-MM-DD). Default: to - 30 days.'),
+    to: z.string().min(1).max(64).optional().describe('Exclusive UTC day (YYYY-MM-DD). Default: tomorrow (today included).'),
+  })
+  .strict();
+export class OverviewDailyQueryDto extends createZodDto(overviewDailyQuerySchema) {}
+
+export const overviewDailyResponseSchema = z.object({
+  from: z.string(),
+  to: z.string(),
+  rows: z.array(
+    z.object({
+      day: z.string().describe('UTC day, YYYY-MM-DD; every day of the range is present'),
+      charged_usd: usd.describe('Charged to users for usage that occurred that day'),
+      revenue_usd: usd.describe('Platform margin on that usage'),
+      earned_usd: usd.describe('Contributor earnings on that usage'),
+      paid_usd: usd.describe('Payout lines confirmed paid on chain that day (USDC = USD)'),
+    }),
+  ),
+});
+export class OverviewDailyResponseDto extends createZodDto(overviewDailyResponseSchema) {}
 
 export const auditLogResponseSchema = z.object({
   data: z.array(

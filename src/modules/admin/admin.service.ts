@@ -1,11 +1,13 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { getAddress } from 'viem';
 import { z } from 'zod';
 import { validationFailed } from '../../common/errors/index.js';
 import { decodeCursor, encodeCursor } from '../../common/http/pagination.js';
-import { formatAttoAsUsd } from '../../common/money/index.js';
+import { formatAttoAsUsd, microUsdcToAtto } from '../../common/money/index.js';
+import { APP_CONFIG, type AppConfig } from '../../config/index.js';
 import { AuditService } from '../audit/audit.service.js';
 import { contributorBalancesOf, contributorBalancesToJson } from '../earnings/contributor-balances.js';
+import { formatDay, resolveEarningsRange } from '../earnings/earnings-range.js';
 import { toJsonInteger } from '../earnings/earnings-report.js';
 import { LedgerService, type ContributorBalanceRow, type ContributorCursor, type ContributorSort } from '../ledger/ledger.service.js';
 import { SettlementService } from '../settlement/statement/settlement.service.js';
@@ -41,6 +43,7 @@ function contributorToJson(row: ContributorBalanceRow) {
 @Injectable()
 export class AdminService {
   constructor(
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly repository: AdminRepository,
     private readonly ledger: LedgerService,
     private readonly usage: UsageService,
@@ -48,14 +51,15 @@ export class AdminService {
     private readonly settlement: SettlementService,
   ) {}
 
-  async listContributors(input: { sort: ContributorSort; limit: number; cursor?: string }) {
+  async listContributors(input: { sort: ContributorSort; limit: number; cursor?: string; search?: string }) {
     const decoded = decodeCursor(input.cursor, contributorCursorSchema);
     if (decoded && decoded.s !== input.sort) {
       throw validationFailed([{ field: 'cursor', message: `was returned for sort=${decoded.s}, not sort=${input.sort}` }]);
     }
     const after: ContributorCursor | null =
       decoded === null ? null : decoded.s === 'id' ? { sort: 'id', id: decoded.id } : { sort: 'payable_desc', payableAtto: BigInt(decoded.p), id: decoded.id };
-    const rows = await this.ledger.contributorBalancePage({ sort: input.sort, after, limit: input.limit + 1 });
+    // The cursor is a position in the sort order, so it stays valid with or without the same search.
+    const rows = await this.ledger.contributorBalancePage({ sort: input.sort, after, limit: input.limit + 1, search: input.search });
     const page = rows.slice(0, input.limit);
     const last = page.at(-1);
     const nextCursor =
@@ -83,6 +87,24 @@ export class AdminService {
         created_at: r.createdAt.toISOString(),
       })),
       next_cursor: records.length > input.limit && last ? encodeCursor({ id: last.id.toString() }) : null,
+    };
+  }
+
+  /** Per UTC day: charged, revenue and earnings of the usage of that day, and USDC paid that day. */
+  async overviewDaily(input: { from?: string; to?: string; now?: Date }) {
+    const range = resolveEarningsRange({ from: input.from, to: input.to, now: input.now ?? new Date(), rangeDaysMax: this.config.EARNINGS_RANGE_DAYS_MAX });
+    const [fromDay, toDay] = [formatDay(range.from), formatDay(range.to)];
+    const [usage, paid] = await Promise.all([this.repository.dailyUsage(fromDay, toDay), this.settlement.paidMicroUsdcPerDay(fromDay, toDay)]);
+    return {
+      from: fromDay,
+      to: toDay,
+      rows: usage.map((r) => ({
+        day: r.day,
+        charged_usd: formatAttoAsUsd(r.chargedAtto),
+        revenue_usd: formatAttoAsUsd(r.marginAtto),
+        earned_usd: formatAttoAsUsd(r.earnedAtto),
+        paid_usd: formatAttoAsUsd(microUsdcToAtto(paid.get(r.day) ?? 0n)),
+      })),
     };
   }
 

@@ -6,9 +6,10 @@ import { AuthFailureLimiter } from './auth-failure-limiter.js';
 import { AuthGuard } from './auth.guard.js';
 import { AuthService } from './auth.service.js';
 import { RateLimiter } from './rate-limiter.js';
+import { WhoamiController } from './whoami.controller.js';
 
 @Module({
-  controllers: [AuthController],
+  controllers: [AuthController, WhoamiController],
   providers: [
     ApiKeysRepository,
     AuthService,

@@ -212,23 +212,30 @@ export class LedgerRepository {
    * between pages can move a contributor across the cursor (as with any live keyset listing).
    * Joined here rather than in the admin module: account balances are read only by the ledger.
    */
-  async contributorBalancePage(input: { sort: ContributorSort; after: ContributorCursor | null; limit: number }): Promise<ContributorBalanceRow[]> {
+  async contributorBalancePage(input: { sort: ContributorSort; after: ContributorCursor | null; limit: number; search?: string }): Promise<ContributorBalanceRow[]> {
     const params: unknown[] = [input.limit];
-    let where = '';
+    const conditions: string[] = [];
     let order: string;
     if (input.sort === 'id') {
       order = 'c.id COLLATE "C"';
       if (input.after) {
         params.push(input.after.id);
-        where = 'WHERE c.id COLLATE "C" > $2';
+        conditions.push(`c.id COLLATE "C" > $${params.length}`);
       }
     } else {
       order = 'coalesce(p.balance_atto, 0) DESC, c.id COLLATE "C"';
       if (input.after?.sort === 'payable_desc') {
         params.push(input.after.payableAtto.toString(), input.after.id);
-        where = 'WHERE (coalesce(p.balance_atto, 0) < $2::numeric OR (coalesce(p.balance_atto, 0) = $2::numeric AND c.id COLLATE "C" > $3))';
+        const [payable, id] = [params.length - 1, params.length];
+        conditions.push(`(coalesce(p.balance_atto, 0) < $${payable}::numeric OR (coalesce(p.balance_atto, 0) = $${payable}::numeric AND c.id COLLATE "C" > $${id}))`);
       }
     }
+    if (input.search !== undefined) {
+      // A case-insensitive substring of the id or the payout address (strpos: no LIKE wildcards to escape).
+      params.push(input.search.toLowerCase());
+      conditions.push(`(strpos(lower(c.id), $${params.length}) > 0 OR strpos(lower(c.payout_address), $${params.length}) > 0)`);
+    }
+    const where = conditions.length > 0 ? `WHERE ${conditions.join(' AND ')}` : '';
     const result = await this.db.pool.query<{
       id: string;
       tier: string;

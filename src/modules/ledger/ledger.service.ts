@@ -84,7 +84,7 @@ export class LedgerService {
   }
 
   /** One page of the contributor registry with its three accounts' stored balances (admin list). */
-  contributorBalancePage(input: { sort: ContributorSort; after: ContributorCursor | null; limit: number }): Promise<ContributorBalanceRow[]> {
+  contributorBalancePage(input: { sort: ContributorSort; after: ContributorCursor | null; limit: number; search?: string }): Promise<ContributorBalanceRow[]> {
     return this.repository.contributorBalancePage(input);
   }
 

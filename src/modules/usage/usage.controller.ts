@@ -78,6 +78,21 @@ export class UsageController {
     };
   }
 
+  /** What is waiting for a price, per model: add those prices, then reprice. */
+  @Get('admin/usage-events/unpriced-by-model')
+  @Roles('admin')
+  async unpricedByModel() {
+    const rows = await this.usage.unpricedByModel();
+    return {
+      data: rows.map((r) => ({
+        model: r.model,
+        events: r.events,
+        first_occurred_at: r.firstOccurredAt.toISOString(),
+        last_occurred_at: r.lastOccurredAt.toISOString(),
+      })),
+    };
+  }
+
   @Post('admin/usage-events/reprice')
   @Roles('admin')
   @HttpCode(200)

@@ -10,6 +10,14 @@ export interface InsertedEvents {
   receivedAt: Date | null;
 }
 
+
+export interface UnpricedModelRow {
+  model: string;
+  events: number;
+  firstOccurredAt: Date;
+  lastOccurredAt: Date;
+}
+
 const EVENT_COLUMNS = `id, event_id, request_hash, user_id, contributor_id, model, occurred_at, received_at,
   prompt_tokens, completion_tokens, cached_tokens, reasoning_tokens, hold_id, metadata, source, status,
   price_id, contributor_tier, user_markup, payout_multiplier, official_atto, charge_atto, payout_atto,
@@ -255,6 +263,15 @@ export class UsageRepository {
       [status, (afterId ?? 0n).toString(), limit],
     );
     return result.rows.map(eventFromRow);
+  }
+
+  /** Unpriced events per model (the partial unpriced index bounds the scan), most events first. */
+  async unpricedByModel(): Promise<UnpricedModelRow[]> {
+    const result = await this.db.pool.query<{ model: string; events: string; first_occurred_at: Date; last_occurred_at: Date }>(
+      `SELECT model, count(*) AS events, min(occurred_at) AS first_occurred_at, max(occurred_at) AS last_occurred_at
+       FROM usage_events WHERE status = 'unpriced' GROUP BY model ORDER BY count(*) DESC, model COLLATE "C"`,
+    );
+    return result.rows.map((r) => ({ model: r.model, events: Number(r.events), firstOccurredAt: r.first_occurred_at, lastOccurredAt: r.last_occurred_at }));
   }
 
   /** Locks a chunk of unpriced events for repricing; concurrent repricers skip each other's rows. */

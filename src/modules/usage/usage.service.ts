@@ -8,7 +8,7 @@ import { LedgerService } from '../ledger/ledger.service.js';
 import type { JournalDraft } from '../ledger/journal-draft.js';
 import { PricingService } from '../pricing/pricing.service.js';
 import { MetricsService } from '../health/metrics.service.js';
-import { UsageRepository } from './usage.repository.js';
+import { UsageRepository, type UnpricedModelRow } from './usage.repository.js';
 import { normalizeEvent, type NormalizedEvent, type StreamDetails } from './usage-event.js';
 import { planEvent, rollupDeltas, usageJournalDraft, type Multipliers } from './usage-planner.js';
 import { usageEventSchema, type UsageEventInput } from './usage.schemas.js';
@@ -92,6 +92,11 @@ export class UsageService {
 
   list(status: 'priced' | 'unpriced', limit: number, afterId: bigint | null): Promise<StoredEvent[]> {
     return this.repository.listByStatus(status, limit, afterId);
+  }
+
+  /** What waits for a price, per model (the console's unpriced screen). */
+  unpricedByModel(): Promise<UnpricedModelRow[]> {
+    return this.repository.unpricedByModel();
   }
 
   /** For the admin overview and the reprice answer. */

@@ -35,6 +35,13 @@ export const ROUTE_TABLE: Record<string, RouteAccess> = {
   'GET /docs/*': { public: true, path: '/docs/swagger-ui.css' },
   'GET /docs-json': { public: true, path: '/docs-json' },
   'GET /docs-yaml': { public: true, path: '/docs-yaml' },
+  // The web console's static files (api.md "Web console"): it signs in with a key in the browser.
+  'GET /console/': { public: true, path: '/console/' },
+  'GET /console/config.json': { public: true, path: '/console/config.json' },
+  'GET /console/*': { public: true, path: '/console/settlements' },
+
+  // Who the presented key is (the console's sign-in): every role, about itself only.
+  'GET /v1/me': { roles: ['admin', 'gateway', 'contributor'], path: '/v1/me' },
 
   // Keys (admin).
   'POST /v1/admin/api-keys': { roles: admin, path: '/v1/admin/api-keys' },
@@ -66,6 +73,7 @@ export const ROUTE_TABLE: Record<string, RouteAccess> = {
   'POST /v1/usage-events/stream': { roles: gatewayOrAdmin, path: '/v1/usage-events/stream' },
   'GET /v1/usage-events/:event_id': { roles: gatewayOrAdmin, path: `/v1/usage-events/${SEEDED_EVENT_ID}` },
   'GET /v1/admin/usage-events': { roles: admin, path: '/v1/admin/usage-events' },
+  'GET /v1/admin/usage-events/unpriced-by-model': { roles: admin, path: '/v1/admin/usage-events/unpriced-by-model' },
   'POST /v1/admin/usage-events/reprice': { roles: admin, path: '/v1/admin/usage-events/reprice' },
 
   // Contributor earnings: a contributor for itself, an admin for any.
@@ -83,6 +91,7 @@ export const ROUTE_TABLE: Record<string, RouteAccess> = {
 
   // Admin overview and checks.
   'GET /v1/admin/overview': { roles: admin, path: '/v1/admin/overview' },
+  'GET /v1/admin/overview/daily': { roles: admin, path: '/v1/admin/overview/daily' },
   'GET /v1/admin/ledger/check': { roles: admin, path: '/v1/admin/ledger/check' },
   'GET /v1/admin/audit-log': { roles: admin, path: '/v1/admin/audit-log' },
 };
@@ -92,7 +101,7 @@ export function isNotFoundCatchAll(path: string): boolean {
   return path.includes('*splat');
 }
 
-/** Served by the OpenAPI module, not by a controller (so /docs-json does not describe them). */
+/** Served by the OpenAPI module or the console's static files, not by a controller (so /docs-json does not describe them). */
 export function isOpenApiAsset(path: string): boolean {
-  return path === '/docs' || path.startsWith('/docs/') || path === '/docs-json' || path === '/docs-yaml';
+  return path === '/docs' || path.startsWith('/docs/') || path === '/docs-json' || path === '/docs-yaml' || path.startsWith('/console/');
 }

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DatabaseService, type SqlClient } from '../../../database/database.service.js';
+import { toBigInt } from '../../../database/sql.js';
 import { LINE_COLUMNS, SETTLEMENT_COLUMNS, toLine, toSettlement, type LineRow, type SettlementRow } from './settlement-rows.js';
 import type { LineStatus, SettlementLineRecord, SettlementRecord, SettlementStatus, SettlementTrigger } from './settlement.types.js';
 
@@ -40,6 +41,18 @@ export class SettlementRepository {
       [limit],
     );
     return result.rows.map((r) => r.id);
+  }
+
+  /** Micro-USDC of the lines paid per UTC day of confirmation in [fromDay, toDay) (days without any are absent). */
+  async paidMicroUsdcPerDay(fromDay: string, toDay: string): Promise<Map<string, bigint>> {
+    const result = await this.db.pool.query<{ day: string; paid: string }>(
+      `SELECT to_char((confirmed_at AT TIME ZONE 'UTC')::date, 'YYYY-MM-DD') AS day, sum(amount_micro_usdc) AS paid
+       FROM settlement_lines
+       WHERE status = 'paid' AND confirmed_at >= ($1::date::timestamp AT TIME ZONE 'UTC') AND confirmed_at < ($2::date::timestamp AT TIME ZONE 'UTC')
+       GROUP BY 1`,
+      [fromDay, toDay],
+    );
+    return new Map(result.rows.map((r) => [r.day, toBigInt(r.paid)]));
   }
 
   async findLatest(): Promise<SettlementRecord | null> {

@@ -190,6 +190,11 @@ export class SettlementService {
     return ids.length;
   }
 
+  /** For the admin overview per day: USDC paid out by UTC day of confirmation. */
+  paidMicroUsdcPerDay(fromDay: string, toDay: string): Promise<Map<string, bigint>> {
+    return this.repository.paidMicroUsdcPerDay(fromDay, toDay);
+  }
+
   /** For the admin overview: the newest settlement, API-shaped, or null. */
   async lastSettlementSummary(): Promise<{ settlement_id: string; status: string; trigger: string; payout_count: number; total_usdc: string; created_at: string; completed_at: string | null } | null> {
     const last = await this.repository.findLatest();

@@ -1,0 +1,309 @@
+// `npm run test:e2e`: the web console in Debian's Chromium against the real stack (API serving the
+// built console, worker, Postgres, Redis, Anvil). An admin signs in, checks the overview against
+// GET /v1/admin/overview, finds a contributor, prices the unpriced events, approves a settlement and
+// watches it confirm on chain; a contributor signs in and sees only its own earnings and payouts; a
+// bad key is refused. Screenshots of every screen go to $CONSOLE_SCREENSHOTS (docs/console with
+// `npm run docs:console`), else to a temporary folder.
+import { mkdirSync, mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { getAddress } from 'viem';
+import { displayUsd, formatUsdc, parseDecimal, roundUnits } from '../../web/src/money/decimal.js';
+import { exampleEvent, seedBilling } from '../support/billing-fixtures.js';
+import { launchChromium } from './support/browser.js';
+import { startConsoleStack, type ConsoleStack } from './support/console-stack.js';
+
+const UNPRICED_MODEL = 'lab/unreleased-model';
+const DESKTOP = { width: 1280, height: 800 };
+const NARROW = { width: 390, height: 844 };
+const CONFIRM_TIMEOUT_MS = 60_000;
+const OVERVIEW_MONEY_FIELDS = ['charged_usd', 'revenue_usd', 'users_balance_usd', 'held_usd', 'contributors_payable_usd', 'in_settlement_usd', 'paid_usd'];
+const BALANCE_FIELDS = ['payable_usd', 'in_settlement_usd', 'paid_usd', 'accrued_usd'];
+
+let stack: ConsoleStack;
+let browser: Browser;
+let closeBrowser: () => Promise<void>;
+let context: BrowserContext;
+let page: Page;
+let shotsDir: string;
+const cspViolations: string[] = [];
+const pageErrors: string[] = [];
+let contributorKey = '';
+let settlementId = '';
+
+async function shot(name: string): Promise<void> {
+  await page.screenshot({ path: join(shotsDir, `${name}.png`), fullPage: true });
+}
+
+/** The figure shown for one API field: its exact string (data-value) and its text. */
+async function stat(name: string): Promise<{ value: string | null; text: string }> {
+  const figure = page.locator(`[data-stat="${name}"] dd [data-value]`).first();
+  return { value: await figure.getAttribute('data-value'), text: (await figure.innerText()).trim() };
+}
+
+async function signIn(key: string): Promise<void> {
+  await page.goto(`${stack.baseUrl}/console/`);
+  await page.getByLabel('API key').fill(key);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+}
+
+/** Elements sticking out of the viewport to the right (empty when the page needs no sideways scrolling). */
+async function overflowing(): Promise<string[]> {
+  return page.evaluate<string[]>(`(() => {
+    const width = document.documentElement.clientWidth;
+    if (document.documentElement.scrollWidth <= width) return [];
+    return Array.from(document.querySelectorAll('body *'))
+      .filter((e) => e.getBoundingClientRect().right > width + 0.5 && !e.closest('.table-scroll'))
+      .slice(0, 8)
+      .map((e) => e.tagName.toLowerCase() + '.' + e.className + ' ' + Math.round(e.getBoundingClientRect().right));
+  })()`);
+}
+
+async function seed(): Promise<void> {
+  const { t } = stack;
+  await seedBilling(t, { userCreditUsd: '500' });
+  const gateway = (await t.admin(t.http.post('/v1/admin/api-keys')).send({ role: 'gateway' }).expect(201)).body.key as string;
+  const send = (event: Record<string, unknown>, status: number) => t.http.post('/v1/usage-events').set('Authorization', `Bearer ${gateway}`).send(event).expect(status);
+  const hourAgo = new Date(Date.now() - 3600_000).toISOString();
+  for (let i = 0; i < 12; i += 1) {
+    const usage = { prompt_tokens: 1000 + 137 * i, completion_tokens: 200 + 41 * i, cached_tokens: 50 * (i % 3), reasoning_tokens: 0 };
+    await send(exampleEvent({ event_id: `console-${i}`, contributor_id: i % 3 === 0 ? 'c_prem' : 'c_std', occurred_at: hourAgo, usage }), 201);
+  }
+  for (let i = 0; i < 3; i += 1) await send(exampleEvent({ event_id: `console-unpriced-${i}`, model: UNPRICED_MODEL, occurred_at: hourAgo }), 202);
+}
+
+beforeAll(async () => {
+  shotsDir = process.env.CONSOLE_SCREENSHOTS ? resolve(process.env.CONSOLE_SCREENSHOTS) : mkdtempSync(join(tmpdir(), 'console-shots-'));
+  mkdirSync(shotsDir, { recursive: true });
+  // Above the approval threshold, so the settlement waits for the admin in the console.
+  stack = await startConsoleStack('console_browser', { SETTLEMENT_MIN_PAYOUT_USD: '0.01', SETTLEMENT_APPROVAL_THRESHOLD_USD: '0.01' });
+  await seed();
+  ({ browser, close: closeBrowser } = await launchChromium());
+  context = await browser.newContext({ viewport: DESKTOP, acceptDownloads: true });
+  page = await context.newPage();
+  page.on('console', (message) => {
+    if (/Content Security Policy|Refused to/i.test(message.text())) cspViolations.push(message.text());
+  });
+  page.on('pageerror', (error) => pageErrors.push(error.message));
+});
+
+afterAll(async () => {
+  await closeBrowser?.();
+  await stack?.close();
+});
+
+describe('web console in Chromium', () => {
+  it('is served with the strict CSP and refuses a bad key with the API message', async () => {
+    const response = await page.goto(`${stack.baseUrl}/console/`);
+    expect(response!.status()).toBe(200);
+    expect(response!.headers()['content-security-policy']).toContain("script-src 'self'");
+    await page.getByLabel('API key').fill('not-a-real-key-0000000000');
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    const alert = page.getByRole('alert');
+    await expect(alert.locator('.error-message').innerText()).resolves.toBe('unknown or revoked API key');
+    expect(await page.evaluate<number>('window.sessionStorage.length')).toBe(0);
+    await shot('01-sign-in-refused');
+  });
+
+  it('signs in as admin and shows the overview figures of GET /v1/admin/overview', async () => {
+    await signIn(stack.adminKey);
+    await page.getByRole('heading', { name: 'Overview' }).waitFor();
+    await page.locator('[data-stat="charged_usd"] [data-value]').waitFor();
+    const overview = (await stack.get('/v1/admin/overview')).body;
+    for (const field of OVERVIEW_MONEY_FIELDS) {
+      const shown = await stat(field);
+      expect({ field, ...shown }).toEqual({ field, value: overview[field], text: displayUsd(overview[field]) });
+    }
+    expect((await stat('unpriced_events')).value).toBe(String(overview.unpriced_events));
+    expect(overview.unpriced_events).toBe(3);
+    expect((await stat('hot_wallet.usdc')).value).toBe(overview.hot_wallet.usdc);
+    // The key went into sessionStorage only, sent as Bearer: no cookie at all.
+    expect(await context.cookies()).toEqual([]);
+    expect(await page.evaluate<string[]>('Object.keys(window.sessionStorage)')).toEqual(['ledger-console.api-key']);
+    await page.getByRole('figure', { name: 'Charged vs paid out per day' }).waitFor();
+    await shot('02-overview');
+  });
+
+  it('finds a contributor and shows its balances as the API has them', async () => {
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Contributors' }).click();
+    await page.getByRole('table', { name: 'Contributors' }).waitFor();
+    await shot('03-contributors');
+    await page.getByRole('searchbox', { name: 'Find a contributor' }).fill('PREM');
+    await page.getByRole('button', { name: 'Search' }).click();
+    const table = page.getByRole('table', { name: 'Contributors matching “PREM”' });
+    await table.waitFor();
+    await expect(table.getByRole('row').count()).resolves.toBe(2);
+    await table.getByRole('link', { name: 'c_prem' }).click();
+    await page.getByRole('heading', { name: 'Contributor c_prem' }).waitFor();
+    await page.locator('[data-stat="payable_usd"] [data-value]').waitFor();
+    const contributor = (await stack.get('/v1/admin/contributors/c_prem')).body;
+    for (const field of BALANCE_FIELDS) expect({ field, ...(await stat(field)) }).toEqual({ field, value: contributor[field], text: displayUsd(contributor[field]) });
+    await page.getByRole('table', { name: 'Earnings by model' }).getByRole('cell', { name: 'openai/gpt-4o' }).waitFor();
+    await shot('04-contributor-detail');
+  });
+
+  it('adds the missing price and reprices the unpriced events', async () => {
+    await page.getByRole('link', { name: 'Unpriced events' }).click();
+    const table = page.getByRole('table', { name: 'Unpriced events by model' });
+    await table.getByRole('cell', { name: UNPRICED_MODEL, exact: true }).waitFor();
+    await shot('05-unpriced');
+    await page.getByRole('button', { name: `Add a price for ${UNPRICED_MODEL}` }).click();
+    const form = page.getByRole('form', { name: `Add a price for ${UNPRICED_MODEL}` });
+    // In force from the first unpriced event (prefilled), so the reprice can price all of them.
+    const first = (await stack.get('/v1/admin/usage-events/unpriced-by-model')).body.data[0].first_occurred_at;
+    await expect(form.getByLabel('In force from (RFC 3339, empty = now)').inputValue()).resolves.toBe(first);
+    await form.getByLabel('Input USD per 1M tokens', { exact: true }).fill('1.5');
+    await form.getByLabel('Output USD per 1M tokens', { exact: true }).fill('6');
+    await form.getByRole('button', { name: 'Add price' }).click();
+    await form.getByRole('status').filter({ hasText: `saved for ${UNPRICED_MODEL}` }).waitFor();
+    await page.getByRole('button', { name: 'Reprice unpriced events' }).click();
+    await expect(page.locator('[data-reprice-result]').innerText()).resolves.toBe('Priced 3 events; 0 still unpriced.');
+    await page.getByText('Every event is priced.').waitFor();
+    expect((await stack.get('/v1/admin/overview')).body.unpriced_events).toBe(0);
+    const prices = (await stack.get(`/v1/admin/prices?model=${encodeURIComponent(UNPRICED_MODEL)}`)).body.data;
+    expect(prices).toMatchObject([{ model: UNPRICED_MODEL, input_usd_per_mtok: '1.5', output_usd_per_mtok: '6', effective_from: first }]);
+    await shot('06-unpriced-repriced');
+  });
+
+  it('dry-runs, creates a settlement, approves it after seeing its total and watches it confirm on Anvil', async () => {
+    await page.getByRole('link', { name: 'Settlements' }).click();
+    await page.getByRole('table', { name: 'Settlements, newest first' }).getByText('No settlements yet.').waitFor();
+    await page.getByRole('button', { name: 'Dry run' }).click();
+    const plan = page.getByRole('table', { name: 'Dry run: who would be paid' });
+    await plan.getByRole('cell', { name: 'c_std' }).waitFor();
+    await expect(plan.getByRole('row').count()).resolves.toBe(3);
+    await shot('07-settlement-dry-run');
+
+    await page.getByRole('button', { name: 'Create settlement' }).click();
+    const createDialog = page.getByRole('dialog', { name: 'Create a settlement?' });
+    await createDialog.locator('[data-dry-run-total]').waitFor();
+    await createDialog.getByRole('button', { name: 'Create settlement' }).click();
+    await page.locator('[data-settlement-status="pending_approval"]').waitFor();
+    settlementId = /\/console\/settlements\/([0-9a-f-]{36})$/.exec(page.url())![1]!;
+    const pending = (await stack.get(`/v1/admin/settlements/${settlementId}`)).body;
+    expect(pending).toMatchObject({ status: 'pending_approval', payout_count: 2, requires_approval: true });
+
+    await page.getByRole('button', { name: 'Approve…' }).click();
+    const approveDialog = page.getByRole('dialog', { name: 'Approve this settlement?' });
+    await expect(approveDialog.getByTitle(`${pending.total_usdc} USDC`).innerText()).resolves.toBe(`${formatUsdc(pending.total_usdc)} USDC`);
+    await shot('08-settlement-approve');
+    await approveDialog.getByRole('button', { name: `Approve and pay ${pending.total_usdc} USDC` }).click();
+    await page.locator('[data-settlement-status="confirmed"]').waitFor({ timeout: CONFIRM_TIMEOUT_MS });
+
+    const confirmed = (await stack.get(`/v1/admin/settlements/${settlementId}`)).body;
+    expect(confirmed.status).toBe('confirmed');
+    const lines = page.getByRole('table', { name: 'Lines' });
+    for (const line of confirmed.lines) {
+      expect(line.status).toBe('paid');
+      // Paid on chain: the address holds exactly the line's USDC, and the hash shown is the mined one.
+      const micro = roundUnits(parseDecimal(line.amount_usdc), 6);
+      expect(await stack.usdcBalance(getAddress(line.payout_address))).toBe(micro);
+      await lines.locator(`[data-tx-hash="${line.tx_hash}"]`).first().waitFor();
+      const receipt = await stack.chain.getTransactionReceipt({ hash: line.tx_hash });
+      expect(receipt.status).toBe('success');
+    }
+    await page.getByRole('table', { name: 'Transactions' }).getByText('confirmed').first().waitFor();
+    await shot('09-settlement-confirmed');
+  });
+
+  it('shows the prices and a model history, the audit log and the ledger check', async () => {
+    await page.getByRole('link', { name: 'Prices' }).click();
+    const current = page.getByRole('table', { name: 'Prices in force now (USD per million tokens)' });
+    await current.getByRole('link', { name: UNPRICED_MODEL }).waitFor();
+    await shot('10-prices');
+    await current.getByRole('link', { name: 'openai/gpt-4o' }).click();
+    await page.getByRole('table', { name: 'Price versions of openai/gpt-4o, oldest first' }).getByText('$2.50').waitFor();
+    await shot('11-price-history');
+
+    await page.getByRole('link', { name: 'Audit log' }).click();
+    const audit = page.getByRole('table', { name: 'Admin actions, newest first' });
+    const entries = (await stack.get('/v1/admin/audit-log?limit=50')).body.data;
+    expect(entries.length).toBeGreaterThan(3);
+    await audit.getByRole('cell', { name: entries[0].action }).first().waitFor();
+    await shot('12-audit-log');
+
+    await page.getByRole('link', { name: 'Ledger check' }).click();
+    await page.locator('[data-ledger-ok="true"]').waitFor();
+    expect((await stack.get('/v1/admin/ledger/check')).body.ok).toBe(true);
+    await shot('13-ledger-check');
+  });
+
+  it('shows the payout in the overview: paid out total and today in the daily figures', async () => {
+    await page.getByRole('link', { name: 'Overview' }).click();
+    await page.locator('[data-stat="paid_usd"] [data-value]').waitFor();
+    const overview = (await stack.get('/v1/admin/overview')).body;
+    expect(await stat('paid_usd')).toEqual({ value: overview.paid_usd, text: displayUsd(overview.paid_usd) });
+    expect(overview.last_settlement.settlement_id).toBe(settlementId);
+    const today = new Date().toISOString().slice(0, 10);
+    const daily = (await stack.get('/v1/admin/overview/daily')).body.rows.find((r: { day: string }) => r.day === today);
+    expect(daily.paid_usd).toBe(overview.paid_usd);
+    expect(daily.charged_usd).toBe(overview.charged_usd);
+    await page.getByText('Daily figures as a table').click();
+    const table = page.getByRole('table', { name: 'Charged, revenue and paid out per day' });
+    const todayRow = table.getByRole('row').filter({ has: page.getByRole('cell', { name: today, exact: true }) });
+    await expect(todayRow.locator('td[data-label="Paid out"] [data-value]').innerText()).resolves.toBe(displayUsd(daily.paid_usd));
+    await shot('14-overview-after-settlement');
+  });
+
+  it('issues a portal key; the contributor sees only its own balance, earnings and payouts, and downloads its earnings', async () => {
+    await page.goto(`${stack.baseUrl}/console/contributors/c_std`);
+    await page.getByRole('button', { name: 'Create a portal key' }).click();
+    contributorKey = (await page.locator('[data-created-key]').innerText()).trim();
+    expect(contributorKey).toMatch(/\S{20,}/);
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.getByLabel('API key').waitFor();
+    expect(await page.evaluate<number>('window.sessionStorage.length')).toBe(0);
+
+    await signIn(contributorKey);
+    await page.getByRole('heading', { name: 'Earnings of c_std' }).waitFor();
+    await page.locator('[data-stat="paid_usd"] [data-value]').waitFor();
+    const balance = (await stack.get('/v1/contributors/c_std/balance', contributorKey)).body;
+    for (const field of BALANCE_FIELDS) expect({ field, ...(await stat(field)) }).toEqual({ field, value: balance[field], text: displayUsd(balance[field]) });
+    // Only its own screen is offered; an admin address sends it back to the portal.
+    const nav = page.getByRole('navigation', { name: 'Main' });
+    await expect(nav.getByRole('link').allInnerTexts()).resolves.toEqual(['My earnings']);
+    const payouts = (await stack.get('/v1/contributors/c_std/payouts', contributorKey)).body.data;
+    expect(payouts).toHaveLength(1);
+    await page.getByRole('table', { name: 'Payouts, newest first' }).locator(`[data-tx-hash="${payouts[0].tx_hash}"]`).waitFor();
+    const earned = (await stack.get('/v1/contributors/c_std/earnings', contributorKey)).body.totals.earned_usd;
+    await page.getByRole('region', { name: 'Earnings by day' }).getByTitle(`${earned} USD`).first().waitFor();
+    await shot('15-portal');
+
+    const download = page.waitForEvent('download');
+    await page.getByRole('button', { name: 'Download CSV' }).click();
+    const file = await (await download).path();
+    const range = await page.evaluate<string[]>(`Array.from(document.querySelectorAll('input[type=date]')).map((i) => i.value)`);
+    const csv = await fetch(`${stack.baseUrl}/v1/contributors/c_std/earnings.csv?group_by=day&from=${range[0]}&to=${range[1]}`, { headers: { authorization: `Bearer ${contributorKey}` } });
+    expect(readFileSync(file, 'utf8')).toBe(await csv.text());
+
+    await page.goto(`${stack.baseUrl}/console/contributors`);
+    await page.getByRole('heading', { name: 'Earnings of c_std' }).waitFor();
+    expect(page.url()).toBe(`${stack.baseUrl}/console/portal`);
+    expect((await stack.get('/v1/contributors/c_prem/balance', contributorKey)).status).toBe(403);
+  });
+
+  it('fits a 390 px wide screen without sideways scrolling of the page', async () => {
+    await page.setViewportSize(NARROW);
+    await page.reload();
+    await page.getByRole('heading', { name: 'Earnings of c_std' }).waitFor();
+    await page.locator('[data-stat="paid_usd"] [data-value]').waitFor();
+    expect(await overflowing()).toEqual([]);
+    await shot('16-portal-390px');
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await signIn(stack.adminKey);
+    await page.locator('[data-stat="charged_usd"] [data-value]').waitFor();
+    expect(await overflowing()).toEqual([]);
+    await shot('17-overview-390px');
+    await page.goto(`${stack.baseUrl}/console/settlements/${settlementId}`);
+    await page.locator('[data-settlement-status="confirmed"]').waitFor();
+    expect(await overflowing()).toEqual([]);
+    await shot('18-settlement-390px');
+    await page.setViewportSize(DESKTOP);
+  });
+
+  it('ran without a CSP violation or a page error', () => {
+    expect(cspViolations).toEqual([]);
+    expect(pageErrors).toEqual([]);
+  });
+});

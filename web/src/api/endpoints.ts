@@ -1,0 +1,92 @@
+// One function per endpoint the console uses, grouped by api.md section. A screen for a new API
+// (refunds, statements, webhooks) starts with its functions here and its keys in queryKeys.
+import { apiBlob, apiJson } from './client';
+import type {
+  AuditEntry,
+  ConsoleConfig,
+  Contributor,
+  ContributorBalance,
+  ContributorRow,
+  CreatedKey,
+  Earnings,
+  GroupBy,
+  LedgerCheck,
+  NewPrice,
+  Overview,
+  OverviewDaily,
+  Page,
+  Payout,
+  Price,
+  PriceImportResult,
+  PriceList,
+  RepriceResult,
+  SettlementCreated,
+  Settlement,
+  SettlementDetail,
+  UnpricedModel,
+  Whoami,
+} from './types';
+
+const id = (value: string) => encodeURIComponent(value);
+
+export const queryKeys = {
+  whoami: ['whoami'] as const,
+  config: ['console-config'] as const,
+  overview: ['overview'] as const,
+  overviewDaily: (from: string, to: string) => ['overview-daily', from, to] as const,
+  contributors: (q: string) => ['contributors', q] as const,
+  contributor: (contributorId: string) => ['contributor', contributorId] as const,
+  balance: (contributorId: string) => ['balance', contributorId] as const,
+  earnings: (contributorId: string, groupBy: GroupBy, from: string, to: string) => ['earnings', contributorId, groupBy, from, to] as const,
+  payouts: (contributorId: string) => ['payouts', contributorId] as const,
+  settlements: ['settlements'] as const,
+  settlement: (settlementId: string) => ['settlement', settlementId] as const,
+  prices: ['prices'] as const,
+  priceHistory: (model: string) => ['price-history', model] as const,
+  unpriced: ['unpriced-by-model'] as const,
+  auditLog: ['audit-log'] as const,
+  ledgerCheck: ['ledger-check'] as const,
+};
+
+export const api = {
+  // Keys
+  whoami: (apiKey?: string) => apiJson<Whoami>('/v1/me', { apiKey }),
+  createContributorKey: (contributorId: string, name: string) =>
+    apiJson<CreatedKey>('/v1/admin/api-keys', { method: 'POST', json: { role: 'contributor', contributor_id: contributorId, name } }),
+  config: () => apiJson<ConsoleConfig>('/console/config.json'),
+
+  // Overview and checks
+  overview: () => apiJson<Overview>('/v1/admin/overview'),
+  overviewDaily: (from: string, to: string) => apiJson<OverviewDaily>('/v1/admin/overview/daily', { query: { from, to } }),
+  ledgerCheck: () => apiJson<LedgerCheck>('/v1/admin/ledger/check'),
+  auditLog: (cursor?: string) => apiJson<Page<AuditEntry>>('/v1/admin/audit-log', { query: { limit: 50, cursor } }),
+
+  // Contributors
+  contributors: (q: string, cursor?: string) => apiJson<Page<ContributorRow>>('/v1/admin/contributors', { query: { q, cursor, limit: 50 } }),
+  contributor: (contributorId: string) => apiJson<Contributor>(`/v1/admin/contributors/${id(contributorId)}`),
+  putContributor: (contributorId: string, body: { tier: string; payout_address: string; status?: string }) =>
+    apiJson<Contributor>(`/v1/admin/contributors/${id(contributorId)}`, { method: 'PUT', json: body }),
+
+  // Contributor earnings (a contributor key for itself, admin for any)
+  balance: (contributorId: string) => apiJson<ContributorBalance>(`/v1/contributors/${id(contributorId)}/balance`),
+  earnings: (contributorId: string, groupBy: GroupBy, from: string, to: string) =>
+    apiJson<Earnings>(`/v1/contributors/${id(contributorId)}/earnings`, { query: { group_by: groupBy, from, to } }),
+  earningsCsv: (contributorId: string, groupBy: GroupBy, from: string, to: string) =>
+    apiBlob(`/v1/contributors/${id(contributorId)}/earnings.csv`, { query: { group_by: groupBy, from, to }, accept: 'text/csv' }),
+  payouts: (contributorId: string, cursor?: string) => apiJson<Page<Payout>>(`/v1/contributors/${id(contributorId)}/payouts`, { query: { cursor, limit: 50 } }),
+
+  // Settlements
+  settlements: (cursor?: string) => apiJson<Page<Settlement>>('/v1/admin/settlements', { query: { cursor, limit: 50 } }),
+  settlement: (settlementId: string) => apiJson<SettlementDetail>(`/v1/admin/settlements/${id(settlementId)}`),
+  createSettlement: (dryRun: boolean) => apiJson<SettlementCreated>('/v1/admin/settlements', { method: 'POST', json: { dry_run: dryRun } }),
+  approveSettlement: (settlementId: string) => apiJson<Settlement>(`/v1/admin/settlements/${id(settlementId)}/approve`, { method: 'POST', json: {} }),
+
+  // Prices and unpriced usage
+  prices: () => apiJson<PriceList>('/v1/admin/prices'),
+  priceHistory: (model: string) => apiJson<{ data: Price[] }>('/v1/admin/prices', { query: { model } }),
+  createPrice: (price: NewPrice) => apiJson<Price>('/v1/admin/prices', { method: 'POST', json: price }),
+  importPrices: (catalogText: string, effectiveFrom?: string) =>
+    apiJson<PriceImportResult>('/v1/admin/prices/import', { method: 'POST', text: catalogText, query: { effective_from: effectiveFrom } }),
+  unpricedByModel: () => apiJson<{ data: UnpricedModel[] }>('/v1/admin/usage-events/unpriced-by-model'),
+  reprice: () => apiJson<RepriceResult>('/v1/admin/usage-events/reprice', { method: 'POST', json: {} }),
+};

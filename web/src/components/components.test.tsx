@@ -1,0 +1,84 @@
+import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
+import { cleanup, render, screen } from '@testing-library/react';
+import { afterEach, describe, expect, it } from 'vitest';
+import { ApiError } from '../api/client';
+import { queryKeys } from '../api/endpoints';
+import { TxLink } from './tx-link';
+import { DataTable } from './data-table';
+import { Money } from './money';
+import { ErrorMessage } from './states';
+
+afterEach(cleanup);
+
+describe('Money', () => {
+  it('shows the rounded text and keeps the exact string for readers and tests', () => {
+    render(<Money value="-1234.5678901234" />);
+    const money = screen.getByTitle('-1234.5678901234 USD');
+    expect(money.textContent).toBe('-$1,234.56789');
+    expect(money.dataset.value).toBe('-1234.5678901234');
+    expect(money.className).toContain('negative');
+  });
+
+  it('shows USDC amounts with their unit and a dash for no value', () => {
+    render(
+      <>
+        <Money value="3.367039" unit="USDC" />
+        <Money value={null} />
+      </>,
+    );
+    expect(screen.getByTitle('3.367039 USDC').textContent).toBe('3.367039 USDC');
+    expect(screen.getByText('—')).toBeTruthy();
+  });
+});
+
+describe('DataTable', () => {
+  it('has the caption as its accessible name and says when it is empty', () => {
+    render(<DataTable caption="Payouts" rows={[] as Array<{ id: string }>} rowKey={(r) => r.id} empty="No payouts yet." columns={[{ header: 'Id', cell: (r) => r.id }]} />);
+    expect(screen.getByRole('table', { name: 'Payouts' })).toBeTruthy();
+    expect(screen.getByRole('region', { name: 'Payouts' })).toBeTruthy();
+    expect(screen.getByText('No payouts yet.')).toBeTruthy();
+  });
+
+  it('renders one row per item with its cells under the headers', () => {
+    render(<DataTable caption="Lines" rows={[{ id: 'a', v: '1.5' }, { id: 'b', v: '2' }]} rowKey={(r) => r.id} columns={[{ header: 'Id', cell: (r) => r.id }, { header: 'Amount', numeric: true, cell: (r) => <Money value={r.v} /> }]} />);
+    expect(screen.getAllByRole('row')).toHaveLength(3);
+    expect(screen.getByRole('columnheader', { name: 'Amount' }).className).toBe('numeric');
+    expect(screen.getByText('$2.00')).toBeTruthy();
+  });
+});
+
+describe('ErrorMessage', () => {
+  it("shows the API's message exactly, as an alert, with its code", () => {
+    render(<ErrorMessage error={new ApiError(409, 'conflict', 'a settlement is already open (queued)')} />);
+    const alert = screen.getByRole('alert');
+    expect(alert.querySelector('.error-message')!.textContent).toBe('a settlement is already open (queued)');
+    expect(alert.textContent).toContain('conflict');
+  });
+
+  it('lists validation details field by field', () => {
+    render(<ErrorMessage error={new ApiError(400, 'validation_failed', 'request validation failed', [{ field: 'input_usd_per_mtok', message: 'at most 6 decimals' }])} />);
+    expect(screen.getByRole('alert').textContent).toContain('input_usd_per_mtok: at most 6 decimals');
+  });
+});
+
+describe('TxLink', () => {
+  const HASH = '0x' + 'ab'.repeat(32);
+  const withConfig = (template: string | null) => {
+    const client = new QueryClient();
+    client.setQueryData(queryKeys.config, { chain_explorer_tx_url: template });
+    return ({ children }: { children: React.ReactNode }) => <QueryClientProvider client={client}>{children}</QueryClientProvider>;
+  };
+
+  it('links the hash to the explorer template when CHAIN_EXPLORER_TX_URL is set', () => {
+    render(<TxLink hash={HASH} />, { wrapper: withConfig('https://scan.example/tx/{tx_hash}') });
+    const link = screen.getByRole('link', { name: `transaction ${HASH} on the block explorer` });
+    expect(link.getAttribute('href')).toBe(`https://scan.example/tx/${HASH}`);
+    expect(link.getAttribute('rel')).toContain('noopener');
+  });
+
+  it('shows the hash without a link when no explorer is configured', () => {
+    render(<TxLink hash={HASH} />, { wrapper: withConfig(null) });
+    expect(screen.queryByRole('link')).toBeNull();
+    expect(screen.getByTitle(HASH).textContent).toBe('0xababab…ababab');
+  });
+});

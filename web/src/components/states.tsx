@@ -1,0 +1,61 @@
+import type { UseQueryResult } from '@tanstack/react-query';
+import type { ReactNode } from 'react';
+import { ApiError } from '../api/client';
+
+/** The API's error message exactly as it was sent, with its code for reference. */
+export function ErrorMessage({ error, title = 'The API refused this' }: { error: unknown; title?: string }) {
+  const apiError = error instanceof ApiError ? error : null;
+  const message = apiError ? apiError.message : error instanceof Error ? error.message : String(error);
+  return (
+    <div className="error" role="alert">
+      <strong>{title}</strong>
+      <p className="error-message">{message}</p>
+      {apiError && (
+        <p className="muted small">
+          {apiError.status > 0 ? `HTTP ${apiError.status}, ` : ''}code <code>{apiError.code}</code>
+        </p>
+      )}
+      {apiError && Array.isArray(apiError.details) && apiError.details.length > 0 && (
+        <ul className="small">
+          {(apiError.details as Array<{ field?: string; message?: string }>).map((d, i) => (
+            <li key={i}>
+              <code>{d.field}</code>: {d.message}
+            </li>
+          ))}
+        </ul>
+      )}
+    </div>
+  );
+}
+
+export function Loading({ label = 'Loading' }: { label?: string }) {
+  return (
+    <p className="loading" role="status" aria-live="polite">
+      {label}…
+    </p>
+  );
+}
+
+export function Empty({ children }: { children: ReactNode }) {
+  return <p className="empty">{children}</p>;
+}
+
+/** Loading, error and (optionally) empty states around one query's data. */
+export function QueryView<T>({
+  query,
+  label,
+  isEmpty,
+  empty,
+  children,
+}: {
+  query: UseQueryResult<T>;
+  label?: string;
+  isEmpty?: (data: T) => boolean;
+  empty?: ReactNode;
+  children: (data: T) => ReactNode;
+}) {
+  if (query.isPending) return <Loading label={label ? `Loading ${label}` : 'Loading'} />;
+  if (query.isError) return <ErrorMessage error={query.error} title={label ? `Could not load ${label}` : 'Could not load'} />;
+  if (isEmpty?.(query.data)) return <Empty>{empty ?? 'Nothing here yet.'}</Empty>;
+  return <>{children(query.data)}</>;
+}

@@ -1,0 +1,92 @@
+import { useMutation, useQueryClient } from '@tanstack/react-query';
+import { useState, type FormEvent } from 'react';
+import { api } from '../../api/endpoints';
+import { ErrorMessage } from '../../components/states';
+
+interface ContributorFields {
+  id: string;
+  tier: string;
+  status: string;
+  payout_address: string;
+}
+
+/** PUT /v1/admin/contributors/:id with the current fields and the changes; refreshes every view of it. */
+function usePutContributor(contributor: ContributorFields) {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: (changes: Partial<Pick<ContributorFields, 'tier' | 'status' | 'payout_address'>>) =>
+      api.putContributor(contributor.id, {
+        tier: changes.tier ?? contributor.tier,
+        payout_address: changes.payout_address ?? contributor.payout_address,
+        status: changes.status ?? contributor.status,
+      }),
+    onSuccess: async () => {
+      await queryClient.invalidateQueries({ queryKey: ['contributors'] });
+      await queryClient.invalidateQueries({ queryKey: ['contributor', contributor.id] });
+    },
+  });
+}
+
+/** Suspend or activate: a suspended contributor is left out of settlements. */
+export function StatusToggle({ contributor }: { contributor: ContributorFields }) {
+  const put = usePutContributor(contributor);
+  const next = contributor.status === 'suspended' ? 'active' : 'suspended';
+  return (
+    <span className="inline-action">
+      <button type="button" onClick={() => put.mutate({ status: next })} disabled={put.isPending} aria-label={`${next === 'active' ? 'Activate' : 'Suspend'} ${contributor.id}`}>
+        {next === 'active' ? 'Activate' : 'Suspend'}
+      </button>
+      {put.isError && <ErrorMessage error={put.error} />}
+    </span>
+  );
+}
+
+/**
+ * Tier and payout address. The API checks the address (and, with payout safety, refuses some
+ * with 422 payout_address_refused and a reason): its message is shown as is.
+ */
+export function ContributorEditForm({ contributor }: { contributor: ContributorFields }) {
+  const put = usePutContributor(contributor);
+  const [tier, setTier] = useState(contributor.tier);
+  const [address, setAddress] = useState(contributor.payout_address);
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    put.mutate({ tier, payout_address: address.trim() });
+  };
+  return (
+    <form onSubmit={submit} aria-label={`Edit ${contributor.id}`} className="form-grid">
+      <label htmlFor="tier">Tier</label>
+      <select id="tier" value={tier} onChange={(e) => setTier(e.target.value)}>
+        <option value="standard">standard</option>
+        <option value="premium">premium</option>
+      </select>
+      <label htmlFor="payout-address">Payout address</label>
+      <input id="payout-address" value={address} onChange={(e) => setAddress(e.target.value)} spellCheck={false} required />
+      <div className="actions">
+        <button type="submit" className="primary" disabled={put.isPending}>
+          {put.isPending ? 'Saving…' : 'Save'}
+        </button>
+        {put.isSuccess && <span role="status">Saved.</span>}
+      </div>
+      {put.isError && <ErrorMessage error={put.error} title="Not saved" />}
+    </form>
+  );
+}
+
+/** Issues a contributor key for the portal; the key is shown once, as the API returns it once. */
+export function PortalKeyButton({ contributorId }: { contributorId: string }) {
+  const create = useMutation({ mutationFn: () => api.createContributorKey(contributorId, `console portal key for ${contributorId}`) });
+  return (
+    <div>
+      <button type="button" onClick={() => create.mutate()} disabled={create.isPending}>
+        Create a portal key
+      </button>
+      {create.isSuccess && (
+        <p role="status">
+          Key for {contributorId} (shown once): <code data-created-key>{create.data.key}</code>
+        </p>
+      )}
+      {create.isError && <ErrorMessage error={create.error} />}
+    </div>
+  );
+}

@@ -1,0 +1,80 @@
+import { useQuery } from '@tanstack/react-query';
+import { getRouteApi, Link } from '@tanstack/react-router';
+import { api, queryKeys } from '../../api/endpoints';
+import type { Price } from '../../api/types';
+import { DataTable, type Column } from '../../components/data-table';
+import { Money } from '../../components/money';
+import { QueryView } from '../../components/states';
+import { formatTimestamp } from '../../lib/format';
+import { CatalogImport, PriceForm } from './price-form';
+
+const route = getRouteApi('/prices');
+
+/** Columns of a price version; variants and tiers arrive as fields and show once present. */
+function priceColumns(rows: Price[], withModelLink: boolean): Array<Column<Price>> {
+  return [
+    {
+      header: 'Model',
+      cell: (p) => (withModelLink ? <Link to="/prices" search={{ model: p.model }}>{p.model}</Link> : <code>{p.model}</code>),
+    },
+    ...(rows.some((p) => p.variant !== undefined) ? [{ header: 'Variant', cell: (p: Price) => p.variant }] : []),
+    { header: 'Input / 1M', numeric: true, cell: (p) => <Money value={p.input_usd_per_mtok} /> },
+    { header: 'Output / 1M', numeric: true, cell: (p) => <Money value={p.output_usd_per_mtok} /> },
+    { header: 'Cached input / 1M', numeric: true, cell: (p) => <Money value={p.cached_input_usd_per_mtok} /> },
+    ...(rows.some((p) => p.tiers !== undefined) ? [{ header: 'Tiers', cell: (p: Price) => String(p.tiers?.length ?? 0) }] : []),
+    { header: 'In force from', cell: (p) => formatTimestamp(p.effective_from) },
+    { header: 'Source', cell: (p) => p.source },
+    { header: 'Next version', cell: (p) => (p.next ? formatTimestamp(p.next.effective_from) : '') },
+  ];
+}
+
+function PriceHistory({ model }: { model: string }) {
+  const history = useQuery({ queryKey: queryKeys.priceHistory(model), queryFn: () => api.priceHistory(model) });
+  return (
+    <section className="panel" aria-labelledby="history-title">
+      <h2 id="history-title">History of {model}</h2>
+      <p>
+        <Link to="/prices" search={{}}>
+          ← All current prices
+        </Link>
+      </p>
+      <QueryView query={history} label={`the history of ${model}`}>
+        {(h) => <DataTable<Price> caption={`Price versions of ${model}, oldest first`} rows={h.data} rowKey={(p) => p.id} empty="No version of this model." columns={priceColumns(h.data, false)} />}
+      </QueryView>
+    </section>
+  );
+}
+
+export function PricesScreen() {
+  const { model } = route.useSearch();
+  const prices = useQuery({ queryKey: queryKeys.prices, queryFn: api.prices, enabled: model === undefined });
+  return (
+    <section aria-labelledby="prices-title">
+      <h1 id="prices-title">Prices</h1>
+      {model !== undefined ? (
+        <PriceHistory model={model} />
+      ) : (
+        <QueryView query={prices} label="prices">
+          {(p) => (
+            <>
+              <DataTable<Price> caption="Prices in force now (USD per million tokens)" rows={p.data} rowKey={(x) => x.id} empty="No prices yet: add one or import the catalog." columns={priceColumns(p.data, true)} />
+              {(p.upcoming?.length ?? 0) > 0 && (
+                <DataTable<Price> caption="Scheduled: models whose first price is in the future" rows={p.upcoming!} rowKey={(x) => x.id} columns={priceColumns(p.upcoming!, true)} />
+              )}
+            </>
+          )}
+        </QueryView>
+      )}
+      <div className="two-columns">
+        <section className="panel" aria-labelledby="new-price-title">
+          <h2 id="new-price-title">Add a price version</h2>
+          <PriceForm model={model ?? ''} />
+        </section>
+        <section className="panel" aria-labelledby="catalog-title">
+          <h2 id="catalog-title">Import the catalog</h2>
+          <CatalogImport />
+        </section>
+      </div>
+    </section>
+  );
+}

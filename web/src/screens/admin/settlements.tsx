@@ -1,0 +1,127 @@
+import { useInfiniteQuery, useMutation, useQueryClient } from '@tanstack/react-query';
+import { Link, useNavigate } from '@tanstack/react-router';
+import { useState } from 'react';
+import { api, queryKeys } from '../../api/endpoints';
+import type { PlannedLine, Settlement, SettlementCreated } from '../../api/types';
+import { ConfirmDialog } from '../../components/confirm-dialog';
+import { DataTable } from '../../components/data-table';
+import { Money } from '../../components/money';
+import { ErrorMessage, Loading } from '../../components/states';
+import { StatusBadge } from '../../components/status-badge';
+import { formatTimestamp, shortHash } from '../../lib/format';
+
+function PlannedLines({ plan }: { plan: SettlementCreated }) {
+  return (
+    <>
+      <p data-dry-run-total={plan.total_usdc}>
+        {plan.payout_count} payouts, total <Money value={plan.total_usdc} unit="USDC" />
+        {plan.requires_approval ? ' — above the approval threshold: it will wait for approval.' : '.'}
+      </p>
+      <DataTable<PlannedLine>
+        caption="Dry run: who would be paid"
+        rows={plan.lines ?? []}
+        rowKey={(l) => l.contributor_id}
+        empty="Nobody qualifies (payable below the minimum, suspended, or nothing owed)."
+        columns={[
+          { header: 'Contributor', cell: (l) => l.contributor_id },
+          { header: 'Payout address', cell: (l) => <code title={l.payout_address}>{shortHash(l.payout_address)}</code> },
+          { header: 'Amount', numeric: true, cell: (l) => <Money value={l.amount_usdc} unit="USDC" /> },
+        ]}
+      />
+    </>
+  );
+}
+
+export function SettlementsScreen() {
+  const queryClient = useQueryClient();
+  const navigate = useNavigate();
+  const [confirming, setConfirming] = useState(false);
+  const [notice, setNotice] = useState<string | null>(null);
+  const list = useInfiniteQuery({
+    queryKey: queryKeys.settlements,
+    queryFn: ({ pageParam }) => api.settlements(pageParam),
+    initialPageParam: undefined as string | undefined,
+    getNextPageParam: (page) => page.next_cursor ?? undefined,
+  });
+  const dryRun = useMutation({ mutationFn: () => api.createSettlement(true) });
+  const create = useMutation({
+    mutationFn: () => api.createSettlement(false),
+    onSuccess: async (created) => {
+      setConfirming(false);
+      await queryClient.invalidateQueries({ queryKey: queryKeys.settlements });
+      await queryClient.invalidateQueries({ queryKey: queryKeys.overview });
+      if (created.settlement_id) await navigate({ to: '/settlements/$settlementId', params: { settlementId: created.settlement_id } });
+      else setNotice('Nobody qualifies for a payout now: no settlement was created.');
+    },
+  });
+  const openCreate = () => {
+    setNotice(null);
+    create.reset();
+    dryRun.mutate();
+    setConfirming(true);
+  };
+
+  return (
+    <section aria-labelledby="settlements-title">
+      <h1 id="settlements-title">Settlements</h1>
+      <div className="actions">
+        <button type="button" onClick={() => dryRun.mutate()} disabled={dryRun.isPending}>
+          Dry run
+        </button>
+        <button type="button" className="primary" onClick={openCreate} disabled={create.isPending}>
+          Create settlement
+        </button>
+      </div>
+      {notice && <p role="status">{notice}</p>}
+      {!confirming && dryRun.isPending && <Loading label="Computing the dry run" />}
+      {!confirming && dryRun.isError && <ErrorMessage error={dryRun.error} title="Dry run failed" />}
+      {!confirming && dryRun.isSuccess && (
+        <section className="panel" aria-label="Dry run result">
+          <h2>Dry run</h2>
+          <PlannedLines plan={dryRun.data} />
+        </section>
+      )}
+      <ConfirmDialog
+        open={confirming}
+        title="Create a settlement?"
+        confirmLabel="Create settlement"
+        busy={create.isPending}
+        onConfirm={() => create.mutate()}
+        onCancel={() => setConfirming(false)}
+      >
+        <p>Each line’s payable amount moves to “in settlement” now and is paid in USDC on chain.</p>
+        {dryRun.isPending && <Loading label="Computing who would be paid" />}
+        {dryRun.isError && <ErrorMessage error={dryRun.error} />}
+        {dryRun.isSuccess && <PlannedLines plan={dryRun.data} />}
+        {create.isError && <ErrorMessage error={create.error} title="Not created" />}
+      </ConfirmDialog>
+      {list.isPending ? (
+        <Loading label="Loading settlements" />
+      ) : list.isError ? (
+        <ErrorMessage error={list.error} title="Could not load settlements" />
+      ) : (
+        <>
+          <DataTable<Settlement>
+            caption="Settlements, newest first"
+            rows={list.data.pages.flatMap((p) => p.data)}
+            rowKey={(s) => s.settlement_id}
+            empty="No settlements yet."
+            columns={[
+              { header: 'Created', cell: (s) => <Link to="/settlements/$settlementId" params={{ settlementId: s.settlement_id }}>{formatTimestamp(s.created_at)}</Link> },
+              { header: 'Status', cell: (s) => <StatusBadge status={s.status} /> },
+              { header: 'Trigger', cell: (s) => s.trigger },
+              { header: 'Payouts', numeric: true, cell: (s) => s.payout_count },
+              { header: 'Total', numeric: true, cell: (s) => <Money value={s.total_usdc} unit="USDC" /> },
+              { header: 'Completed', cell: (s) => formatTimestamp(s.completed_at) },
+            ]}
+          />
+          {list.hasNextPage && (
+            <button type="button" onClick={() => void list.fetchNextPage()} disabled={list.isFetchingNextPage}>
+              Load more
+            </button>
+          )}
+        </>
+      )}
+    </section>
+  );
+}

@@ -1,0 +1,77 @@
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useState } from 'react';
+import { api, queryKeys } from '../../api/endpoints';
+import type { UnpricedModel } from '../../api/types';
+import { DataTable } from '../../components/data-table';
+import { ErrorMessage, QueryView } from '../../components/states';
+import { formatCount, formatTimestamp } from '../../lib/format';
+import { CatalogImport, PriceForm } from './price-form';
+
+export function UnpricedScreen() {
+  const queryClient = useQueryClient();
+  const [pricing, setPricing] = useState<UnpricedModel | null>(null);
+  const unpriced = useQuery({ queryKey: queryKeys.unpriced, queryFn: api.unpricedByModel });
+  const reprice = useMutation({
+    mutationFn: api.reprice,
+    onSuccess: async () => {
+      await queryClient.invalidateQueries({ queryKey: queryKeys.unpriced });
+      await queryClient.invalidateQueries({ queryKey: queryKeys.overview });
+    },
+  });
+
+  return (
+    <section aria-labelledby="unpriced-title">
+      <h1 id="unpriced-title">Unpriced events</h1>
+      <p className="muted">
+        Events whose model had no price in force when they occurred are stored, not charged. Add the price (in force from before the first event), then
+        reprice.
+      </p>
+      <QueryView query={unpriced} label="unpriced events">
+        {(u) => (
+          <DataTable<UnpricedModel>
+            caption="Unpriced events by model"
+            rows={u.data}
+            rowKey={(m) => m.model}
+            empty="Every event is priced."
+            columns={[
+              { header: 'Model', cell: (m) => <code>{m.model}</code> },
+              { header: 'Events', numeric: true, cell: (m) => formatCount(m.events) },
+              { header: 'First', cell: (m) => formatTimestamp(m.first_occurred_at) },
+              { header: 'Last', cell: (m) => formatTimestamp(m.last_occurred_at) },
+              {
+                header: 'Action',
+                cell: (m) => (
+                  <button type="button" onClick={() => setPricing(m)} aria-label={`Add a price for ${m.model}`}>
+                    Add price
+                  </button>
+                ),
+              },
+            ]}
+          />
+        )}
+      </QueryView>
+      {pricing && (
+        <section className="panel" aria-labelledby="add-price-title">
+          <h2 id="add-price-title">Price for {pricing.model}</h2>
+          <PriceForm key={pricing.model} model={pricing.model} effectiveFrom={pricing.first_occurred_at} />
+        </section>
+      )}
+      <section className="panel" aria-labelledby="reprice-title">
+        <h2 id="reprice-title">Reprice</h2>
+        <button type="button" className="primary" onClick={() => reprice.mutate()} disabled={reprice.isPending}>
+          {reprice.isPending ? 'Repricing…' : 'Reprice unpriced events'}
+        </button>
+        {reprice.isSuccess && (
+          <p role="status" data-reprice-result>
+            Priced {formatCount(reprice.data.priced)} events; {formatCount(reprice.data.still_unpriced)} still unpriced.
+          </p>
+        )}
+        {reprice.isError && <ErrorMessage error={reprice.error} title="Reprice failed" />}
+      </section>
+      <section className="panel" aria-labelledby="import-title">
+        <h2 id="import-title">Import the catalog</h2>
+        <CatalogImport />
+      </section>
+    </section>
+  );
+}

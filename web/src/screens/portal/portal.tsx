@@ -1,0 +1,29 @@
+import { useQuery } from '@tanstack/react-query';
+import { api, queryKeys } from '../../api/endpoints';
+import { usePrincipal } from '../../auth/auth';
+import { QueryView } from '../../components/states';
+import { BalanceStats } from '../shared/balances';
+import { EarningsPanel } from '../shared/earnings-panel';
+import { PayoutsTable } from '../shared/payouts-table';
+
+/** A contributor key's own balance, earnings and payouts: it is bound to one contributor id. */
+export function PortalScreen() {
+  const principal = usePrincipal();
+  const contributorId = principal.contributor_id!;
+  const balance = useQuery({ queryKey: queryKeys.balance(contributorId), queryFn: () => api.balance(contributorId) });
+  return (
+    <section aria-labelledby="portal-title">
+      <h1 id="portal-title">Earnings of {contributorId}</h1>
+      <QueryView query={balance} label="your balance">
+        {(b) => (
+          <>
+            <p className="muted">{b.tier} tier</p>
+            <BalanceStats balances={b} label="Your balance" />
+          </>
+        )}
+      </QueryView>
+      <EarningsPanel contributorId={contributorId} />
+      <PayoutsTable contributorId={contributorId} />
+    </section>
+  );
+}
