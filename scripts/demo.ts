@@ -28,6 +28,7 @@ import {
 } from './lib/bench-stack.js';
 import { devChain, startDevchain, type Devchain } from './lib/devchain.js';
 import { CleanupStack, sleep, type ManagedProcess } from './lib/processes.js';
+import { seededRandom } from '../src/common/random/seeded-random.js';
 
 // ---- Limits and fixed inputs ----------------------------------------------------------------
 
@@ -367,17 +368,6 @@ async function seedParties(context: DemoContext): Promise<void> {
 
 // ---- Gateway traffic -----------------------------------------------------------------------------
 
-/** Small deterministic PRNG so every run sends the same kind of traffic. */
-function prng(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 function randomEvent(runId: string, kind: string, index: number, random: () => number) {
   const pick = <T,>(items: readonly T[]) => items[Math.floor(random() * items.length)]!;
@@ -728,7 +718,7 @@ async function startStack(runId: string, runDir: string, cleanup: CleanupStack, 
 }
 
 async function playAndCheck(context: DemoContext): Promise<void> {
-  const random = prng(20261129);
+  const random = seededRandom(20261129);
   await seedPrices(context.admin, context.priceDocumentText, context.prices);
   await seedParties(context);
   await playBatches(context, random);
