@@ -22,7 +22,7 @@ export default {
   projects: [
     { ...common, displayName: 'unit', testMatch: ['<rootDir>/src/**/*.spec.ts'] },
     // Access-control matrix and 1,000+ bad-input cases: `npm run test:security`. A fast subset runs
-    // in `npm test` as test/e2e/security-smoke.e2e-spec.ts.
+    // in `npm test` as test/security/security-smoke.e2e-spec.ts.
     ...(securitySelected
       ? [
           {

@@ -30,6 +30,7 @@ import {
 } from './lib/bench-stack.js';
 import { devChain, startDevchain, type Devchain } from './lib/devchain.js';
 import { CleanupStack, sleep, type ManagedProcess } from './lib/processes.js';
+import { seededRandom } from '../src/common/random/seeded-random.js';
 
 // ---- Limits and fixed inputs ----------------------------------------------------------------
 
@@ -369,17 +370,6 @@ async function seedParties(context: DemoContext): Promise<void> {
 
 // ---- Gateway traffic -----------------------------------------------------------------------------
 
-/** Small deterministic PRNG so every run sends the same kind of traffic. */
-function prng(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 function randomEvent(runId: string, kind: string, index: number, random: () => number) {
   const pick = <T,>(items: readonly T[]) => items[Math.floor(random() * items.length)]!;
@@ -730,7 +720,7 @@ async function startStack(runId: string, runDir: string, cleanup: CleanupStack, 
 }
 
 async function playAndCheck(context: DemoContext): Promise<void> {
-  const random = prng(20261129);
+  const random = seededRandom(20261129);
   await seedPrices(context.admin, context.priceDocumentText, context.prices);
   await seedParties(context);
   await playBatches(context, random);
@@ -780,7 +770,7 @@ const KEEP_ALIVE_MS = 2 ** 30;
 
 /** After the settlement everything is paid: new earnings to settle and events without a price to fix. */
 async function seedForConsole(context: DemoContext): Promise<void> {
-  const random = prng(20261201);
+  const random = seededRandom(20261201);
   const events = Array.from({ length: SERVE_EXTRA_EVENTS }, (_, i) => randomEvent(context.runId, 'serve', i, random));
   for (let i = 0; i < SERVE_UNPRICED_EVENTS; i += 1) events.push({ ...randomEvent(context.runId, 'unpriced', i, random), model: SERVE_UNPRICED_MODEL });
   await context.gateway.expect([200], 'POST', '/v1/usage-events/batch', { events });

@@ -10,7 +10,8 @@ import { promisify } from 'node:util';
 import { Redis } from 'ioredis';
 import pg from 'pg';
 import { migrate } from './migrate.js';
-import { findFreePort, runLogged, sleep, spawnService, waitForLog, waitForReady, type ManagedProcess } from './processes.js';
+import { runLogged, sleep, type ManagedProcess } from './processes.js';
+import { startApiProcess, startWorkerProcess } from './service-process.js';
 
 export const REPO_ROOT = new URL('../../', import.meta.url).pathname;
 export const POSTGRES_ADMIN_URL = 'postgresql://postgres@127.0.0.1:5432/postgres';
@@ -20,14 +21,6 @@ const SERVICE_START_WAIT_MS = 15_000;
 // Sources whose change makes dist/ stale.
 const BUILD_INPUTS = ['src', 'prisma/schema.prisma', 'tsconfig.json', 'tsconfig.build.json', 'package.json', 'web/src', 'web/index.html', 'web/vite.config.ts'];
 const BUILD_OUTPUTS = ['dist/src/main.js', 'dist/src/worker.js', 'web/dist/index.html'];
-/**
- * The same V8 flags as `npm run start:prod` / `start:worker` (package.json), for the 300 MB
- * resident-memory target. A bounded old space: V8 otherwise grows the heap lazily under load.
- * WebAssembly compiled by the baseline compiler only: Prisma's query compiler is a large wasm
- * module, and its optimizing recompile in the background took 40-60 MiB more RSS in about half
- * the runs; the service sends a few Prisma queries a second at most (ingestion is raw SQL).
- */
-export const SERVICE_NODE_FLAGS = ['--max-old-space-size=160', '--liftoff-only'];
 const exec = promisify(execFile);
 
 export type Log = (line: string) => void;
@@ -218,48 +211,32 @@ export interface ServiceOptions {
   env: Record<string, string>;
 }
 
-export function apiSpecEnv(port: number, env: Record<string, string>): NodeJS.ProcessEnv {
-  return { ...process.env, NODE_ENV: 'production', ...env, PORT: String(port) };
-}
-
-/** Starts `node dist/src/main.js` on a free port and waits for /health/ready. */
+/**
+ * Starts the API of dist/ on a free port with the production node flags (service-process.ts) and
+ * waits for /health/ready. The flags (package.json start:prod) bound the old space, for the 300 MB
+ * resident-memory target, and compile WebAssembly with the baseline compiler only: Prisma's query
+ * compiler is a large wasm module whose optimizing recompile took 40-60 MiB more RSS in half the runs.
+ */
 export async function startApi(options: ServiceOptions & { name?: string }): Promise<{ api: ManagedProcess; baseUrl: string }> {
-  const port = await findFreePort();
   const name = options.name ?? 'api';
-  const api = spawnService({
+  const started = await startApiProcess({
     name,
-    command: process.execPath,
-    args: [...SERVICE_NODE_FLAGS, join(REPO_ROOT, 'dist/src/main.js')],
-    cwd: REPO_ROOT,
-    env: apiSpecEnv(port, options.env),
-    logPath: join(options.runDir, `${name}.log`),
-  });
-  const baseUrl = `http://127.0.0.1:${port}`;
-  try {
-    await waitForReady(`${baseUrl}/health/ready`, api);
-  } catch (error) {
-    await api.stop();
-    throw error;
-  }
-  return { api, baseUrl };
-}
-
-/** Starts `node dist/src/worker.js` and waits for its "worker started" log line. */
-export async function startWorker(options: ServiceOptions & { name?: string }): Promise<ManagedProcess> {
-  const name = options.name ?? 'worker';
-  const worker = spawnService({
-    name,
-    command: process.execPath,
-    args: [...SERVICE_NODE_FLAGS, join(REPO_ROOT, 'dist/src/worker.js')],
+    buildRoot: REPO_ROOT,
     cwd: REPO_ROOT,
     env: { ...process.env, NODE_ENV: 'production', ...options.env },
     logPath: join(options.runDir, `${name}.log`),
   });
-  try {
-    await waitForLog(worker, /worker started/);
-  } catch (error) {
-    await worker.stop();
-    throw error;
-  }
-  return worker;
+  return { api: started.process, baseUrl: started.baseUrl };
+}
+
+/** Starts the worker of dist/ (production node flags) and waits for its "worker started" log line. */
+export function startWorker(options: ServiceOptions & { name?: string }): Promise<ManagedProcess> {
+  const name = options.name ?? 'worker';
+  return startWorkerProcess({
+    name,
+    buildRoot: REPO_ROOT,
+    cwd: REPO_ROOT,
+    env: { ...process.env, NODE_ENV: 'production', ...options.env },
+    logPath: join(options.runDir, `${name}.log`),
+  });
 }

@@ -8,7 +8,19 @@ describe('parseEnv', () => {
     expect(env.USER_MARKUP.numerator).toBe(13000n);
     expect(env.PAYOUT_STANDARD.text).toBe('1.1');
     expect(env.PAYOUT_PREMIUM.text).toBe('1.2');
-    expect(env.SETTLEMENT_MIN_PAYOUT_USD).toBe(10n * 10n ** 18n);
+    expect(env.SETTLEMENT_MIN_PAYOUT_ATTO).toBe(10n * 10n ** 18n);
+  });
+
+  it('reads the settlement limits from their _USD variables into keys that say atto', () => {
+    const env = parseEnv({ SETTLEMENT_MIN_PAYOUT_USD: '0.5', SETTLEMENT_APPROVAL_THRESHOLD_USD: '7', SETTLEMENT_LINE_MAX_USD: '8', SETTLEMENT_TOTAL_MAX_USD: '9.000001' });
+    expect(env).toMatchObject({
+      SETTLEMENT_MIN_PAYOUT_ATTO: 5n * 10n ** 17n,
+      SETTLEMENT_APPROVAL_THRESHOLD_ATTO: 7n * 10n ** 18n,
+      SETTLEMENT_LINE_MAX_ATTO: 8n * 10n ** 18n,
+      SETTLEMENT_TOTAL_MAX_ATTO: 9_000_001n * 10n ** 12n,
+    });
+    expect(Object.keys(env).filter((key) => key.startsWith('SETTLEMENT_') && key.endsWith('_USD'))).toEqual([]);
+    expect(() => parseEnv({ SETTLEMENT_LINE_MAX_USD: '1.0000001' })).toThrow(/SETTLEMENT_LINE_MAX_USD/);
   });
 
   it('rate-limits ingestion far above the 25,000 events/s benchmark target by default', () => {

@@ -101,7 +101,28 @@ export const envSchema = z.object({
     .optional(),
 });
 
-export type Env = z.output<typeof envSchema>;
+/**
+ * Variables an operator writes in USD (operations.md names them `_USD`) that are parsed to
+ * atto-USD: in the parsed config the key says the unit it holds.
+ */
+const ATTO_KEYS_OF_USD_VARIABLES = {
+  SETTLEMENT_MIN_PAYOUT_USD: 'SETTLEMENT_MIN_PAYOUT_ATTO',
+  SETTLEMENT_APPROVAL_THRESHOLD_USD: 'SETTLEMENT_APPROVAL_THRESHOLD_ATTO',
+  SETTLEMENT_LINE_MAX_USD: 'SETTLEMENT_LINE_MAX_ATTO',
+  SETTLEMENT_TOTAL_MAX_USD: 'SETTLEMENT_TOTAL_MAX_ATTO',
+} as const;
+type UsdVariable = keyof typeof ATTO_KEYS_OF_USD_VARIABLES;
+
+export type Env = Omit<z.output<typeof envSchema>, UsdVariable> & { [K in UsdVariable as (typeof ATTO_KEYS_OF_USD_VARIABLES)[K]]: bigint };
+
+function withAttoKeys(parsed: z.output<typeof envSchema>): Env {
+  const env: Record<string, unknown> = { ...parsed };
+  for (const [variable, key] of Object.entries(ATTO_KEYS_OF_USD_VARIABLES)) {
+    env[key] = env[variable];
+    delete env[variable];
+  }
+  return env as Env;
+}
 
 export class ConfigError extends Error {
   constructor(message: string) {
@@ -118,7 +139,7 @@ export function parseEnv(source: NodeJS.ProcessEnv): Env {
     const problems = result.error.issues.map((issue) => `${issue.path.join('.') || '(env)'}: ${issue.message}`);
     throw new ConfigError(`invalid environment: ${problems.join('; ')}`);
   }
-  const env = result.data;
+  const env = withAttoKeys(result.data);
   if (!env.PAYOUT_PRIVATE_KEY && env.PAYOUT_PRIVATE_KEY_FILE) {
     const key = readFileSync(env.PAYOUT_PRIVATE_KEY_FILE, 'utf8').trim();
     const parsed = envSchema.shape.PAYOUT_PRIVATE_KEY.safeParse(key);

@@ -3,7 +3,8 @@
 // writer maintains) must equal sums over the stored usage_events rows.
 import pg from 'pg';
 import { formatAttoAsUsd } from '../../src/common/money/index.js';
-import { rng, pick } from '../factories/usage-factory.js';
+import { seededRandom } from '../../src/common/random/seeded-random.js';
+import { pick } from '../factories/usage-factory.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 
 const DAY_MS = 86_400_000;
@@ -54,7 +55,7 @@ describe('earnings over events ingested through the API', () => {
     await t.admin(t.http.put('/v1/admin/contributors/c_b')).send({ tier: 'premium', payout_address: ADDRESS }).expect(201);
     for (const user of ['u1', 'u2']) await t.admin(t.http.post(`/v1/admin/users/${user}/credits`)).send({ amount_usd: '1000', reference: `fund-${user}` }).expect(201);
     gatewayKey = (await t.admin(t.http.post('/v1/admin/api-keys')).send({ role: 'gateway' }).expect(201)).body.key;
-    const random = rng(7);
+    const random = seededRandom(7);
     // Past days, before the tier change (hours before now at most today, so never in the future).
     const pastAt = () => new Date(firstDay.getTime() + Math.floor(random() * (Date.now() - 3_600_000 - firstDay.getTime())));
     // A large group takes the statement-by-statement write, a small one (<= 64 events) the

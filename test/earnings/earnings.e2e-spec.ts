@@ -3,7 +3,8 @@
 import type { IncomingMessage } from 'node:http';
 import pg from 'pg';
 import { formatAttoAsUsd, parseUsdToAtto } from '../../src/common/money/index.js';
-import { rng, randomEvents, UsageFactory, utcDay, type WrittenEvent } from '../factories/usage-factory.js';
+import { seededRandom } from '../../src/common/random/seeded-random.js';
+import { randomEvents, UsageFactory, utcDay, type WrittenEvent } from '../factories/usage-factory.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 
 const SEED = Number(process.env.EARNINGS_TEST_SEED ?? 20261129);
@@ -91,7 +92,7 @@ describe('contributor earnings from the daily rollup', () => {
     await factory.contributor({ id: 'c-prem', tiers: [{ tier: 'premium', effectiveFrom: since }] });
     await factory.contributor({ id: 'c-switch', tiers: [{ tier: 'standard', effectiveFrom: since }, { tier: 'premium', effectiveFrom: SWITCH_AT }] });
     await factory.contributor({ id: 'c-empty', tiers: [{ tier: 'standard', effectiveFrom: since }] });
-    const random = rng(SEED);
+    const random = seededRandom(SEED);
     const seeds = randomEvents(random, { count: 600, prefix: 'ev', contributors: CONTRIBUTORS, models: MODELS, users: ['u1', 'u2', 'u3'], days: DAYS });
     // Unpriced events (no price for the model) are stored but never earn.
     const unpriced = randomEvents(random, { count: 7, prefix: 'unpriced', contributors: CONTRIBUTORS, models: ['x/no-price'], users: ['u1'], days: DAYS });

@@ -1,7 +1,6 @@
 import { Body, Controller, Get, Param, Post, Query, Res } from '@nestjs/common';
 import { ApiBearerAuth, ApiCreatedResponse, ApiOkResponse, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
-import { formatAttoAsUsd } from '../../common/money/index.js';
 import type { Principal } from '../auth/auth.types.js';
 import { CurrentPrincipal } from '../auth/principal.decorator.js';
 import { Roles } from '../auth/roles.decorator.js';
@@ -16,6 +15,7 @@ import {
   OverviewDailyResponseDto,
   OverviewResponseDto,
 } from './admin.schemas.js';
+import { adjustmentBody, auditLogBody, contributorPageBody, overviewBody, overviewDailyBody } from './admin.presenter.js';
 import { AdminService } from './admin.service.js';
 import { ContributorAdjustmentsService } from './contributor-adjustments.service.js';
 
@@ -31,26 +31,26 @@ export class AdminController {
 
   @Get('overview')
   @ApiOkResponse({ type: OverviewResponseDto })
-  overview() {
-    return this.admin.overview();
+  async overview() {
+    return overviewBody(await this.admin.overview());
   }
 
   @Get('overview/daily')
   @ApiOkResponse({ type: OverviewDailyResponseDto })
-  overviewDaily(@Query() query: OverviewDailyQueryDto) {
-    return this.admin.overviewDaily({ from: query.from, to: query.to });
+  async overviewDaily(@Query() query: OverviewDailyQueryDto) {
+    return overviewDailyBody(await this.admin.overviewDaily({ from: query.from, to: query.to }));
   }
 
   @Get('audit-log')
   @ApiOkResponse({ type: AuditLogResponseDto })
-  auditLog(@Query() query: AuditLogQueryDto) {
-    return this.admin.auditLog({ limit: query.limit, cursor: query.cursor });
+  async auditLog(@Query() query: AuditLogQueryDto) {
+    return auditLogBody(await this.admin.auditLog({ limit: query.limit, cursor: query.cursor }));
   }
 
   @Get('contributors')
   @ApiOkResponse({ type: ContributorListResponseDto })
-  contributors(@Query() query: ContributorListQueryDto) {
-    return this.admin.listContributors({ sort: query.sort, limit: query.limit, cursor: query.cursor, search: query.q });
+  async contributors(@Query() query: ContributorListQueryDto) {
+    return contributorPageBody(await this.admin.listContributors({ sort: query.sort, limit: query.limit, cursor: query.cursor, search: query.q }));
   }
 
   /** 201 when applied, 200 with Idempotent-Replayed: true when the same reference and payload repeat. */
@@ -70,14 +70,6 @@ export class AdminController {
     });
     res.status(result.replayed ? 200 : 201);
     if (result.replayed) res.header('Idempotent-Replayed', 'true');
-    const record = result.record;
-    return {
-      contributor_id: record.contributorId,
-      reference: record.reference,
-      amount_usd: formatAttoAsUsd(record.amountAtto),
-      reason: record.reason,
-      payable_usd: formatAttoAsUsd(record.payableAfterAtto),
-      created_at: record.createdAt.toISOString(),
-    };
+    return adjustmentBody(result.record);
   }
 }

@@ -1,15 +1,12 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { getAddress } from 'viem';
 import { z } from 'zod';
 import { validationFailed } from '../../common/errors/index.js';
 import { decodeCursor, encodeCursor } from '../../common/http/pagination.js';
-import { formatAttoAsUsd, microUsdcToAtto } from '../../common/money/index.js';
+import { microUsdcToAtto } from '../../common/money/index.js';
 import { APP_CONFIG, type AppConfig } from '../../config/index.js';
 import { AuditService } from '../audit/audit.service.js';
-import { contributorBalancesOf, contributorBalancesToJson } from '../earnings/contributor-balances.js';
 import { formatDay, resolveEarningsRange } from '../earnings/earnings-range.js';
-import { toJsonInteger } from '../earnings/earnings-report.js';
-import { LedgerService, type ContributorBalanceRow, type ContributorCursor, type ContributorSort } from '../ledger/ledger.service.js';
+import { LedgerService, type ContributorCursor, type ContributorSort } from '../ledger/ledger.service.js';
 import { SettlementService } from '../settlement/statement/settlement.service.js';
 import { UsageService } from '../usage/usage.service.js';
 import { AdminRepository } from './admin.repository.js';
@@ -20,26 +17,21 @@ const contributorCursorSchema = z.union([
 ]);
 const auditCursorSchema = z.object({ id: z.string().regex(/^\d{1,19}$/) }).strict();
 
-/** Addresses are shown checksummed (EIP-55); a stored value that is not an address is shown as is. */
-function checksummed(address: string): string {
-  try {
-    return getAddress(address);
-  } catch {
-    return address;
-  }
+/** Platform totals in atto-USD, with the settlement module's hot wallet and last settlement. */
+export interface AdminOverview {
+  chargedAtto: bigint;
+  marginAtto: bigint;
+  usersBalanceAtto: bigint;
+  usersHeldAtto: bigint;
+  payableAtto: bigint;
+  inSettlementAtto: bigint;
+  paidAtto: bigint;
+  unpricedEvents: bigint;
+  hotWallet: Awaited<ReturnType<SettlementService['hotWalletStatus']>>;
+  lastSettlement: Awaited<ReturnType<SettlementService['lastSettlementSummary']>>;
 }
 
-function contributorToJson(row: ContributorBalanceRow) {
-  return {
-    id: row.id,
-    tier: row.tier,
-    status: row.status,
-    payout_address: checksummed(row.payoutAddress),
-    balances: contributorBalancesToJson(contributorBalancesOf(row)),
-  };
-}
-
-/** Admin reads: overview, contributor list, audit log. Shapes are the api.md JSON. */
+/** Admin reads: overview, contributor list, audit log, as records (admin.presenter.ts shapes the api.md JSON). */
 @Injectable()
 export class AdminService {
   constructor(
@@ -66,7 +58,7 @@ export class AdminService {
       rows.length > input.limit && last
         ? encodeCursor(input.sort === 'id' ? { s: 'id', id: last.id } : { s: 'payable_desc', p: last.payableAtto.toString(), id: last.id })
         : null;
-    return { data: page.map(contributorToJson), next_cursor: nextCursor };
+    return { rows: page, nextCursor };
   }
 
   /** Newest first; the cursor is the id of the last entry seen. */
@@ -75,19 +67,7 @@ export class AdminService {
     const records = await this.audit.list(input.limit + 1, decoded ? BigInt(decoded.id) : null);
     const page = records.slice(0, input.limit);
     const last = page.at(-1);
-    return {
-      data: page.map((r) => ({
-        id: r.id.toString(),
-        actor_id: r.actorId,
-        actor_role: r.actorRole,
-        action: r.action,
-        target: r.target,
-        before: r.before ?? null,
-        after: r.after ?? null,
-        created_at: r.createdAt.toISOString(),
-      })),
-      next_cursor: records.length > input.limit && last ? encodeCursor({ id: last.id.toString() }) : null,
-    };
+    return { records: page, nextCursor: records.length > input.limit && last ? encodeCursor({ id: last.id.toString() }) : null };
   }
 
   /** Per UTC day: charged, revenue and earnings of the usage of that day, and USDC paid that day. */
@@ -98,13 +78,7 @@ export class AdminService {
     return {
       from: fromDay,
       to: toDay,
-      rows: usage.map((r) => ({
-        day: r.day,
-        charged_usd: formatAttoAsUsd(r.chargedAtto),
-        revenue_usd: formatAttoAsUsd(r.marginAtto),
-        earned_usd: formatAttoAsUsd(r.earnedAtto),
-        paid_usd: formatAttoAsUsd(microUsdcToAtto(paid.get(r.day) ?? 0n)),
-      })),
+      rows: usage.map((r) => ({ ...r, paidAtto: microUsdcToAtto(paid.get(r.day) ?? 0n) })),
     };
   }
 
@@ -113,7 +87,7 @@ export class AdminService {
    * on priced usage); balances are stored account balances summed by kind; the hot wallet and the
    * last settlement come from the settlement module (hot_wallet is null when settlement is off).
    */
-  async overview() {
+  async overview(): Promise<AdminOverview> {
     const [usage, byKind, unpriced, lastSettlement, hotWallet] = await Promise.all([
       this.repository.usageTotals(),
       this.ledger.totalsByAccountKind(),
@@ -122,16 +96,16 @@ export class AdminService {
       this.settlement.hotWalletStatus(),
     ]);
     return {
-      charged_usd: formatAttoAsUsd(usage.chargedAtto),
-      revenue_usd: formatAttoAsUsd(usage.marginAtto),
-      users_balance_usd: formatAttoAsUsd(byKind.get('user')?.balanceAtto ?? 0n),
-      held_usd: formatAttoAsUsd(byKind.get('user')?.heldAtto ?? 0n),
-      contributors_payable_usd: formatAttoAsUsd(byKind.get('contributor_payable')?.balanceAtto ?? 0n),
-      in_settlement_usd: formatAttoAsUsd(byKind.get('contributor_in_settlement')?.balanceAtto ?? 0n),
-      paid_usd: formatAttoAsUsd(byKind.get('contributor_paid')?.balanceAtto ?? 0n),
-      unpriced_events: toJsonInteger(unpriced),
-      hot_wallet: hotWallet,
-      last_settlement: lastSettlement,
+      chargedAtto: usage.chargedAtto,
+      marginAtto: usage.marginAtto,
+      usersBalanceAtto: byKind.get('user')?.balanceAtto ?? 0n,
+      usersHeldAtto: byKind.get('user')?.heldAtto ?? 0n,
+      payableAtto: byKind.get('contributor_payable')?.balanceAtto ?? 0n,
+      inSettlementAtto: byKind.get('contributor_in_settlement')?.balanceAtto ?? 0n,
+      paidAtto: byKind.get('contributor_paid')?.balanceAtto ?? 0n,
+      unpricedEvents: unpriced,
+      hotWallet,
+      lastSettlement,
     };
   }
 }

@@ -3,6 +3,8 @@ import type { PrismaTx, SqlClient } from '../../database/database.service.js';
 import type { Principal } from '../auth/auth.types.js';
 import { AuditRepository, type AuditRecord } from './audit.repository.js';
 
+export type { AuditRecord };
+
 export interface AuditChange {
   action: string;
   target: string | null;

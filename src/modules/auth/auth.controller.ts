@@ -1,6 +1,7 @@
 import { Body, Controller, Delete, HttpCode, Param, ParseUUIDPipe, Post } from '@nestjs/common';
 import { ApiBearerAuth, ApiTags } from '@nestjs/swagger';
 import { AuthService } from './auth.service.js';
+import { createdKeyBody } from './auth.presenter.js';
 import { CreateApiKeyDto } from './auth.schemas.js';
 import type { Principal } from './auth.types.js';
 import { CurrentPrincipal } from './principal.decorator.js';
@@ -21,14 +22,7 @@ export class AuthController {
       contributorId: body.contributor_id,
       name: body.name,
     });
-    return {
-      id: created.id,
-      key: created.key,
-      role: created.role,
-      contributor_id: created.contributorId,
-      name: created.name,
-      created_at: created.createdAt.toISOString(),
-    };
+    return createdKeyBody(created);
   }
 
   @Delete(':id')

@@ -13,8 +13,8 @@ import {
   PutContributorDto,
   type ContributorJson,
 } from './contributors.schemas.js';
+import { toContributorJson } from './contributors.presenter.js';
 import { ContributorsService } from './contributors.service.js';
-import type { Contributor } from './contributors.types.js';
 
 // The paginated list with balances (GET /v1/admin/contributors) lives in the admin module. GET :id
 // adds the balances from the earnings module (stored ledger balances).
@@ -56,16 +56,4 @@ export class ContributorsController {
     // Flat like GET /v1/contributors/:id/balance (api.md: "as in /balance") and nested like the list.
     return { ...toContributorJson(contributor), ...balancesJson, balances: balancesJson };
   }
-}
-
-export function toContributorJson(contributor: Contributor): ContributorJson {
-  return {
-    id: contributor.id,
-    tier: contributor.tier,
-    payout_address: contributor.payoutAddress,
-    status: contributor.status,
-    flagged_reason: contributor.flaggedReason,
-    created_at: contributor.createdAt.toISOString(),
-    updated_at: contributor.updatedAt.toISOString(),
-  };
 }

@@ -1,25 +1,12 @@
 import { Body, Controller, Get, HttpCode, Param, Post, Res } from '@nestjs/common';
 import { ApiBearerAuth, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
-import { formatAttoAsUsd } from '../../common/money/index.js';
 import { RateLimited } from '../auth/rate-limited.decorator.js';
 import { Roles } from '../auth/roles.decorator.js';
-import type { HoldRecord } from './holds.repository.js';
+import { holdBody } from './holds.presenter.js';
 import { CreateHoldDto } from './holds.schemas.js';
 import { HoldsService } from './holds.service.js';
 
-function holdBody(hold: HoldRecord) {
-  return {
-    hold_id: hold.holdId,
-    user_id: hold.userId,
-    status: hold.status,
-    amount_usd: formatAttoAsUsd(hold.amountAtto),
-    expires_at: hold.expiresAt.toISOString(),
-    captured_event_id: hold.capturedEventId,
-    captured_usd: hold.capturedAtto === null ? null : formatAttoAsUsd(hold.capturedAtto),
-    created_at: hold.createdAt.toISOString(),
-  };
-}
 
 @ApiTags('holds')
 @ApiBearerAuth()

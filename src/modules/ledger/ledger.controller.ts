@@ -1,7 +1,7 @@
 import { Controller, Get } from '@nestjs/common';
 import { ApiBearerAuth, ApiTags } from '@nestjs/swagger';
-import { formatAttoAsUsd } from '../../common/money/index.js';
 import { Roles } from '../auth/roles.decorator.js';
+import { ledgerCheckBody } from './ledger.presenter.js';
 import { LedgerService } from './ledger.service.js';
 import { LedgerCheckRegistry } from './ledger-check-extension.js';
 
@@ -21,23 +21,6 @@ export class LedgerController {
     const report = await this.ledger.check();
     const extra = await Promise.all(this.registry.all().map(async (e) => [e.name, await e.run()] as const));
     const ok = report.ok && extra.every(([, r]) => r.ok);
-    return {
-      ok,
-      journal_entries: Number(report.journalEntries),
-      postings_sum: formatAttoAsUsd(report.postingsSumAtto),
-      postings_sum_atto: report.postingsSumAtto.toString(),
-      unbalanced_entries: Number(report.unbalancedEntries),
-      mismatched_accounts: report.mismatchedAccounts.map((m) => ({
-        account: m.account,
-        stored_usd: m.storedAtto === null ? null : formatAttoAsUsd(m.storedAtto),
-        postings_usd: formatAttoAsUsd(m.postedAtto),
-      })),
-      held_mismatches: report.heldMismatches.map((h) => ({
-        account: h.account,
-        held_usd: formatAttoAsUsd(h.heldAtto),
-        active_holds_usd: formatAttoAsUsd(h.activeHoldsAtto),
-      })),
-      ...Object.fromEntries(extra),
-    };
+    return ledgerCheckBody({ ok, report, extra });
   }
 }

@@ -6,11 +6,10 @@ import type { Principal } from '../auth/auth.types.js';
 import { CurrentPrincipal } from '../auth/principal.decorator.js';
 import { Roles } from '../auth/roles.decorator.js';
 import { ReconciliationService } from './payout/reconciliation.service.js';
-import { lineBody, plannedLineBody, settlementBody, txBody } from './settlement.presenter.js';
+import { createdSettlementBody, settlementBody, settlementDetailBody } from './settlement.presenter.js';
 import { SettlementQueryService } from './settlement-query.service.js';
 import { CreateSettlementDto, SettlementPageQueryDto } from './settlement.schemas.js';
 import { SettlementService } from './statement/settlement.service.js';
-import { formatMicroUsdc } from '../../common/money/index.js';
 
 const settlementId = () => new ParseUUIDPipe({ exceptionFactory: () => new DomainError('not_found', 'settlement not found') });
 
@@ -29,22 +28,8 @@ export class SettlementController {
   @Post()
   async create(@CurrentPrincipal() actor: Principal, @Body() body: CreateSettlementDto, @Res({ passthrough: true }) res: FastifyReply) {
     const result = await this.settlements.createSettlement({ trigger: 'admin', dryRun: body?.dry_run ?? false, actor });
-    if (result.kind === 'empty') {
-      res.status(200);
-      return { settlement_id: null, status: 'empty', payout_count: 0, total_usdc: '0' };
-    }
-    if (result.kind === 'dry_run') {
-      const { plan } = result;
-      return {
-        settlement_id: null,
-        status: 'dry_run',
-        payout_count: plan.lines.length,
-        total_usdc: formatMicroUsdc(plan.totalMicroUsdc),
-        requires_approval: plan.requiresApproval,
-        lines: plan.lines.map(plannedLineBody),
-      };
-    }
-    return { ...settlementBody(result.settlement), lines: result.lines.map(plannedLineBody) };
+    if (result.kind === 'empty') res.status(200);
+    return createdSettlementBody(result);
   }
 
   @Get()
@@ -56,7 +41,7 @@ export class SettlementController {
   @Get(':id')
   async get(@Param('id', settlementId()) id: string) {
     const { settlement, lines, txs } = await this.queries.getSettlement(id);
-    return { ...settlementBody(settlement), lines: lines.map(lineBody), transactions: txs.map(txBody), reconciliation: settlement.reconciliation ?? null };
+    return settlementDetailBody({ settlement, lines, txs });
   }
 
   @Post(':id/approve')

@@ -1,6 +1,7 @@
 // API bodies (snake_case, money as decimal strings, checksummed addresses).
 import { formatMicroUsdc } from '../../common/money/index.js';
 import type { PayoutTxRecord } from './payout/payout.types.js';
+import type { CreateSettlementResult } from './statement/settlement.service.js';
 import type { PlannedLine, SettlementLineRecord, SettlementRecord } from './statement/settlement.types.js';
 
 export function settlementBody(s: SettlementRecord) {
@@ -68,4 +69,26 @@ export function payoutBody(l: SettlementLineRecord) {
     confirmed_at: l.confirmedAt?.toISOString() ?? null,
     failure_reason: l.failureReason,
   };
+}
+
+/** POST /v1/admin/settlements: created (201), a dry run (nothing moved) or nobody to pay (200 "empty"). */
+export function createdSettlementBody(result: CreateSettlementResult) {
+  if (result.kind === 'empty') return { settlement_id: null, status: 'empty', payout_count: 0, total_usdc: '0' };
+  if (result.kind === 'dry_run') {
+    const { plan } = result;
+    return {
+      settlement_id: null,
+      status: 'dry_run',
+      payout_count: plan.lines.length,
+      total_usdc: formatMicroUsdc(plan.totalMicroUsdc),
+      requires_approval: plan.requiresApproval,
+      lines: plan.lines.map(plannedLineBody),
+    };
+  }
+  return { ...settlementBody(result.settlement), lines: result.lines.map(plannedLineBody) };
+}
+
+export function settlementDetailBody(input: { settlement: SettlementRecord; lines: SettlementLineRecord[]; txs: PayoutTxRecord[] }) {
+  const { settlement, lines, txs } = input;
+  return { ...settlementBody(settlement), lines: lines.map(lineBody), transactions: txs.map(txBody), reconciliation: settlement.reconciliation ?? null };
 }

@@ -2,12 +2,12 @@ import { Body, Controller, Get, HttpCode, Param, Post, Query, Res } from '@nestj
 import { ApiBearerAuth, ApiBody, ApiTags } from '@nestjs/swagger';
 import type { FastifyRequest, FastifyReply } from 'fastify';
 import { z } from 'zod';
-import { validationFailed, zodIssuesToFields } from '../../common/errors/index.js';
+import { validationFailed } from '../../common/errors/index.js';
 import { decodeCursor, encodeCursor } from '../../common/http/pagination.js';
 import { RateLimited } from '../auth/rate-limited.decorator.js';
 import { Roles } from '../auth/roles.decorator.js';
-import { usageEventBody } from './usage-response.js';
-import { BATCH_EVENTS_MAX, UsageBatchDto, UsageEventDto, unpricedQuerySchema, usageBatchSchema } from './usage.schemas.js';
+import { repriceBody, usageEventBody, usageEventDetailBody } from './usage.presenter.js';
+import { BATCH_EVENTS_MAX, UnpricedQueryDto, UsageBatchBodyDto, UsageBatchDto, UsageEventDto } from './usage.schemas.js';
 import { UsageService } from './usage.service.js';
 import type { StoredEvent } from './usage.types.js';
 
@@ -40,8 +40,8 @@ export class UsageController {
   @Roles('gateway', 'admin')
   @RateLimited('ingest')
   @ApiBody({ type: UsageEventDto })
-  async ingest(@Body() body: unknown, @Res({ passthrough: true }) res: FastifyReply) {
-    const parsed = this.usage.parse(body, 'api');
+  async ingest(@Body() body: UsageEventDto, @Res({ passthrough: true }) res: FastifyReply) {
+    const parsed = this.usage.fromInput(body, 'api');
     if ('issues' in parsed) throw validationFailed(parsed.issues);
     return sendEvent(res, await this.usage.ingestOne(parsed.event));
   }
@@ -51,30 +51,26 @@ export class UsageController {
   @RateLimited('ingest', batchEventsCost)
   @HttpCode(200)
   @ApiBody({ type: UsageBatchDto })
-  async ingestBatch(@Body() body: unknown) {
-    const parsed = usageBatchSchema.safeParse(body);
-    if (!parsed.success) throw validationFailed(zodIssuesToFields(parsed.error));
-    return { results: await this.usage.ingestBatch(parsed.data.events) };
+  async ingestBatch(@Body() body: UsageBatchBodyDto) {
+    return { results: await this.usage.ingestBatch(body.events) };
   }
 
   @Get('usage-events/:event_id')
   @Roles('gateway', 'admin')
   async get(@Param('event_id') eventId: string) {
     const event = await this.usage.get(eventId);
-    return { ...usageEventBody(event), stream: event.stream, metadata: event.metadata, source: event.source };
+    return usageEventDetailBody(event);
   }
 
   @Get('admin/usage-events')
   @Roles('admin')
-  async list(@Query() query: Record<string, string>) {
-    const parsed = unpricedQuerySchema.safeParse(query);
-    if (!parsed.success) throw validationFailed(zodIssuesToFields(parsed.error));
-    const cursor = decodeCursor(parsed.data.cursor, cursorSchema);
-    const rows = await this.usage.list(parsed.data.status, parsed.data.limit, cursor ? BigInt(cursor.id) : null);
+  async list(@Query() query: UnpricedQueryDto) {
+    const cursor = decodeCursor(query.cursor, cursorSchema);
+    const rows = await this.usage.list(query.status, query.limit, cursor ? BigInt(cursor.id) : null);
     const last = rows.at(-1);
     return {
       data: rows.map(usageEventBody),
-      next_cursor: rows.length === parsed.data.limit && last ? encodeCursor({ id: last.id.toString() }) : null,
+      next_cursor: rows.length === query.limit && last ? encodeCursor({ id: last.id.toString() }) : null,
     };
   }
 
@@ -98,6 +94,6 @@ export class UsageController {
   @HttpCode(200)
   async reprice() {
     const result = await this.usage.reprice();
-    return { priced: result.priced, still_unpriced: result.stillUnpriced };
+    return repriceBody(result);
   }
 }

@@ -62,4 +62,7 @@ export const unpricedQuerySchema = z.object({
 });
 
 export class UsageEventDto extends createZodDto(usageEventSchema) {}
+/** The batch body as the pipe checks it: each event is validated on its own (a bad one is rejected, not the batch). */
+export class UsageBatchBodyDto extends createZodDto(usageBatchSchema) {}
+export class UnpricedQueryDto extends createZodDto(unpricedQuerySchema) {}
 export class UsageBatchDto extends createZodDto(z.object({ events: z.array(usageEventSchema).max(BATCH_EVENTS_MAX) })) {}

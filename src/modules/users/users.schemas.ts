@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { createZodDto } from 'nestjs-zod';
-import { externalIdSchema, usdAmountSchema } from '../../common/validation/fields.js';
+import { externalIdSchema, idSchema, usdAmountSchema } from '../../common/validation/fields.js';
 
 export const creditSchema = z
   .object({
@@ -10,3 +10,5 @@ export const creditSchema = z
   })
   .strict();
 export class CreditDto extends createZodDto(creditSchema) {}
+
+export class UserIdParamDto extends createZodDto(z.object({ id: idSchema })) {}

@@ -7,7 +7,8 @@
 import { execFileSync, spawnSync } from 'node:child_process';
 import { appendFileSync, cpSync, existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { findFreePort, sleep, spawnService, waitForLog, waitForReady, type ManagedProcess } from '../../../scripts/lib/processes.js';
+import { sleep, type ManagedProcess } from '../../../scripts/lib/processes.js';
+import { startApiProcess, startWorkerProcess } from '../../../scripts/lib/service-process.js';
 
 export const REPO_ROOT = new URL('../../../', import.meta.url).pathname;
 const BUILD_ROOT = join(REPO_ROOT, 'node_modules/.cache/ledger-reliability');
@@ -131,48 +132,36 @@ export interface ApiProcess {
   process: ManagedProcess;
 }
 
-/** `node <build>/src/main.js` on a free (or the given) port; resolves when /health answers. */
+/**
+ * The built API with the production node flags (package.json start:prod of the built commit) on a
+ * free (or the given) port; resolves when /health/ready (or /health) answers.
+ */
 export async function startApi(input: { runDir: string; env: ServiceEnv; name?: string; port?: number; waitReady?: boolean }): Promise<ApiProcess> {
-  const port = input.port ?? (await findFreePort());
   const name = input.name ?? 'api';
-  const service = spawnService({
+  const started = await startApiProcess({
     name,
-    command: process.execPath,
-    args: [join(BUILD_DIST, 'src/main.js')],
+    buildRoot: BUILD_TREE, // the commit's package.json gives the flags
     cwd: REPO_ROOT,
-    env: { ...baseEnv(input.env), PORT: String(port) },
+    env: baseEnv(input.env),
     logPath: logPath(input.runDir, name),
-  });
-  reportUnexpectedExit(service, input.runDir);
-  const baseUrl = `http://127.0.0.1:${port}`;
-  try {
+    port: input.port,
     // Liveness, not readiness: the outage scenarios restart the API while a dependency is down.
-    await waitForReady(`${baseUrl}/${input.waitReady === false ? 'health' : 'health/ready'}`, service);
-  } catch (error) {
-    await service.kill9();
-    throw error;
-  }
-  return { baseUrl, port, process: service };
+    readyPath: input.waitReady === false ? 'health' : 'health/ready',
+    onSpawn: (service) => reportUnexpectedExit(service, input.runDir),
+  });
+  return { baseUrl: started.baseUrl, port: started.port, process: started.process };
 }
 
-/** `node <build>/src/worker.js`; resolves on its "worker started" log line. */
-export async function startWorker(input: { runDir: string; env: ServiceEnv; name?: string }): Promise<ManagedProcess> {
+/** The built worker with the production node flags (start:worker); resolves on its "worker started" line. */
+export function startWorker(input: { runDir: string; env: ServiceEnv; name?: string }): Promise<ManagedProcess> {
   const name = input.name ?? 'worker';
-  const service = spawnService({
+  return startWorkerProcess({
     name,
-    command: process.execPath,
-    args: [join(BUILD_DIST, 'src/worker.js')],
+    buildRoot: BUILD_TREE, // the commit's package.json gives the flags
     cwd: REPO_ROOT,
     // "worker started" is an info line; the worker logs no per-job lines at info.
     env: { ...baseEnv(input.env), LOG_LEVEL: 'info', ...input.env },
     logPath: logPath(input.runDir, name),
+    onSpawn: (service) => reportUnexpectedExit(service, input.runDir),
   });
-  reportUnexpectedExit(service, input.runDir);
-  try {
-    await waitForLog(service, /worker started/);
-  } catch (error) {
-    await service.kill9();
-    throw error;
-  }
-  return service;
 }

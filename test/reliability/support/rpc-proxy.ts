@@ -4,7 +4,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
-import { seededRandom } from './usage-oracle.js';
+import { seededRandom } from '../../../src/common/random/seeded-random.js';
 
 export type ProxyFault = 'pass' | 'drop-request' | 'drop-response' | 'http-502' | 'delay';
 

@@ -1,6 +1,7 @@
 // Independent oracle for the reliability and fuzz tests: generates usage events from a seed and
 // prices them with its own arithmetic (not the service's), so "billed exactly once" is checked
 // against numbers the service did not compute.
+import { seededRandom } from '../../../src/common/random/seeded-random.js';
 
 export const ORACLE_MODEL = 'openai/gpt-4o';
 /** The price seeded by seedOracleBilling, in atto-USD per million tokens. */
@@ -81,17 +82,6 @@ export function oracleAmounts(body: UsageBody, options: { price?: OraclePrice; t
   return { officialAtto, chargeAtto, payoutAtto, marginAtto: chargeAtto - payoutAtto };
 }
 
-/** mulberry32: small, seedable, good enough to make runs reproducible. */
-export function seededRandom(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 export function randomInt(random: () => number, min: number, max: number): number {
   return min + Math.floor(random() * (max - min + 1));

@@ -1,5 +1,5 @@
 // The access-control tests, shared by test/security/access-control.sec-spec.ts (everything, with
-// the log check) and test/e2e/security-smoke.e2e-spec.ts (the matrix, in every `npm test`).
+// the log check) and test/security/security-smoke.e2e-spec.ts (the matrix, in every `npm test`).
 import { runAccessMatrix, PRINCIPALS, type MatrixResult } from './access-matrix.js';
 import { auditLogTexts, databaseTexts, logsWhileUsingKeys, secretsFoundIn } from './key-secrecy.js';
 import { isNotFoundCatchAll, isOpenApiAsset, ROUTE_TABLE } from './route-table.js';

@@ -1,5 +1,5 @@
 // The bad-input fuzz, shared by test/security/bad-input-fuzz.sec-spec.ts (1,000+ cases) and
-// test/e2e/security-smoke.e2e-spec.ts (a few hundred, in every `npm test`).
+// test/security/security-smoke.e2e-spec.ts (a few hundred, in every `npm test`).
 import { expectLedgerClean } from '../../support/billing-fixtures.js';
 import { FUZZED_ROUTE_KEYS, generateFuzzCases } from './fuzz-cases.js';
 import { errorShapeProblem } from './error-shape.js';

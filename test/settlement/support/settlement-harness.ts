@@ -22,6 +22,7 @@ import { PayoutSenderService } from '../../../src/modules/settlement/payout/payo
 import { ReconciliationService } from '../../../src/modules/settlement/payout/reconciliation.service.js';
 import { SettlementService } from '../../../src/modules/settlement/statement/settlement.service.js';
 import { startTestApp, type TestApp } from '../../support/test-app.js';
+import { waitFor as waitUntil } from '../../support/wait-for.js';
 
 export const USD_ATTO = 10n ** 18n;
 export const MICRO_ATTO = 10n ** 12n;
@@ -138,14 +139,10 @@ export function anvil(h: SettlementHarness) {
   return createTestClient({ mode: 'anvil', chain: devChain(h.devchain.rpcUrl), transport: http(h.devchain.rpcUrl) });
 }
 
-export async function waitFor<T>(probe: () => Promise<T | null | undefined | false>, timeoutMs = 30_000, intervalMs = 100): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, intervalMs));
-  }
+/** Settlement steps wait for chain confirmations: the shared waitFor with twice its patience. */
+export const SETTLEMENT_WAIT_MS = 30_000;
+export function waitFor<T>(probe: () => Promise<T | null | undefined | false>, timeoutMs = SETTLEMENT_WAIT_MS, intervalMs?: number): Promise<T> {
+  return waitUntil(probe, timeoutMs, intervalMs);
 }
 
 export async function sqlRows<T extends Record<string, unknown>>(h: SettlementHarness, sql: string, params: unknown[] = []): Promise<T[]> {

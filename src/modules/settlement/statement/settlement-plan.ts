@@ -18,10 +18,10 @@ export interface SettlementLimits {
 export function settlementLimits(config: AppConfig): SettlementLimits {
   // The USD settings are parsed with at most 6 decimals, so these divisions are exact.
   return {
-    minPayoutAtto: config.SETTLEMENT_MIN_PAYOUT_USD,
-    lineMaxMicroUsdc: config.SETTLEMENT_LINE_MAX_USD / ATTO_PER_MICRO_USDC,
-    totalMaxMicroUsdc: config.SETTLEMENT_TOTAL_MAX_USD / ATTO_PER_MICRO_USDC,
-    approvalThresholdAtto: config.SETTLEMENT_APPROVAL_THRESHOLD_USD,
+    minPayoutAtto: config.SETTLEMENT_MIN_PAYOUT_ATTO,
+    lineMaxMicroUsdc: config.SETTLEMENT_LINE_MAX_ATTO / ATTO_PER_MICRO_USDC,
+    totalMaxMicroUsdc: config.SETTLEMENT_TOTAL_MAX_ATTO / ATTO_PER_MICRO_USDC,
+    approvalThresholdAtto: config.SETTLEMENT_APPROVAL_THRESHOLD_ATTO,
     linesMax: SETTLEMENT_LINES_MAX,
   };
 }

@@ -1,6 +1,7 @@
 // Helpers for the stream specs: build SSE bodies and cut them into chunks reproducibly.
 import { readFileSync, readdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { seededRandom } from '../../../common/random/seeded-random.js';
 
 const textEncoder = new TextEncoder();
 
@@ -34,7 +35,7 @@ export function splitEvery(body: Uint8Array, size: number): Uint8Array[] {
 
 /** Chunks of 1..maxSize bytes, sizes drawn from a seeded PRNG. */
 export function splitRandom(body: Uint8Array, seed: number, maxSize = 17): Uint8Array[] {
-  const next = mulberry32(seed);
+  const next = seededRandom(seed);
   const chunks: Uint8Array[] = [];
   for (let start = 0; start < body.length; ) {
     const size = 1 + Math.floor(next() * maxSize);
@@ -56,16 +57,6 @@ export function splitAt(body: Uint8Array, offsets: readonly number[]): Uint8Arra
   return chunks;
 }
 
-export function mulberry32(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 export interface SseFixture {
   name: string;

@@ -35,3 +35,12 @@ export function usageEventBody(event: StoredEvent) {
     received_at: event.receivedAt.toISOString(),
   };
 }
+
+/** GET /v1/usage-events/:event_id: the event with what it was billed from. */
+export function usageEventDetailBody(event: StoredEvent) {
+  return { ...usageEventBody(event), stream: event.stream, metadata: event.metadata, source: event.source };
+}
+
+export function repriceBody(result: { priced: number; stillUnpriced: number }) {
+  return { priced: result.priced, still_unpriced: result.stillUnpriced };
+}

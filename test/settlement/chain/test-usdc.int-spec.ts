@@ -12,8 +12,8 @@ import {
   type PublicClient,
 } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
-import { devChain, startDevchain, type Devchain } from '../../scripts/lib/devchain.js';
-import { testUsdcAbi } from '../../contracts/test-contracts.js';
+import { devChain, startDevchain, type Devchain } from '../../../scripts/lib/devchain.js';
+import { testUsdcAbi } from '../../../contracts/test-contracts.js';
 
 type UsdcWrite = 'transfer' | 'transferFrom' | 'approve' | 'mint' | 'blacklist' | 'unBlacklist' | 'pause' | 'unpause';
 

@@ -1,0 +1,15 @@
+// The one seeded random generator (mulberry32) of the tests, the demo and the fault injection:
+// small, fast and reproducible, so a failing randomized run can be replayed from its seed. Never
+// for anything secret (ids and keys come from node:crypto).
+
+/** Uniform numbers in [0, 1), the same sequence for the same seed. */
+export function seededRandom(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}

@@ -1,0 +1,26 @@
+// API body of GET /v1/admin/ledger/check (money as decimal strings, exact atto alongside).
+import { formatAttoAsUsd } from '../../common/money/index.js';
+import type { LedgerCheckReport } from './ledger.service.js';
+
+/** `extra`: the registered checks' sections (rollups, settlement), each under its name. */
+export function ledgerCheckBody(input: { ok: boolean; report: LedgerCheckReport; extra: ReadonlyArray<readonly [string, unknown]> }) {
+  const { ok, report, extra } = input;
+  return {
+    ok,
+    journal_entries: Number(report.journalEntries),
+    postings_sum: formatAttoAsUsd(report.postingsSumAtto),
+    postings_sum_atto: report.postingsSumAtto.toString(),
+    unbalanced_entries: Number(report.unbalancedEntries),
+    mismatched_accounts: report.mismatchedAccounts.map((m) => ({
+      account: m.account,
+      stored_usd: m.storedAtto === null ? null : formatAttoAsUsd(m.storedAtto),
+      postings_usd: formatAttoAsUsd(m.postedAtto),
+    })),
+    held_mismatches: report.heldMismatches.map((h) => ({
+      account: h.account,
+      held_usd: formatAttoAsUsd(h.heldAtto),
+      active_holds_usd: formatAttoAsUsd(h.activeHoldsAtto),
+    })),
+    ...Object.fromEntries(extra),
+  };
+}
