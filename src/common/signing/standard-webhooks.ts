@@ -28,11 +28,11 @@ export const HEADER_WEBHOOK_SIGNATURE = 'webhook-signature';
  */
 export const SIGNATURE_ID_PATTERN = /^[A-Za-z0-9_:\-]{1,128}$/;
 
-export interface SignatureHeaders {
+export type SignatureHeaders = {
   'webhook-id': string;
   'webhook-timestamp': string;
   'webhook-signature': string;
-}
+};
 
 export function generateSigningSecret(): string {
   return `${SIGNING_SECRET_PREFIX}${randomBytes(SIGNING_SECRET_BYTES).toString('base64')}`;

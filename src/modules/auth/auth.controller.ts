@@ -20,6 +20,7 @@ export class AuthController {
       role: body.role,
       contributorId: body.contributor_id,
       name: body.name,
+      signed: body.signed ?? false,
     });
     return {
       id: created.id,
@@ -28,6 +29,8 @@ export class AuthController {
       contributor_id: created.contributorId,
       name: created.name,
       created_at: created.createdAt.toISOString(),
+      signed: created.signingSecret !== null,
+      ...(created.signingSecret !== null ? { signing_secret: created.signingSecret } : {}),
     };
   }
 
