@@ -1,6 +1,6 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
-import { ApiBearerAuth, ApiCreatedResponse, ApiTags } from '@nestjs/swagger';
-import { notFound } from '../../common/errors/index.js';
+import { ApiBearerAuth, ApiBody, ApiCreatedResponse, ApiQuery, ApiTags } from '@nestjs/swagger';
+import { notFound, validationFailed, zodIssuesToFields } from '../../common/errors/index.js';
 import { assertCanReadContributor } from '../auth/access.js';
 import type { Principal } from '../auth/auth.types.js';
 import { CurrentPrincipal } from '../auth/principal.decorator.js';
@@ -9,7 +9,14 @@ import type { EndpointScope } from './webhook-endpoints.repository.js';
 import { WebhookEndpointsService } from './webhook-endpoints.service.js';
 import { endpointIdPipe } from './webhooks.controller.js';
 import { deliveriesCursor, deliveriesPage, deliveryJson, endpointJson, parseDeliveryId } from './webhooks.presenter.js';
-import { CreateContributorWebhookDto, DeliveriesQueryDto, WebhookCreatedResponseDto } from './webhooks.schemas.js';
+import { createContributorWebhookSchema, CreateContributorWebhookDto, deliveriesQuerySchema, WebhookCreatedResponseDto } from './webhooks.schemas.js';
+
+/** Parsed after the contributor check, so another contributor's id is a 403 whatever the input. */
+function parseOr400<T>(schema: { safeParse(input: unknown): { success: true; data: T } | { success: false; error: import('zod').ZodError } }, input: unknown): T {
+  const parsed = schema.safeParse(input);
+  if (!parsed.success) throw validationFailed(zodIssuesToFields(parsed.error));
+  return parsed.data;
+}
 
 /**
  * A contributor's own endpoints (a contributor key for itself, an admin for anyone): only payout.*
@@ -28,9 +35,11 @@ export class ContributorWebhooksController {
   }
 
   @Post()
+  @ApiBody({ type: CreateContributorWebhookDto })
   @ApiCreatedResponse({ type: WebhookCreatedResponseDto })
-  async create(@CurrentPrincipal() actor: Principal, @Param('id') contributorId: string, @Body() body: CreateContributorWebhookDto) {
+  async create(@CurrentPrincipal() actor: Principal, @Param('id') contributorId: string, @Body() raw: unknown) {
     this.scope(actor, contributorId);
+    const body = parseOr400(createContributorWebhookSchema, raw);
     const { endpoint, secret } = await this.endpoints.create(actor, { url: body.url, events: body.events, description: body.description, contributorId });
     return { ...endpointJson(endpoint), secret };
   }
@@ -52,8 +61,11 @@ export class ContributorWebhooksController {
   }
 
   @Get(':webhook_id/deliveries')
-  async deliveries(@CurrentPrincipal() actor: Principal, @Param('id') contributorId: string, @Param('webhook_id', endpointIdPipe()) id: string, @Query() query: DeliveriesQueryDto) {
+  @ApiQuery({ name: 'limit', required: false })
+  @ApiQuery({ name: 'cursor', required: false })
+  async deliveries(@CurrentPrincipal() actor: Principal, @Param('id') contributorId: string, @Param('webhook_id', endpointIdPipe()) id: string, @Query() rawQuery: unknown) {
     const scope = this.scope(actor, contributorId);
+    const query = parseOr400(deliveriesQuerySchema, rawQuery);
     return deliveriesPage(await this.endpoints.deliveriesOf(id, scope, query.limit, deliveriesCursor(query.cursor)), query.limit);
   }
 

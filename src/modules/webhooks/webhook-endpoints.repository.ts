@@ -60,6 +60,15 @@ function scopeClause(scope: EndpointScope, param: number): { sql: string; values
 export class WebhookEndpointsRepository {
   constructor(private readonly db: DatabaseService) {}
 
+  /**
+   * Read here rather than through ContributorsService: the ledger and settlement import this
+   * module to emit events, and contributors depend on the ledger (a module cycle otherwise).
+   */
+  async contributorExists(contributorId: string): Promise<boolean> {
+    const result = await this.db.pool.query(`SELECT 1 FROM contributors WHERE id = $1`, [contributorId]);
+    return result.rowCount === 1;
+  }
+
   async countLive(runner: SqlRunner, contributorId: string | null): Promise<number> {
     const result = await runner.query<{ n: string }>(
       `SELECT count(*) AS n FROM webhook_endpoints WHERE status <> 'deleted' AND ($1::text IS NULL OR contributor_id = $1)`,

@@ -43,6 +43,7 @@ export class WebhookEndpointsService {
       if (refused.length > 0) {
         throw new DomainError('validation_failed', 'a contributor endpoint receives only payout.* and settlement.* events', [{ field: 'events', message: `not allowed: ${refused.join(', ')}` }]);
       }
+      if (!(await this.endpoints.contributorExists(input.contributorId))) throw new DomainError('unknown_contributor', `contributor ${input.contributorId} is not registered`);
     }
     await this.assertUrlAllowed(input.url);
     const secret = generateSigningSecret();

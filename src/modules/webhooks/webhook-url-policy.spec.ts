@@ -23,6 +23,7 @@ describe('addressRefusal', () => {
     ['::ffff:127.0.0.1', 'loopback'],
     ['::ffff:169.254.169.254', 'link-local'],
     ['::ffff:10.0.0.1', 'private'],
+    ['::ffff:7f00:1', 'loopback'],
     ['64:ff9b::a00:1', 'NAT64'],
     ['2002:a00:1::1', '6to4'],
   ])('refuses %s (%s)', (address, reason) => {

@@ -61,6 +61,17 @@ function ipv4Reason(address: string): string {
   return 'not public';
 }
 
+/** The IPv4 address inside an IPv4-mapped IPv6 address, dotted (::ffff:1.2.3.4) or hex (::ffff:102:304). */
+function mappedIpv4(address: string): string | null {
+  const dotted = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
+  if (dotted) return dotted[1]!;
+  const hex = /^::ffff:([0-9a-f]{1,4}):([0-9a-f]{1,4})$/i.exec(address);
+  if (!hex) return null;
+  const high = parseInt(hex[1]!, 16);
+  const low = parseInt(hex[2]!, 16);
+  return [high >> 8, high & 255, low >> 8, low & 255].join('.');
+}
+
 /** Why an IP address may not be called, or null for a public unicast address. */
 export function addressRefusal(address: string): string | null {
   const family = isIP(address);
@@ -68,8 +79,8 @@ export function addressRefusal(address: string): string | null {
   const type = family === 4 ? 'ipv4' : 'ipv6';
   if (!refused.check(address, type)) return null;
   if (family === 4) return `${address} is ${ipv4Reason(address)}`;
-  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
-  if (mapped) return `${address} is ${ipv4Reason(mapped[1]!)}`;
+  const mapped = mappedIpv4(address);
+  if (mapped) return `${address} is ${ipv4Reason(mapped)}`;
   const rule = REFUSED_IPV6.find(([network, prefix]) => {
     const one = new BlockList();
     one.addSubnet(network, prefix, 'ipv6');
