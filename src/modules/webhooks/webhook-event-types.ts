@@ -19,7 +19,7 @@ const settlementData = z
   .object({
     settlement_id: z.string().uuid(),
     status: settlementStatus,
-    trigger: z.enum(['api', 'schedule']).optional(),
+    trigger: z.enum(['admin', 'schedule']).optional(),
     payout_count: z.number().int().nonnegative().optional(),
     total_usdc: usdc.optional(),
     paid_count: z.number().int().nonnegative().optional(),
@@ -101,7 +101,7 @@ const ADDRESS = '0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed';
 /** One example `data` per type (docs/webhooks.md shows these). */
 export const WEBHOOK_EVENT_EXAMPLES: { [T in WebhookEventType]: WebhookEventData<T> } = {
   'settlement.created': { settlement_id: SETTLEMENT_ID, status: 'queued', trigger: 'schedule', payout_count: 2, total_usdc: '125.5' },
-  'settlement.pending_approval': { settlement_id: SETTLEMENT_ID, status: 'pending_approval', trigger: 'api', payout_count: 40, total_usdc: '18250' },
+  'settlement.pending_approval': { settlement_id: SETTLEMENT_ID, status: 'pending_approval', trigger: 'admin', payout_count: 40, total_usdc: '18250' },
   'settlement.confirmed': { settlement_id: SETTLEMENT_ID, status: 'confirmed', payout_count: 2, total_usdc: '125.5', paid_count: 2, failed_count: 0 },
   'settlement.partially_failed': {
     settlement_id: SETTLEMENT_ID,
