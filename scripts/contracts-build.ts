@@ -1,5 +1,7 @@
 // Compiles contracts/*.sol offline with solc-js and writes the committed outputs:
-// contracts/artifacts/<Name>.json and src/modules/payouts/chain/contract-artifacts.ts.
+// contracts/artifacts/<Name>.json, src/modules/settlement/chain/contract-artifacts.ts (the contracts
+// production deploys and calls) and contracts/test-contracts.ts (test-only: TestUSDC, Disperse,
+// used by the tests, the devchain, the demo and the bench; never imported from src/).
 // `--check` compiles without writing and exits 1 if the committed outputs are stale.
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -10,7 +12,11 @@ import solc from 'solc';
 const ROOT_DIR = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const CONTRACTS_DIR = join(ROOT_DIR, 'contracts');
 const ARTIFACTS_DIR = join(CONTRACTS_DIR, 'artifacts');
-const TS_OUTPUT_PATH = join(ROOT_DIR, 'src/modules/payouts/chain/contract-artifacts.ts');
+/** Generated TypeScript per audience: production code must not ship test-only contracts. */
+const TS_OUTPUTS: ReadonlyArray<{ path: string; contracts: readonly string[] }> = [
+  { path: join(ROOT_DIR, 'src/modules/settlement/chain/contract-artifacts.ts'), contracts: ['BatchPayout'] },
+  { path: join(CONTRACTS_DIR, 'test-contracts.ts'), contracts: ['Disperse', 'TestUSDC'] },
+];
 const OPTIMIZER_RUNS = 200;
 // Cancun rather than solc's newer default: every chain we might pay on supports it.
 const EVM_VERSION = 'cancun';
@@ -98,7 +104,14 @@ function plannedOutputs(artifacts: Artifact[]): Map<string, string> {
     const json = JSON.stringify({ contractName: artifact.contractName, abi: artifact.abi, bytecode: artifact.bytecode }, null, 2);
     outputs.set(join(ARTIFACTS_DIR, `${artifact.contractName}.json`), `${json}\n`);
   }
-  outputs.set(TS_OUTPUT_PATH, renderTypeScript(artifacts));
+  for (const target of TS_OUTPUTS) {
+    const selected = artifacts.filter((a) => target.contracts.includes(a.contractName));
+    if (selected.length !== target.contracts.length) throw new Error(`${target.path}: expected contracts ${target.contracts.join(', ')}`);
+    outputs.set(target.path, renderTypeScript(selected));
+  }
+  const listed = new Set(TS_OUTPUTS.flatMap((t) => t.contracts));
+  const unlisted = artifacts.filter((a) => !listed.has(a.contractName)).map((a) => a.contractName);
+  if (unlisted.length > 0) throw new Error(`contracts without a TypeScript output: ${unlisted.join(', ')} (add them to TS_OUTPUTS)`);
   return outputs;
 }
 
@@ -116,7 +129,7 @@ function main(): void {
     process.exit(stale.length === 0 ? 0 : 1);
   }
   mkdirSync(ARTIFACTS_DIR, { recursive: true });
-  mkdirSync(dirname(TS_OUTPUT_PATH), { recursive: true });
+  for (const target of TS_OUTPUTS) mkdirSync(dirname(target.path), { recursive: true });
   for (const [path, text] of stale) writeFileSync(path, text);
   console.log(`compiled ${sourceFiles.length} sources with solc ${solc.version()}; ${stale.length} files updated`);
 }

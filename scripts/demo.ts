@@ -12,7 +12,7 @@ import { parseArgs } from 'node:util';
 import { Queue } from 'bullmq';
 import { parse as parseLossless, stringify as stringifyLossless, isLosslessNumber } from 'lossless-json';
 import { createPublicClient, getAddress, http, toHex, type Address } from 'viem';
-import { testUsdcAbi } from '../src/modules/payouts/chain/contract-artifacts.js';
+import { testUsdcAbi } from '../contracts/test-contracts.js';
 import { publishUsageEvent, QUEUE_USAGE_EVENTS } from '../src/queue/usage-events.producer.js';
 import {
   createMigratedDatabase,

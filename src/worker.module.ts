@@ -1,5 +1,6 @@
 import { BullModule } from '@nestjs/bullmq';
 import { Module, type DynamicModule } from '@nestjs/common';
+import { DiscoveryModule } from '@nestjs/core';
 import { LoggerModule } from 'nestjs-pino';
 import { APP_CONFIG, ConfigModule, parseEnv, type AppConfig } from './config/index.js';
 import { DatabaseModule } from './database/database.module.js';
@@ -7,6 +8,7 @@ import { AuditModule } from './modules/audit/audit.module.js';
 import { HealthModule } from './modules/health/health.module.js';
 import { DOMAIN_MODULES } from './domain-modules.js';
 import { WORKER_MODULES } from './worker-modules.js';
+import { JobHandlersCheck } from './queue/job-handlers.check.js';
 
 /** The worker: the same domain modules as the API, plus BullMQ processors and schedulers. */
 @Module({})
@@ -28,9 +30,12 @@ export class WorkerModule {
             prefix: config.QUEUE_PREFIX,
           }),
         }),
+        DiscoveryModule,
         ...DOMAIN_MODULES,
         ...WORKER_MODULES,
       ],
+      // Refuses to start when a job has no handler or two (see src/queue/jobs.ts).
+      providers: [JobHandlersCheck],
     };
   }
 }

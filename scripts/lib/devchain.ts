@@ -17,12 +17,8 @@ import {
   type PublicClient,
 } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
-import {
-  batchPayoutAbi,
-  batchPayoutBytecode,
-  testUsdcAbi,
-  testUsdcBytecode,
-} from '../../src/modules/payouts/chain/contract-artifacts.js';
+import { testUsdcAbi, testUsdcBytecode } from '../../contracts/test-contracts.js';
+import { batchPayoutAbi, batchPayoutBytecode } from '../../src/modules/settlement/chain/contract-artifacts.js';
 
 export const DEVCHAIN_CHAIN_ID = 31337;
 /** Anvil's well-known dev keys (public, from the default mnemonic): #0 is the hot wallet. */

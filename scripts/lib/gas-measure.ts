@@ -18,9 +18,9 @@ import {
   type Transport,
 } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
-import { disperseAbi, disperseBytecode, testUsdcAbi } from '../../src/modules/payouts/chain/contract-artifacts.js';
-import { PayoutChainClient } from '../../src/modules/payouts/chain/payout-chain.client.js';
-import type { PayoutLine } from '../../src/modules/payouts/chain/payout-lines.js';
+import { disperseAbi, disperseBytecode, testUsdcAbi } from '../../contracts/test-contracts.js';
+import { PayoutChainClient } from '../../src/modules/settlement/chain/payout-chain.client.js';
+import type { PayoutLine } from '../../src/modules/settlement/chain/payout-lines.js';
 import { devChain, type Devchain } from './devchain.js';
 
 export interface GasPerRecipient {

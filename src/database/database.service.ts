@@ -72,6 +72,14 @@ export class DatabaseService implements OnModuleDestroy {
   }
 
   /**
+   * Runs fn in one Prisma interactive transaction: for repositories written with Prisma. The
+   * service only hands the transaction on to them (it never sees the client itself).
+   */
+  prismaTransaction<T>(fn: (tx: PrismaTx) => Promise<T>): Promise<T> {
+    return this.prisma.$transaction(fn);
+  }
+
+  /**
    * Runs one statement outside an explicit transaction (a single statement is atomic on its own),
    * retrying it on serialization failure or deadlock like transaction() does.
    */

@@ -15,10 +15,11 @@ import {
 import { privateKeyToAccount } from 'viem/accounts';
 import { devChain, startDevchain, type Devchain } from '../../scripts/lib/devchain.js';
 import { freshPayoutLines, measurePayoutGas } from '../../scripts/lib/gas-measure.js';
-import { batchPayoutAbi, testUsdcAbi } from '../../src/modules/payouts/chain/contract-artifacts.js';
-import { PayoutChainError } from '../../src/modules/payouts/chain/payout-chain.errors.js';
-import { PayoutChainClient } from '../../src/modules/payouts/chain/payout-chain.client.js';
-import { encodePayoutLines, sumPayoutLinesMicroUsdc, type PayoutLine } from '../../src/modules/payouts/chain/payout-lines.js';
+import { testUsdcAbi } from '../../contracts/test-contracts.js';
+import { batchPayoutAbi } from '../../src/modules/settlement/chain/contract-artifacts.js';
+import { PayoutChainError } from '../../src/modules/settlement/chain/payout-chain.errors.js';
+import { PayoutChainClient } from '../../src/modules/settlement/chain/payout-chain.client.js';
+import { encodePayoutLines, sumPayoutLinesMicroUsdc, type PayoutLine } from '../../src/modules/settlement/chain/payout-lines.js';
 
 let devchain: Devchain;
 let client: PayoutChainClient;

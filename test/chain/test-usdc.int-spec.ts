@@ -13,7 +13,7 @@ import {
 } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { devChain, startDevchain, type Devchain } from '../../scripts/lib/devchain.js';
-import { testUsdcAbi } from '../../src/modules/payouts/chain/contract-artifacts.js';
+import { testUsdcAbi } from '../../contracts/test-contracts.js';
 
 type UsdcWrite = 'transfer' | 'transferFrom' | 'approve' | 'mint' | 'blacklist' | 'unBlacklist' | 'pause' | 'unpause';
 

@@ -66,4 +66,14 @@ describe('usage-events queue (real Redis, real worker)', () => {
     const deadJob = await waitFor(async () => dead.getJob('dead-queued-nobody'));
     expect(deadJob.data.code).toBe('unknown_contributor');
   });
+
+  it('dead-letters a job of another name (no handler on this queue) instead of leaving it unbilled', async () => {
+    await queue.add('usage-event-v2', exampleEvent({ event_id: 'queued-renamed' }), { jobId: 'queued-renamed', attempts: 5 });
+    const deadJob = await waitFor(async () => dead.getJob('dead-queued-renamed'));
+    expect(deadJob.data).toMatchObject({ job_id: 'queued-renamed', code: 'unknown_job' });
+    const original = await queue.getJob('queued-renamed');
+    await waitFor(async () => (await original?.isFailed()) ?? false);
+    expect(original!.attemptsMade).toBe(1);
+    await t.admin(t.http.get('/v1/usage-events/queued-renamed')).expect(404);
+  });
 });

@@ -4,7 +4,7 @@
 import { createWalletClient, http, type Hex } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { devChain } from '../../scripts/lib/devchain.js';
-import { DEFAULT_PAYOUT_SENDER_OPTIONS } from '../../src/modules/settlement/payout-sender.options.js';
+import { DEFAULT_PAYOUT_SENDER_OPTIONS } from '../../src/modules/settlement/payout/payout-sender.options.js';
 import {
   anvil,
   balancesOf,

@@ -6,7 +6,7 @@
 import { createWalletClient, http, keccak256, type Hex } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { anvilReorg, devChain } from '../../scripts/lib/devchain.js';
-import { PayoutFinalityService } from '../../src/modules/settlement/payout-finality.service.js';
+import { PayoutFinalityService } from '../../src/modules/settlement/payout/payout-finality.service.js';
 import {
   anvil,
   balancesOf,

@@ -3,7 +3,11 @@ import { Queue } from 'bullmq';
 import { QUEUE_USAGE_EVENTS, QUEUE_USAGE_EVENTS_DEAD } from '../../src/queue/queue-names.js';
 import { publishSignedUsageEvent } from '../../src/queue/signed-usage-events.producer.js';
 import { signGatewayRequest } from '../../src/queue/gateway-signing.js';
-import { publishUsageEvent, usageJobOptions, USAGE_JOB_NAME } from '../../src/queue/usage-events.producer.js';
+import { publishUsageEvent } from '../../src/queue/usage-events.producer.js';
+import { JOB_USAGE_EVENT as USAGE_JOB_NAME } from '../../src/queue/queue-names.js';
+import { jobOptions } from '../../src/queue/jobs.js';
+
+const usageJobOptions = (jobId: string) => ({ ...jobOptions(USAGE_JOB_NAME, { event_id: jobId } as never), jobId });
 import { exampleEvent, seedBilling } from '../support/billing-fixtures.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 import { startTestWorker, waitFor } from '../support/test-worker.js';

@@ -2,6 +2,7 @@ import { Module } from '@nestjs/common';
 import { ContributorsModule } from '../contributors/contributors.module.js';
 import { LedgerModule } from '../ledger/ledger.module.js';
 import { SettlementModule } from '../settlement/settlement.module.js';
+import { UsageModule } from '../usage/usage.module.js';
 import { AdminController } from './admin.controller.js';
 import { AdminRepository } from './admin.repository.js';
 import { AdminService } from './admin.service.js';
@@ -10,7 +11,7 @@ import { ContributorAdjustmentsService } from './contributor-adjustments.service
 
 /** Admin dashboard reads (overview, contributor list, audit log) and contributor adjustments. */
 @Module({
-  imports: [LedgerModule, ContributorsModule, SettlementModule],
+  imports: [LedgerModule, ContributorsModule, SettlementModule, UsageModule],
   controllers: [AdminController],
   providers: [AdminRepository, AdminService, ContributorAdjustmentsRepository, ContributorAdjustmentsService],
 })

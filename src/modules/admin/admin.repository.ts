@@ -2,86 +2,10 @@ import { Injectable } from '@nestjs/common';
 import { DatabaseService } from '../../database/database.service.js';
 import { toBigInt } from '../../database/sql.js';
 
-export type ContributorSort = 'id' | 'payable_desc';
-
-export interface ContributorListRow {
-  id: string;
-  tier: string;
-  status: string;
-  payoutAddress: string;
-  payableAtto: bigint;
-  inSettlementAtto: bigint;
-  paidAtto: bigint;
-}
-
-/** Keyset position: the sort key of the last row of the previous page. */
-export type ContributorCursor = { sort: 'id'; id: string } | { sort: 'payable_desc'; payableAtto: bigint; id: string };
-
-export interface AccountTotals {
-  usersBalanceAtto: bigint;
-  usersHeldAtto: bigint;
-  payableAtto: bigint;
-  inSettlementAtto: bigint;
-  paidAtto: bigint;
-}
-
-// Balances joined by account code; a contributor without an account yet has zero balances.
-const CONTRIBUTOR_PAGE_SELECT = `
-  SELECT c.id, c.tier, c.status, c.payout_address,
-         coalesce(p.balance_atto, 0) AS payable_atto,
-         coalesce(s.balance_atto, 0) AS in_settlement_atto,
-         coalesce(d.balance_atto, 0) AS paid_atto
-  FROM contributors c
-  LEFT JOIN accounts p ON p.code = 'contributor:' || c.id || ':payable'
-  LEFT JOIN accounts s ON s.code = 'contributor:' || c.id || ':in_settlement'
-  LEFT JOIN accounts d ON d.code = 'contributor:' || c.id || ':paid'`;
-
-/** Admin read models over several domains' tables: sums and lists only, never writes. */
+/** Admin read models: sums over the earnings rollup, never writes (balances come from the ledger). */
 @Injectable()
 export class AdminRepository {
   constructor(private readonly db: DatabaseService) {}
-
-  /**
-   * One page of contributors in a total order (ties broken by id, bytewise), so cursors are
-   * stable. Sorting by payable orders by the balance at query time: a balance that changes
-   * between pages can move a contributor across the cursor (as with any live keyset listing).
-   */
-  async contributorPage(input: { sort: ContributorSort; after: ContributorCursor | null; limit: number }): Promise<ContributorListRow[]> {
-    const params: unknown[] = [input.limit];
-    let where = '';
-    let order: string;
-    if (input.sort === 'id') {
-      order = 'c.id COLLATE "C"';
-      if (input.after) {
-        params.push(input.after.id);
-        where = 'WHERE c.id COLLATE "C" > $2';
-      }
-    } else {
-      order = 'coalesce(p.balance_atto, 0) DESC, c.id COLLATE "C"';
-      if (input.after?.sort === 'payable_desc') {
-        params.push(input.after.payableAtto.toString(), input.after.id);
-        where = 'WHERE (coalesce(p.balance_atto, 0) < $2::numeric OR (coalesce(p.balance_atto, 0) = $2::numeric AND c.id COLLATE "C" > $3))';
-      }
-    }
-    const result = await this.db.pool.query<{
-      id: string;
-      tier: string;
-      status: string;
-      payout_address: string;
-      payable_atto: string;
-      in_settlement_atto: string;
-      paid_atto: string;
-    }>(`${CONTRIBUTOR_PAGE_SELECT} ${where} ORDER BY ${order} LIMIT $1`, params);
-    return result.rows.map((r) => ({
-      id: r.id,
-      tier: r.tier,
-      status: r.status,
-      payoutAddress: r.payout_address,
-      payableAtto: toBigInt(r.payable_atto),
-      inSettlementAtto: toBigInt(r.in_settlement_atto),
-      paidAtto: toBigInt(r.paid_atto),
-    }));
-  }
 
   /** Charged and margin over all priced events, from the daily rollup (no scan of usage_events). */
   async usageTotals(): Promise<{ chargedAtto: bigint; marginAtto: bigint }> {
@@ -90,29 +14,5 @@ export class AdminRepository {
     );
     const row = result.rows[0]!;
     return { chargedAtto: toBigInt(row.charged), marginAtto: toBigInt(row.margin) };
-  }
-
-  /** Stored balances summed by account kind (tracked accounts only keep one). */
-  async accountTotals(): Promise<AccountTotals> {
-    const result = await this.db.pool.query<{ kind: string; balance: string; held: string }>(
-      `SELECT kind, coalesce(sum(balance_atto), 0) AS balance, coalesce(sum(held_atto), 0) AS held
-       FROM accounts
-       WHERE kind IN ('user', 'contributor_payable', 'contributor_in_settlement', 'contributor_paid')
-       GROUP BY kind`,
-    );
-    const byKind = new Map(result.rows.map((r) => [r.kind, { balance: toBigInt(r.balance), held: toBigInt(r.held) }]));
-    return {
-      usersBalanceAtto: byKind.get('user')?.balance ?? 0n,
-      usersHeldAtto: byKind.get('user')?.held ?? 0n,
-      payableAtto: byKind.get('contributor_payable')?.balance ?? 0n,
-      inSettlementAtto: byKind.get('contributor_in_settlement')?.balance ?? 0n,
-      paidAtto: byKind.get('contributor_paid')?.balance ?? 0n,
-    };
-  }
-
-  /** Uses the (status, id) index: an index-only count of the unpriced range. */
-  async countUnpricedEvents(): Promise<bigint> {
-    const result = await this.db.pool.query<{ n: string }>(`SELECT count(*) AS n FROM usage_events WHERE status = 'unpriced'`);
-    return toBigInt(result.rows[0]!.n);
   }
 }

@@ -7,8 +7,10 @@ import { formatAttoAsUsd } from '../../common/money/index.js';
 import { AuditService } from '../audit/audit.service.js';
 import { contributorBalancesOf, contributorBalancesToJson } from '../earnings/contributor-balances.js';
 import { toJsonInteger } from '../earnings/earnings-report.js';
-import { SettlementService } from '../settlement/settlement.service.js';
-import { AdminRepository, type ContributorCursor, type ContributorListRow, type ContributorSort } from './admin.repository.js';
+import { LedgerService, type ContributorBalanceRow, type ContributorCursor, type ContributorSort } from '../ledger/ledger.service.js';
+import { SettlementService } from '../settlement/statement/settlement.service.js';
+import { UsageService } from '../usage/usage.service.js';
+import { AdminRepository } from './admin.repository.js';
 
 const contributorCursorSchema = z.union([
   z.object({ s: z.literal('id'), id: z.string().min(1) }).strict(),
@@ -25,7 +27,7 @@ function checksummed(address: string): string {
   }
 }
 
-function contributorToJson(row: ContributorListRow) {
+function contributorToJson(row: ContributorBalanceRow) {
   return {
     id: row.id,
     tier: row.tier,
@@ -40,6 +42,8 @@ function contributorToJson(row: ContributorListRow) {
 export class AdminService {
   constructor(
     private readonly repository: AdminRepository,
+    private readonly ledger: LedgerService,
+    private readonly usage: UsageService,
     private readonly audit: AuditService,
     private readonly settlement: SettlementService,
   ) {}
@@ -51,7 +55,7 @@ export class AdminService {
     }
     const after: ContributorCursor | null =
       decoded === null ? null : decoded.s === 'id' ? { sort: 'id', id: decoded.id } : { sort: 'payable_desc', payableAtto: BigInt(decoded.p), id: decoded.id };
-    const rows = await this.repository.contributorPage({ sort: input.sort, after, limit: input.limit + 1 });
+    const rows = await this.ledger.contributorBalancePage({ sort: input.sort, after, limit: input.limit + 1 });
     const page = rows.slice(0, input.limit);
     const last = page.at(-1);
     const nextCursor =
@@ -88,21 +92,21 @@ export class AdminService {
    * last settlement come from the settlement module (hot_wallet is null when settlement is off).
    */
   async overview() {
-    const [usage, accounts, unpriced, lastSettlement, hotWallet] = await Promise.all([
+    const [usage, byKind, unpriced, lastSettlement, hotWallet] = await Promise.all([
       this.repository.usageTotals(),
-      this.repository.accountTotals(),
-      this.repository.countUnpricedEvents(),
+      this.ledger.totalsByAccountKind(),
+      this.usage.countUnpriced(),
       this.settlement.lastSettlementSummary(),
       this.settlement.hotWalletStatus(),
     ]);
     return {
       charged_usd: formatAttoAsUsd(usage.chargedAtto),
       revenue_usd: formatAttoAsUsd(usage.marginAtto),
-      users_balance_usd: formatAttoAsUsd(accounts.usersBalanceAtto),
-      held_usd: formatAttoAsUsd(accounts.usersHeldAtto),
-      contributors_payable_usd: formatAttoAsUsd(accounts.payableAtto),
-      in_settlement_usd: formatAttoAsUsd(accounts.inSettlementAtto),
-      paid_usd: formatAttoAsUsd(accounts.paidAtto),
+      users_balance_usd: formatAttoAsUsd(byKind.get('user')?.balanceAtto ?? 0n),
+      held_usd: formatAttoAsUsd(byKind.get('user')?.heldAtto ?? 0n),
+      contributors_payable_usd: formatAttoAsUsd(byKind.get('contributor_payable')?.balanceAtto ?? 0n),
+      in_settlement_usd: formatAttoAsUsd(byKind.get('contributor_in_settlement')?.balanceAtto ?? 0n),
+      paid_usd: formatAttoAsUsd(byKind.get('contributor_paid')?.balanceAtto ?? 0n),
       unpriced_events: toJsonInteger(unpriced),
       hot_wallet: hotWallet,
       last_settlement: lastSettlement,

@@ -100,7 +100,7 @@ export class AuthService {
     }
     const generated = generateApiKey(input.role);
     const id = randomUUID();
-    const record = await this.db.prisma.$transaction(async (tx) => {
+    const record = await this.db.prismaTransaction(async (tx) => {
       const created = await this.keys.create(tx, {
         id,
         keyHash: generated.keyHash,
@@ -123,7 +123,7 @@ export class AuthService {
   }
 
   async revokeKey(actor: Principal, id: string): Promise<void> {
-    await this.db.prisma.$transaction(async (tx) => {
+    await this.db.prismaTransaction(async (tx) => {
       const existing = await this.keys.findById(tx, id);
       if (!existing) throw notFound('api key');
       if (existing.revokedAt) return;

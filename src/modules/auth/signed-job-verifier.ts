@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DomainError } from '../../common/errors/index.js';
 import { bodyMatchesSignature, checkSignatureHeaders } from '../../common/signing/standard-webhooks.js';
-import type { SignedUsageJob } from '../../queue/signed-usage-events.producer.js';
+import type { SignedUsageJob } from '../../queue/signed-usage-job.js';
 import { SignatureReplayGuard } from './signature-replay-guard.js';
 import { SigningKeysService } from './signing-keys.service.js';
 

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DatabaseService, type SqlClient } from '../../database/database.service.js';
 import { toBigInt } from '../../database/sql.js';
+import type { RollupSums } from '../usage/usage.types.js';
 import type { GroupBy } from './earnings-range.js';
 import type { EarningsRow } from './earnings-report.js';
 
@@ -17,16 +18,6 @@ export interface RollupMismatch {
   model: string;
   rollup: RollupSums | null;
   events: RollupSums | null;
-}
-
-export interface RollupSums {
-  events: bigint;
-  promptTokens: bigint;
-  completionTokens: bigint;
-  officialAtto: bigint;
-  earnedAtto: bigint;
-  chargeAtto: bigint;
-  marginAtto: bigint;
 }
 
 // Fixed SQL fragments per grouping (never built from input). Models sort bytewise (COLLATE "C")

@@ -1,7 +1,8 @@
 import { Injectable, type OnModuleInit } from '@nestjs/common';
 import { formatAttoAsUsd } from '../../common/money/index.js';
 import { LedgerCheckRegistry } from '../ledger/ledger-check-extension.js';
-import { EarningsRepository, type RollupSums } from './earnings.repository.js';
+import type { RollupSums } from '../usage/usage.types.js';
+import { EarningsRepository } from './earnings.repository.js';
 
 const ROLLUP_MISMATCHES_REPORTED_MAX = 100;
 

@@ -1,12 +1,14 @@
-import { InjectQueue, Processor, WorkerHost } from '@nestjs/bullmq';
+import { InjectQueue, Processor } from '@nestjs/bullmq';
 import { Logger, type OnApplicationBootstrap } from '@nestjs/common';
 import type { Queue } from 'bullmq';
-import { HOLD_EXPIRY_EVERY_MS, JOB_EXPIRE_HOLDS, QUEUE_HOLDS } from '../../queue/queue-names.js';
+import { SCHEDULERS, scheduledJob, WORKER_OPTIONS } from '../../queue/jobs.js';
+import { JobProcessor, OnJob } from '../../queue/on-job.js';
+import { JOB_EXPIRE_HOLDS, QUEUE_HOLDS } from '../../queue/queue-names.js';
 import { HoldsService } from './holds.service.js';
 
 /** Releases expired holds on a schedule (a BullMQ job scheduler: one run at a time, any worker). */
-@Processor(QUEUE_HOLDS)
-export class HoldsExpiryProcessor extends WorkerHost implements OnApplicationBootstrap {
+@Processor(QUEUE_HOLDS, WORKER_OPTIONS[QUEUE_HOLDS])
+export class HoldsExpiryProcessor extends JobProcessor implements OnApplicationBootstrap {
   private readonly logger = new Logger('HoldsExpiry');
 
   constructor(
@@ -17,10 +19,12 @@ export class HoldsExpiryProcessor extends WorkerHost implements OnApplicationBoo
   }
 
   async onApplicationBootstrap(): Promise<void> {
-    await this.queue.upsertJobScheduler(JOB_EXPIRE_HOLDS, { every: HOLD_EXPIRY_EVERY_MS }, { name: JOB_EXPIRE_HOLDS, opts: { removeOnComplete: 100, removeOnFail: 100 } });
+    const { id, job, repeat } = SCHEDULERS.holdExpiry;
+    await this.queue.upsertJobScheduler(id, repeat, scheduledJob(job));
   }
 
-  async process(): Promise<{ expired: number }> {
+  @OnJob(JOB_EXPIRE_HOLDS)
+  async expire(): Promise<{ expired: number }> {
     const expired = await this.holds.expireDue();
     if (expired > 0) this.logger.log(`expired ${expired} holds`);
     return { expired };

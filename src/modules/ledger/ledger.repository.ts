@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DatabaseService, type SqlClient } from '../../database/database.service.js';
 import { arrayLiteral, preparedStatement, toBigInt } from '../../database/sql.js';
-import { describeAccount } from './account-codes.js';
+import { describeAccount, type AccountKind } from './account-codes.js';
 import { postingArrayLiterals, type BalanceDelta, type JournalDraft } from './journal-draft.js';
 
 export interface AccountBalance {
@@ -9,6 +9,33 @@ export interface AccountBalance {
   balanceAtto: bigint;
   heldAtto: bigint;
 }
+
+export type ContributorSort = 'id' | 'payable_desc';
+
+/** A contributor of the registry with its accounts' stored balances (zero for an account not created yet). */
+export interface ContributorBalanceRow {
+  id: string;
+  tier: string;
+  status: string;
+  payoutAddress: string;
+  payableAtto: bigint;
+  inSettlementAtto: bigint;
+  paidAtto: bigint;
+}
+
+/** Keyset position: the sort key of the last row of the previous page. */
+export type ContributorCursor = { sort: 'id'; id: string } | { sort: 'payable_desc'; payableAtto: bigint; id: string };
+
+// Balances joined by account code; a contributor without an account yet has zero balances.
+const CONTRIBUTOR_PAGE_SELECT = `
+  SELECT c.id, c.tier, c.status, c.payout_address,
+         coalesce(p.balance_atto, 0) AS payable_atto,
+         coalesce(s.balance_atto, 0) AS in_settlement_atto,
+         coalesce(d.balance_atto, 0) AS paid_atto
+  FROM contributors c
+  LEFT JOIN accounts p ON p.code = 'contributor:' || c.id || ':payable'
+  LEFT JOIN accounts s ON s.code = 'contributor:' || c.id || ':in_settlement'
+  LEFT JOIN accounts d ON d.code = 'contributor:' || c.id || ':paid'`;
 
 export interface LedgerCheckRow {
   code: string;
@@ -157,5 +184,68 @@ export class LedgerRepository {
       [limit],
     );
     return result.rows.map((r) => ({ code: r.code, heldAtto: toBigInt(r.held), activeHoldsAtto: toBigInt(r.active) }));
+  }
+
+  /** Stored balances summed by account kind (tracked accounts only keep one). */
+  async totalsByAccountKind(): Promise<Map<AccountKind, { balanceAtto: bigint; heldAtto: bigint }>> {
+    const result = await this.db.pool.query<{ kind: AccountKind; balance: string; held: string }>(
+      `SELECT kind, coalesce(sum(balance_atto), 0) AS balance, coalesce(sum(held_atto), 0) AS held
+       FROM accounts
+       WHERE kind IN ('user', 'contributor_payable', 'contributor_in_settlement', 'contributor_paid')
+       GROUP BY kind`,
+    );
+    return new Map(result.rows.map((r) => [r.kind, { balanceAtto: toBigInt(r.balance), heldAtto: toBigInt(r.held) }]));
+  }
+
+  async netMoved(input: { intoKind: string; outOfKind: string }): Promise<bigint> {
+    const result = await this.db.pool.query<{ total: string }>(
+      `SELECT coalesce(sum(amount_atto), 0) AS total FROM ledger_postings
+       WHERE (kind = $1 AND amount_atto > 0) OR (kind = $2 AND amount_atto < 0)`,
+      [input.intoKind, input.outOfKind],
+    );
+    return toBigInt(result.rows[0]!.total);
+  }
+
+  /**
+   * One page of contributors in a total order (ties broken by id, bytewise), so cursors are
+   * stable. Sorting by payable orders by the balance at query time: a balance that changes
+   * between pages can move a contributor across the cursor (as with any live keyset listing).
+   * Joined here rather than in the admin module: account balances are read only by the ledger.
+   */
+  async contributorBalancePage(input: { sort: ContributorSort; after: ContributorCursor | null; limit: number }): Promise<ContributorBalanceRow[]> {
+    const params: unknown[] = [input.limit];
+    let where = '';
+    let order: string;
+    if (input.sort === 'id') {
+      order = 'c.id COLLATE "C"';
+      if (input.after) {
+        params.push(input.after.id);
+        where = 'WHERE c.id COLLATE "C" > $2';
+      }
+    } else {
+      order = 'coalesce(p.balance_atto, 0) DESC, c.id COLLATE "C"';
+      if (input.after?.sort === 'payable_desc') {
+        params.push(input.after.payableAtto.toString(), input.after.id);
+        where = 'WHERE (coalesce(p.balance_atto, 0) < $2::numeric OR (coalesce(p.balance_atto, 0) = $2::numeric AND c.id COLLATE "C" > $3))';
+      }
+    }
+    const result = await this.db.pool.query<{
+      id: string;
+      tier: string;
+      status: string;
+      payout_address: string;
+      payable_atto: string;
+      in_settlement_atto: string;
+      paid_atto: string;
+    }>(`${CONTRIBUTOR_PAGE_SELECT} ${where} ORDER BY ${order} LIMIT $1`, params);
+    return result.rows.map((r) => ({
+      id: r.id,
+      tier: r.tier,
+      status: r.status,
+      payoutAddress: r.payout_address,
+      payableAtto: toBigInt(r.payable_atto),
+      inSettlementAtto: toBigInt(r.in_settlement_atto),
+      paidAtto: toBigInt(r.paid_atto),
+    }));
   }
 }

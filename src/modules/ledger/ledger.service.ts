@@ -2,7 +2,10 @@ import { Injectable } from '@nestjs/common';
 import type { SqlClient } from '../../database/database.service.js';
 import { assert } from '../../common/errors/index.js';
 import { assertBalanced, netBalanceDeltas, type JournalDraft } from './journal-draft.js';
-import { LedgerRepository, type AccountBalance } from './ledger.repository.js';
+import type { AccountKind } from './account-codes.js';
+import { LedgerRepository, type AccountBalance, type ContributorBalanceRow, type ContributorCursor, type ContributorSort } from './ledger.repository.js';
+
+export type { AccountBalance, ContributorBalanceRow, ContributorCursor, ContributorSort } from './ledger.repository.js';
 
 const MISMATCHES_REPORTED_MAX = 100;
 
@@ -16,9 +19,10 @@ export interface LedgerCheckReport {
 }
 
 /**
- * The double-entry ledger: the writer of journal entries and stored balances. One exception, for
- * the hot path: a small usage group commit is one statement (UsageRepository.insertEventsAndPost)
- * that writes the entries of usageJournalDraft, checked balanced, and the balances they sum to.
+ * The double-entry ledger: the writer of journal entries and stored balances (usage, reprice,
+ * holds, credits, adjustments and settlement all post here). Its batched form, for the hot path:
+ * a small usage group commit is one statement (UsageRepository.insertEventsAndPost) composing the
+ * ledger's own CTEs (batched-posting.ts) over the entries of usageJournalDraft, checked balanced.
  */
 @Injectable()
 export class LedgerService {
@@ -26,22 +30,24 @@ export class LedgerService {
 
   /**
    * Posts journal transactions inside the caller's database transaction. Entries whose
-   * (kind, ref) already exist are skipped (idempotent); returns the keys that were written.
-   * heldDeltas move reserved (held) amounts on user accounts in the same ordered update.
+   * (kind, ref) already exist are skipped (idempotent); returns the written ones, "kind/ref" ->
+   * journal entry id. heldDeltas move reserved (held) amounts on user accounts in the same
+   * ordered update.
    */
-  async post(client: SqlClient, drafts: JournalDraft[], heldDeltas: Map<string, bigint> = new Map()): Promise<Set<string>> {
+  async post(client: SqlClient, drafts: JournalDraft[], heldDeltas: Map<string, bigint> = new Map()): Promise<ReadonlyMap<string, bigint>> {
     for (const draft of drafts) assertBalanced(draft);
     const written = await this.repository.insertEntries(client, drafts);
     // As many written as drafts: every draft was written (written keys are distinct draft keys).
     const writtenDrafts = written.size === drafts.length ? drafts : drafts.filter((d) => written.has(`${d.kind}/${d.ref}`));
     await this.repository.applyDeltas(client, netBalanceDeltas(writtenDrafts, heldDeltas));
-    return new Set(written.keys());
+    return written;
   }
 
-  /** Posts exactly one entry and fails loudly if it had already been posted. */
-  async postOne(client: SqlClient, draft: JournalDraft): Promise<void> {
-    const written = await this.post(client, [draft]);
-    assert(written.has(`${draft.kind}/${draft.ref}`), `journal entry ${draft.kind}/${draft.ref} already exists`);
+  /** Posts exactly one entry and fails loudly if it had already been posted; returns its id. */
+  async postOne(client: SqlClient, draft: JournalDraft): Promise<bigint> {
+    const id = (await this.post(client, [draft])).get(`${draft.kind}/${draft.ref}`);
+    assert(id !== undefined, `journal entry ${draft.kind}/${draft.ref} already exists`);
+    return id;
   }
 
   applyHeldDeltas(client: SqlClient, heldDeltas: Map<string, bigint>): Promise<void> {
@@ -62,6 +68,24 @@ export class LedgerService {
 
   sumPostings(code: string): Promise<bigint> {
     return this.repository.sumPostings(code);
+  }
+
+  /** Stored balances and held amounts summed per kind of tracked account (a kind without accounts is absent). */
+  totalsByAccountKind(): Promise<Map<AccountKind, { balanceAtto: bigint; heldAtto: bigint }>> {
+    return this.repository.totalsByAccountKind();
+  }
+
+  /**
+   * What entries of `intoKind` credited plus what entries of `outOfKind` debited, over all
+   * accounts: e.g. settlement_paid into paid accounts minus settlement_reorged out of them.
+   */
+  netMoved(input: { intoKind: string; outOfKind: string }): Promise<bigint> {
+    return this.repository.netMoved(input);
+  }
+
+  /** One page of the contributor registry with its three accounts' stored balances (admin list). */
+  contributorBalancePage(input: { sort: ContributorSort; after: ContributorCursor | null; limit: number }): Promise<ContributorBalanceRow[]> {
+    return this.repository.contributorBalancePage(input);
   }
 
   /** Recomputes every balance from postings and proves each transaction and the whole sum to zero. */

@@ -5,9 +5,10 @@ import { decodeCursor, encodeCursor } from '../../common/http/pagination.js';
 import { assertCanReadContributor } from '../auth/access.js';
 import type { Principal } from '../auth/auth.types.js';
 import { ContributorsService } from '../contributors/contributors.service.js';
-import { PayoutTxRepository } from './payout-tx.repository.js';
-import { SettlementRepository, type TimeCursor } from './settlement.repository.js';
-import type { PayoutTxRecord, SettlementLineRecord, SettlementRecord } from './settlement.types.js';
+import { PayoutTxRepository } from './payout/payout-tx.repository.js';
+import { SettlementRepository, type TimeCursor } from './statement/settlement.repository.js';
+import type { PayoutTxRecord } from './payout/payout.types.js';
+import type { SettlementLineRecord, SettlementRecord } from './statement/settlement.types.js';
 
 const timeCursorSchema = z.object({ us: z.string().regex(/^\d{1,20}$/), id: z.string().uuid() });
 

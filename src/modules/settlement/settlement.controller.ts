@@ -5,11 +5,11 @@ import { DomainError } from '../../common/errors/index.js';
 import type { Principal } from '../auth/auth.types.js';
 import { CurrentPrincipal } from '../auth/principal.decorator.js';
 import { Roles } from '../auth/roles.decorator.js';
-import { ReconciliationService } from './reconciliation.service.js';
+import { ReconciliationService } from './payout/reconciliation.service.js';
 import { lineBody, plannedLineBody, settlementBody, txBody } from './settlement.presenter.js';
 import { SettlementQueryService } from './settlement-query.service.js';
 import { CreateSettlementDto, SettlementPageQueryDto } from './settlement.schemas.js';
-import { SettlementService } from './settlement.service.js';
+import { SettlementService } from './statement/settlement.service.js';
 import { formatMicroUsdc } from '../../common/money/index.js';
 
 const settlementId = () => new ParseUUIDPipe({ exceptionFactory: () => new DomainError('not_found', 'settlement not found') });

@@ -4,22 +4,23 @@ import { CHAIN_READINESS, type OptionalReadinessCheck } from '../health/chain-re
 import { LedgerCheckRegistry } from '../ledger/ledger-check-extension.js';
 import { LedgerModule } from '../ledger/ledger.module.js';
 import { ContributorPayoutsController } from './contributor-payouts.controller.js';
-import { PAYOUT_CHAIN, payoutChainProvider, type PayoutChainHandle } from './payout-chain.provider.js';
-import { PayoutFinalityService } from './payout-finality.service.js';
-import { PayoutLockRepository } from './payout-lock.repository.js';
-import { PayoutOutcomeService } from './payout-outcome.service.js';
-import { DEFAULT_PAYOUT_SENDER_OPTIONS, PAYOUT_SENDER_OPTIONS } from './payout-sender.options.js';
-import { PayoutSenderService } from './payout-sender.service.js';
-import { PayoutTrackerService } from './payout-tracker.service.js';
-import { PayoutTxRepository } from './payout-tx.repository.js';
-import { ReconciliationService } from './reconciliation.service.js';
-import { SettlementCheckRepository } from './settlement-check.repository.js';
-import { SettlementLinesRepository } from './settlement-lines.repository.js';
+import { PAYOUT_CHAIN, payoutChainProvider, type PayoutChainHandle } from './chain/payout-chain.provider.js';
+import { HotWalletService } from './payout/hot-wallet.service.js';
+import { PayoutFinalityService } from './payout/payout-finality.service.js';
+import { PayoutLockRepository } from './payout/payout-lock.repository.js';
+import { PayoutOutcomeService } from './payout/payout-outcome.service.js';
+import { DEFAULT_PAYOUT_SENDER_OPTIONS, PAYOUT_SENDER_OPTIONS } from './payout/payout-sender.options.js';
+import { PayoutSenderService } from './payout/payout-sender.service.js';
+import { PayoutTrackerService } from './payout/payout-tracker.service.js';
+import { PayoutTxRepository } from './payout/payout-tx.repository.js';
+import { ReconciliationService } from './payout/reconciliation.service.js';
+import { SettlementCheckRepository } from './payout/settlement-check.repository.js';
+import { SettlementLinesRepository } from './payout/settlement-lines.repository.js';
 import { SettlementQueryService } from './settlement-query.service.js';
-import { SettlementQueueProducer } from './settlement-queue.producer.js';
+import { SettlementQueueProducer } from './statement/settlement-queue.producer.js';
 import { SettlementController } from './settlement.controller.js';
-import { SettlementRepository } from './settlement.repository.js';
-import { SettlementService } from './settlement.service.js';
+import { SettlementRepository } from './statement/settlement.repository.js';
+import { SettlementService } from './statement/settlement.service.js';
 
 /** Settlement creation, approval and queries (API), and the payout sender the worker drives. */
 @Module({
@@ -33,6 +34,7 @@ import { SettlementService } from './settlement.service.js';
     SettlementLinesRepository,
     PayoutTxRepository,
     PayoutLockRepository,
+    HotWalletService,
     SettlementCheckRepository,
     SettlementQueueProducer,
     SettlementService,

@@ -1,6 +1,7 @@
 // API bodies (snake_case, money as decimal strings, checksummed addresses).
 import { formatMicroUsdc } from '../../common/money/index.js';
-import type { PlannedLine, PayoutTxRecord, SettlementLineRecord, SettlementRecord } from './settlement.types.js';
+import type { PayoutTxRecord } from './payout/payout.types.js';
+import type { PlannedLine, SettlementLineRecord, SettlementRecord } from './statement/settlement.types.js';
 
 export function settlementBody(s: SettlementRecord) {
   return {

@@ -1,20 +1,16 @@
-import { Processor, WorkerHost } from '@nestjs/bullmq';
-import { DelayedError, UnrecoverableError, type Job } from 'bullmq';
+import { Processor } from '@nestjs/bullmq';
+import { DelayedError, type Job } from 'bullmq';
+import { WORKER_OPTIONS, type JobPayload } from '../../queue/jobs.js';
+import { JobProcessor, OnJob } from '../../queue/on-job.js';
 import { JOB_SETTLEMENT_FINALITY, JOB_SETTLEMENT_RECONCILE, JOB_SETTLEMENT_RUN, JOB_SETTLEMENT_SEND, QUEUE_SETTLEMENT } from '../../queue/queue-names.js';
-import { PayoutFinalityService } from './payout-finality.service.js';
-import { PayoutSenderService } from './payout-sender.service.js';
-import { ReconciliationService } from './reconciliation.service.js';
-import { settlementJobSchema } from './settlement.schemas.js';
-import { SettlementService } from './settlement.service.js';
+import { PayoutFinalityService } from './payout/payout-finality.service.js';
+import { PayoutSenderService } from './payout/payout-sender.service.js';
+import { ReconciliationService } from './payout/reconciliation.service.js';
+import { SettlementService } from './statement/settlement.service.js';
 
-/** One job at a time per worker: sends are serialized per wallet anyway (advisory lock). */
-const SETTLEMENT_WORKER_CONCURRENCY = 1;
-/** Sends wait for confirmations inside the job; the lock is renewed meanwhile. */
-const SETTLEMENT_JOB_LOCK_MS = 60_000;
-
-/** Thin: parse, call one service method, rethrow. */
-@Processor(QUEUE_SETTLEMENT, { concurrency: SETTLEMENT_WORKER_CONCURRENCY, lockDuration: SETTLEMENT_JOB_LOCK_MS })
-export class SettlementProcessor extends WorkerHost {
+/** Thin: one service method per job, errors rethrown (a send that fails is retried by BullMQ). */
+@Processor(QUEUE_SETTLEMENT, WORKER_OPTIONS[QUEUE_SETTLEMENT])
+export class SettlementProcessor extends JobProcessor {
   constructor(
     private readonly settlements: SettlementService,
     private readonly sender: PayoutSenderService,
@@ -24,28 +20,29 @@ export class SettlementProcessor extends WorkerHost {
     super();
   }
 
-  async process(job: Job, token?: string): Promise<unknown> {
-    switch (job.name) {
-      case JOB_SETTLEMENT_RUN:
-        return this.settlements.runScheduled();
-      case JOB_SETTLEMENT_SEND: {
-        const { settlement_id: settlementId } = settlementJobSchema.parse(job.data);
-        const outcome = await this.sender.sendSettlement(settlementId);
-        if (outcome.kind === 'hold' || outcome.kind === 'busy') {
-          // Not a failure: back to delayed without spending one of the job's attempts.
-          await job.moveToDelayed(Date.now() + outcome.retryAfterMs, token);
-          throw new DelayedError(outcome.kind === 'hold' ? outcome.reason : 'wallet busy');
-        }
-        return outcome;
-      }
-      case JOB_SETTLEMENT_RECONCILE: {
-        const { settlement_id: settlementId } = settlementJobSchema.parse(job.data);
-        return this.reconciliation.reconcileSettlement(settlementId);
-      }
-      case JOB_SETTLEMENT_FINALITY:
-        return this.finality.runScheduled();
-      default:
-        throw new UnrecoverableError(`no handler for job ${job.name} on queue ${QUEUE_SETTLEMENT}`);
+  @OnJob(JOB_SETTLEMENT_RUN)
+  run(): Promise<unknown> {
+    return this.settlements.runScheduled();
+  }
+
+  @OnJob(JOB_SETTLEMENT_SEND)
+  async send(payload: JobPayload<typeof JOB_SETTLEMENT_SEND>, job: Job, token?: string): Promise<unknown> {
+    const outcome = await this.sender.sendSettlement(payload.settlement_id);
+    if (outcome.kind === 'hold' || outcome.kind === 'busy') {
+      // Not a failure: back to delayed without spending one of the job's attempts.
+      await job.moveToDelayed(Date.now() + outcome.retryAfterMs, token);
+      throw new DelayedError(outcome.kind === 'hold' ? outcome.reason : 'wallet busy');
     }
+    return outcome;
+  }
+
+  @OnJob(JOB_SETTLEMENT_RECONCILE)
+  reconcile(payload: JobPayload<typeof JOB_SETTLEMENT_RECONCILE>): Promise<unknown> {
+    return this.reconciliation.reconcileSettlement(payload.settlement_id);
+  }
+
+  @OnJob(JOB_SETTLEMENT_FINALITY)
+  recheckFinality(): Promise<unknown> {
+    return this.finality.runScheduled();
   }
 }

@@ -10,5 +10,3 @@ export const createSettlementSchema = z.preprocess(
 export class CreateSettlementDto extends createZodDto(createSettlementSchema) {}
 
 export class SettlementPageQueryDto extends createZodDto(pageQuerySchema.strict()) {}
-
-export const settlementJobSchema = z.object({ settlement_id: z.string().uuid() });

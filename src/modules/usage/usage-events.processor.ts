@@ -1,33 +1,26 @@
-import { InjectQueue, Processor, WorkerHost } from '@nestjs/bullmq';
+import { InjectQueue, Processor } from '@nestjs/bullmq';
 import { Inject, Logger } from '@nestjs/common';
 import { DelayedError, UnrecoverableError, type Job, type Queue } from 'bullmq';
-import { DomainError } from '../../common/errors/index.js';
+import { DomainError, type FieldIssue } from '../../common/errors/index.js';
 import { isDatabaseUnavailable } from '../../database/database-errors.js';
-import { QUEUE_USAGE_EVENTS, QUEUE_USAGE_EVENTS_DEAD } from '../../queue/queue-names.js';
-import { USAGE_JOB_ATTEMPTS } from '../../queue/usage-events.producer.js';
-import { isSignedUsageJob, signedUsageJobSchema } from '../../queue/signed-usage-events.producer.js';
+import { jobOptions, WORKER_OPTIONS, type JobPayload } from '../../queue/jobs.js';
+import { JobProcessor, OnJob } from '../../queue/on-job.js';
+import { JOB_DEAD_USAGE_EVENT, JOB_USAGE_EVENT, QUEUE_USAGE_EVENTS, QUEUE_USAGE_EVENTS_DEAD } from '../../queue/queue-names.js';
+import { isSignedUsageJob, type SignedUsageJob } from '../../queue/signed-usage-job.js';
 import { APP_CONFIG, type AppConfig } from '../../config/index.js';
 import { SignedJobVerifier } from '../auth/signed-job-verifier.js';
 import { UsageService } from './usage.service.js';
 
-/** Jobs processed at once: they meet in the group-commit writer and share transactions. */
-export const USAGE_QUEUE_CONCURRENCY = 64;
-/**
- * A job is "stalled" when the worker holding it died (kill -9, OOM, deploy). BullMQ's default
- * (1) fails a job that stalls twice, and nothing retries a failed usage job: an event queued by a
- * gateway would never be billed (reproduced by test/reliability/02b-worker-double-crash). The
- * write is idempotent by event_id, so running a stalled job again is always safe.
- */
-export const USAGE_JOB_STALLS_MAX = USAGE_JOB_ATTEMPTS;
 const TRANSIENT_RETRY_DELAY_MS_MAX = 30_000;
 
 /**
  * Queue path for gateways: the same validation and writer as POST /v1/usage-events. Invalid or
- * conflicting payloads go straight to the dead-letter queue with the reason; a database outage
- * delays the job without spending its attempts, so an event is never dropped for that.
+ * conflicting payloads (and jobs of another name) go straight to the dead-letter queue with the
+ * reason; a database outage delays the job without spending its attempts, so an event is never
+ * dropped for that.
  */
-@Processor(QUEUE_USAGE_EVENTS, { concurrency: USAGE_QUEUE_CONCURRENCY, maxStalledCount: USAGE_JOB_STALLS_MAX })
-export class UsageEventsProcessor extends WorkerHost {
+@Processor(QUEUE_USAGE_EVENTS, WORKER_OPTIONS[QUEUE_USAGE_EVENTS])
+export class UsageEventsProcessor extends JobProcessor {
   private readonly logger = new Logger('UsageEventsProcessor');
 
   constructor(
@@ -39,9 +32,9 @@ export class UsageEventsProcessor extends WorkerHost {
     super();
   }
 
-  async process(job: Job, token?: string): Promise<unknown> {
-    const payload = await this.payloadOf(job, token);
-    const parsed = this.usage.parse(payload, 'queue');
+  @OnJob(JOB_USAGE_EVENT)
+  async ingest(payload: JobPayload<typeof JOB_USAGE_EVENT>, job: Job, token?: string): Promise<unknown> {
+    const parsed = isSignedUsageJob(payload) ? this.usage.parse(await this.verifiedBody(payload, job, token), 'queue') : await this.unsigned(payload, job);
     if ('issues' in parsed) return this.deadLetter(job, 'validation_failed', parsed.issues);
     if (job.id !== undefined && job.id !== parsed.event.eventId) {
       return this.deadLetter(job, 'validation_failed', [{ field: 'jobId', message: 'job id must equal event_id' }]);
@@ -56,20 +49,19 @@ export class UsageEventsProcessor extends WorkerHost {
     }
   }
 
+  private unsigned(payload: Exclude<JobPayload<typeof JOB_USAGE_EVENT>, SignedUsageJob>, job: Job): ReturnType<UsageService['fromInput']> | Promise<never> {
+    if (this.config.USAGE_QUEUE_SIGNED_ONLY) return this.deadLetter(job, 'bad_signature', 'unsigned job (USAGE_QUEUE_SIGNED_ONLY)');
+    return this.usage.fromInput(payload, 'queue');
+  }
+
   /**
-   * The usage payload: as sent, or, for a signed job, its text once the signature is verified
-   * (a bad signature is dead-lettered as bad_signature, like any job that can never succeed).
+   * A signed job's payload, as JSON, once its signature is verified: a bad signature is
+   * dead-lettered as bad_signature (it can never succeed); Redis down delays the job.
    */
-  private async payloadOf(job: Job, token: string | undefined): Promise<unknown> {
-    if (!isSignedUsageJob(job.data)) {
-      if (this.config.USAGE_QUEUE_SIGNED_ONLY) return this.deadLetter(job, 'bad_signature', 'unsigned job (USAGE_QUEUE_SIGNED_ONLY)');
-      return job.data;
-    }
-    const envelope = signedUsageJobSchema.safeParse(job.data);
-    if (!envelope.success) return this.deadLetter(job, 'bad_signature', 'malformed signed job');
+  private async verifiedBody(payload: SignedUsageJob, job: Job, token: string | undefined): Promise<unknown> {
     let body: string;
     try {
-      body = await this.signedJobs.verify(envelope.data.signed, { id: String(job.id), timestampMs: job.timestamp });
+      body = await this.signedJobs.verify(payload.signed, { id: String(job.id), timestampMs: job.timestamp });
     } catch (error) {
       if (error instanceof DomainError && error.code === 'bad_signature') return this.deadLetter(job, error.code, error.message);
       if (error instanceof DomainError && error.code === 'unavailable') return this.delay(job, token, 'signature replay check unavailable');
@@ -89,12 +81,17 @@ export class UsageEventsProcessor extends WorkerHost {
     throw new DelayedError();
   }
 
+  protected override refusePayload(job: Job, issues: FieldIssue[]): Promise<never> {
+    return this.deadLetter(job, 'validation_failed', issues);
+  }
+
+  protected override refuseUnknownJob(job: Job): Promise<never> {
+    return this.deadLetter(job, 'unknown_job', `no job named ${job.name} on ${QUEUE_USAGE_EVENTS}; publish ${JOB_USAGE_EVENT}`);
+  }
+
   private async deadLetter(job: Job, code: string, details: unknown): Promise<never> {
-    await this.deadLetters.add(
-      'dead-usage-event',
-      { job_id: job.id, code, details, data: job.data, failed_at: new Date().toISOString() },
-      { jobId: `dead-${job.id}`, removeOnComplete: false, removeOnFail: false },
-    );
+    const letter = { job_id: job.id, code, details, data: job.data, failed_at: new Date().toISOString() };
+    await this.deadLetters.add(JOB_DEAD_USAGE_EVENT, letter, jobOptions(JOB_DEAD_USAGE_EVENT, letter));
     throw new UnrecoverableError(`${code}: ${JSON.stringify(details).slice(0, 500)}`);
   }
 }

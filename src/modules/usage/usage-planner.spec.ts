@@ -105,8 +105,8 @@ describe('journal and rollups', () => {
     );
     const deltas = rollupDeltas(plans);
     expect(deltas.map((d) => [d.day, d.events])).toEqual([
-      ['2026-11-29', 2],
-      ['2026-11-30', 1],
+      ['2026-11-29', 2n],
+      ['2026-11-30', 1n],
     ]);
     expect(deltas[0]!.earnedAtto).toBe(2n * parseUsdToAtto('0.006875'));
   });
@@ -138,8 +138,8 @@ describe('rollupDeltas', () => {
       if (!p.amounts) continue;
       const day = p.event.occurredAt.toISOString().slice(0, 10);
       const key = `${p.event.contributorId}\u0000${day}\u0000${p.event.model}`;
-      const d = (byKey.get(key) ?? { contributorId: p.event.contributorId, day, model: p.event.model, events: 0, promptTokens: 0n, completionTokens: 0n, officialAtto: 0n, earnedAtto: 0n, chargeAtto: 0n, marginAtto: 0n }) as Record<string, any>;
-      d.events += 1;
+      const d = (byKey.get(key) ?? { contributorId: p.event.contributorId, day, model: p.event.model, events: 0n, promptTokens: 0n, completionTokens: 0n, officialAtto: 0n, earnedAtto: 0n, chargeAtto: 0n, marginAtto: 0n }) as Record<string, any>;
+      d.events += 1n;
       d.promptTokens += BigInt(p.event.usage.promptTokens);
       d.completionTokens += BigInt(p.event.usage.completionTokens);
       d.officialAtto += p.amounts.officialAtto;

@@ -4,9 +4,8 @@ import { contributorPayable, PLATFORM_REVENUE, userAccount } from '../ledger/acc
 import type { JournalDraft } from '../ledger/journal-draft.js';
 import { priceUsage } from '../pricing/pricing-math.js';
 import type { PriceBook } from '../pricing/pricing.types.js';
-import type { RollupDelta } from './usage.repository.js';
 import type { NormalizedEvent } from './usage-event.js';
-import type { ContributorTierName, PlannedEvent } from './usage.types.js';
+import type { ContributorTierName, PlannedEvent, RollupDelta } from './usage.types.js';
 
 export const USAGE_JOURNAL_KIND = 'usage';
 
@@ -59,9 +58,9 @@ const DAY_MS = 86_400_000;
 
 /** Priced events summed per contributor, UTC day and model. */
 export function rollupDeltas(planned: PlannedEvent[]): RollupDelta[] {
-  // Token sums stay exact as numbers (at most 2^31 per event; far below 2^53 for any batch) and
-  // become bigint once per key; events of a batch mostly share a day, so its text is reused.
-  const byKey = new Map<string, { delta: RollupDelta; promptTokens: number; completionTokens: number }>();
+  // Counts and token sums stay exact as numbers (at most 2^31 tokens per event; far below 2^53 for
+  // any batch) and become bigint once per key; events of a batch mostly share a day, so its text is reused.
+  const byKey = new Map<string, { delta: RollupDelta; events: number; promptTokens: number; completionTokens: number }>();
   let lastDayIndex = Number.NaN;
   let lastDay = '';
   for (const p of planned) {
@@ -81,7 +80,7 @@ export function rollupDeltas(planned: PlannedEvent[]): RollupDelta[] {
           contributorId: event.contributorId,
           day: lastDay,
           model: event.model,
-          events: 0,
+          events: 0n,
           promptTokens: 0n,
           completionTokens: 0n,
           officialAtto: 0n,
@@ -89,13 +88,14 @@ export function rollupDeltas(planned: PlannedEvent[]): RollupDelta[] {
           chargeAtto: 0n,
           marginAtto: 0n,
         },
+        events: 0,
         promptTokens: 0,
         completionTokens: 0,
       };
       byKey.set(key, sum);
     }
     const delta = sum.delta;
-    delta.events += 1;
+    sum.events += 1;
     sum.promptTokens += event.usage.promptTokens;
     sum.completionTokens += event.usage.completionTokens;
     delta.officialAtto += amounts.officialAtto;
@@ -105,6 +105,7 @@ export function rollupDeltas(planned: PlannedEvent[]): RollupDelta[] {
   }
   const deltas: RollupDelta[] = [];
   for (const sum of byKey.values()) {
+    sum.delta.events = BigInt(sum.events);
     sum.delta.promptTokens = BigInt(sum.promptTokens);
     sum.delta.completionTokens = BigInt(sum.completionTokens);
     deltas.push(sum.delta);

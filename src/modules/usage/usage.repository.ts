@@ -1,21 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { DatabaseService, type SqlClient, type SqlRunner } from '../../database/database.service.js';
 import { arrayLiteral, plainArrayLiteral, preparedStatement, toBigInt, toBigIntOrNull } from '../../database/sql.js';
-import type { ContributorTierName, PlannedEvent, StoredEvent } from './usage.types.js';
-import type { UsagePosting } from './usage-posting.js';
-
-export interface RollupDelta {
-  contributorId: string;
-  day: string;
-  model: string;
-  events: number;
-  promptTokens: bigint;
-  completionTokens: bigint;
-  officialAtto: bigint;
-  earnedAtto: bigint;
-  chargeAtto: bigint;
-  marginAtto: bigint;
-}
+import { POSTED_BALANCES_CTE, postingCtes, type BatchedPosting } from '../ledger/batched-posting.js';
+import type { ContributorTierName, PlannedEvent, RollupDelta, StoredEvent } from './usage.types.js';
 
 /** Rows insertEvents wrote (event_id -> id) and their received_at: one value per transaction. */
 export interface InsertedEvents {
@@ -98,43 +85,22 @@ const ROLLUP_ACCUMULATE_SQL = `ON CONFLICT (contributor_id, day, model) DO UPDAT
 
 /**
  * A group commit of events without holds as one statement: the events, their journal entries, the
- * balance upserts and the earnings rollups, in data-modifying CTEs over $1..$23 (events) and the
- * posting's arrays after them.
+ * balance upserts (the ledger's CTEs, see ledger/batched-posting.ts) and the earnings rollups, in
+ * data-modifying CTEs over $1..$23 (events) and the posting's parameters after them.
  */
 const INSERT_EVENTS_AND_POST = preparedStatement('usage_insert_events_and_post', `WITH ins AS (
      ${INSERT_EVENTS_SQL}
      RETURNING ${INSERTED_COLUMNS}, user_id, contributor_id, model, occurred_at, status, prompt_tokens,
        completion_tokens, official_atto, payout_atto, charge_atto, margin_atto
-   ), je AS (
-     INSERT INTO journal_entries (kind, ref, account_codes, amounts_atto)
-     SELECT $${EVENT_PARAM_COUNT + 1}::text, x.ref, x.codes::text[], x.amounts::numeric[]
-     FROM unnest($${EVENT_PARAM_COUNT + 2}::text[], $${EVENT_PARAM_COUNT + 3}::text[], $${EVENT_PARAM_COUNT + 4}::text[]) AS x(ref, codes, amounts)
-     JOIN ins ON ins.event_id = x.ref
-     ON CONFLICT (kind, ref) DO NOTHING
-     RETURNING account_codes, amounts_atto
-   ), balance_deltas AS (
-     SELECT p.code, sum(p.amount) AS amount
-     FROM je CROSS JOIN LATERAL unnest(je.account_codes, je.amounts_atto) AS p(code, amount)
-     GROUP BY p.code
-   ), accounts_upserted AS (
-     -- Tracked accounts only (the parameter lists them); every billed user gets a row, even at 0.
-     INSERT INTO accounts (code, kind, owner_id, tracked, balance_atto, held_atto)
-     SELECT m.code, m.kind, m.owner, true, coalesce(d.amount, 0), 0
-     FROM unnest($${EVENT_PARAM_COUNT + 5}::text[], $${EVENT_PARAM_COUNT + 6}::text[], $${EVENT_PARAM_COUNT + 7}::text[], $${EVENT_PARAM_COUNT + 8}::text[]) AS m(code, kind, owner, user_id)
-     LEFT JOIN balance_deltas d ON d.code = m.code
-     WHERE d.code IS NOT NULL OR m.user_id IN (SELECT user_id FROM ins)
-     ORDER BY m.code
-     ON CONFLICT (code) DO UPDATE SET balance_atto = accounts.balance_atto + excluded.balance_atto
-     RETURNING 1
-   ), rollups_upserted AS (
+   ), ${postingCtes({ firstParam: EVENT_PARAM_COUNT + 1, source: 'ins', refColumn: 'event_id', userColumn: 'user_id' })}, rollups_upserted AS (
      ${ROLLUP_INSERT_SQL}
      SELECT contributor_id, (occurred_at AT TIME ZONE 'UTC')::date, model, count(*), sum(prompt_tokens),
        sum(completion_tokens), sum(official_atto), sum(payout_atto), sum(charge_atto), sum(margin_atto)
      FROM ins
-     -- Reading accounts_upserted makes the balances go first: every writer locks accounts
-     -- before rollups. (Unreferenced CTEs run in no order one can rely on; the statement-by-
+     -- Reading the balances' CTE makes them go first: every writer locks accounts before
+     -- rollups. (Unreferenced CTEs run in no order one can rely on; the statement-by-
      -- statement path holding accounts and waiting for rollups deadlocked with this one.)
-     WHERE status = 'priced' AND (SELECT count(*) FROM accounts_upserted) >= 0
+     WHERE status = 'priced' AND (SELECT count(*) FROM ${POSTED_BALANCES_CTE}) >= 0
      GROUP BY 1, 2, 3
      ORDER BY 1, 2, 3
      ${ROLLUP_ACCUMULATE_SQL}
@@ -251,7 +217,7 @@ export class UsageRepository {
    * Rows the conflict clause skipped (replays) post nothing, as in the statement-by-statement
    * path. Events with a hold take that path (the capture locks and updates the hold).
    */
-  async insertEventsAndPost(runner: SqlRunner, planned: PlannedEvent[], posting: UsagePosting): Promise<InsertedEvents> {
+  async insertEventsAndPost(runner: SqlRunner, planned: PlannedEvent[], posting: BatchedPosting): Promise<InsertedEvents> {
     if (planned.length === 0) return { ids: new Map(), receivedAt: null };
     const params = [...eventParams(planned), ...posting.params];
     const result = await runner.query<InsertedRow>(INSERT_EVENTS_AND_POST(params));
@@ -265,7 +231,7 @@ export class UsageRepository {
       contributor_id: d.contributorId,
       day: d.day,
       model: d.model,
-      events: d.events,
+      events: d.events.toString(),
       prompt_tokens: d.promptTokens.toString(),
       completion_tokens: d.completionTokens.toString(),
       official_atto: d.officialAtto.toString(),
@@ -280,7 +246,7 @@ export class UsageRepository {
     if (eventIds.length === 0) return new Map();
     const runner = client ?? this.db.pool;
     const result = await runner.query<EventRow>(FIND_BY_EVENT_IDS([eventIds]));
-    return new Map(result.rows.map((row) => [row.event_id, toStoredEvent(row)]));
+    return new Map(result.rows.map((row) => [row.event_id, eventFromRow(row)]));
   }
 
   async listByStatus(status: 'priced' | 'unpriced', limit: number, afterId: bigint | null): Promise<StoredEvent[]> {
@@ -288,7 +254,7 @@ export class UsageRepository {
       `SELECT ${EVENT_COLUMNS} FROM usage_events WHERE status = $1 AND id > $2 ORDER BY id LIMIT $3`,
       [status, (afterId ?? 0n).toString(), limit],
     );
-    return result.rows.map(toStoredEvent);
+    return result.rows.map(eventFromRow);
   }
 
   /** Locks a chunk of unpriced events for repricing; concurrent repricers skip each other's rows. */
@@ -297,7 +263,7 @@ export class UsageRepository {
       `SELECT ${EVENT_COLUMNS} FROM usage_events WHERE status = 'unpriced' AND id > $1 ORDER BY id LIMIT $2 FOR UPDATE SKIP LOCKED`,
       [afterId.toString(), limit],
     );
-    return result.rows.map(toStoredEvent);
+    return result.rows.map(eventFromRow);
   }
 
   async markPriced(client: SqlClient, planned: PlannedEvent[]): Promise<void> {
@@ -324,13 +290,14 @@ export class UsageRepository {
     );
   }
 
-  async countUnpriced(): Promise<number> {
+  /** Uses the (status, id) index: an index-only count of the unpriced range. */
+  async countUnpriced(): Promise<bigint> {
     const result = await this.db.pool.query<{ n: string }>(`SELECT count(*) AS n FROM usage_events WHERE status = 'unpriced'`);
-    return Number(result.rows[0]!.n);
+    return toBigInt(result.rows[0]!.n);
   }
 }
 
-function toStoredEvent(r: EventRow): StoredEvent {
+function eventFromRow(r: EventRow): StoredEvent {
   return {
     id: toBigInt(r.id),
     eventId: r.event_id,

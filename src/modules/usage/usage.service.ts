@@ -11,7 +11,7 @@ import { MetricsService } from '../health/metrics.service.js';
 import { UsageRepository } from './usage.repository.js';
 import { normalizeEvent, type NormalizedEvent, type StreamDetails } from './usage-event.js';
 import { planEvent, rollupDeltas, usageJournalDraft, type Multipliers } from './usage-planner.js';
-import { usageEventSchema } from './usage.schemas.js';
+import { usageEventSchema, type UsageEventInput } from './usage.schemas.js';
 import type { PlannedEvent, StoredEvent, WriteOutcome } from './usage.types.js';
 import { UsageWriter } from './usage-writer.js';
 
@@ -42,14 +42,19 @@ export class UsageService {
   parse(raw: unknown, source: NormalizedEvent['source'], stream: StreamDetails | null = null): { event: NormalizedEvent } | { issues: FieldIssue[] } {
     const parsed = usageEventSchema.safeParse(raw);
     if (!parsed.success) return { issues: zodIssuesToFields(parsed.error as ZodError) };
+    return this.fromInput(parsed.data, source, stream);
+  }
+
+  /** An event that passed usageEventSchema (a queue job's payload): the checks that need a clock, then normalized. */
+  fromInput(input: UsageEventInput, source: NormalizedEvent['source'], stream: StreamDetails | null = null): { event: NormalizedEvent } | { issues: FieldIssue[] } {
     const now = new Date();
-    if (parsed.data.occurred_at !== undefined) {
-      const skewMs = new Date(parsed.data.occurred_at).getTime() - now.getTime();
+    if (input.occurred_at !== undefined) {
+      const skewMs = new Date(input.occurred_at).getTime() - now.getTime();
       if (skewMs > this.config.EVENT_OCCURRED_AT_FUTURE_SKEW_MS) {
         return { issues: [{ field: 'occurred_at', message: 'must not be in the future' }] };
       }
     }
-    return { event: normalizeEvent(parsed.data, { now, source, stream }) };
+    return { event: normalizeEvent(input, { now, source, stream }) };
   }
 
   /** One event; throws coded errors for conflict / unknown contributor. */
@@ -89,7 +94,8 @@ export class UsageService {
     return this.repository.listByStatus(status, limit, afterId);
   }
 
-  countUnpriced(): Promise<number> {
+  /** For the admin overview and the reprice answer. */
+  countUnpriced(): Promise<bigint> {
     return this.repository.countUnpriced();
   }
 
@@ -113,7 +119,7 @@ export class UsageService {
       afterId = chunk.lastId;
       if (chunk.seen < REPRICE_CHUNK_EVENTS) break;
     }
-    return { priced, stillUnpriced: await this.repository.countUnpriced() };
+    return { priced, stillUnpriced: Number(await this.repository.countUnpriced()) };
   }
 
   private unwrap(outcome: WriteOutcome): { event: StoredEvent; replayed: boolean } {

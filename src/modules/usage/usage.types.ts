@@ -48,3 +48,21 @@ export type WriteOutcome =
   | { kind: 'replayed'; event: StoredEvent }
   | { kind: 'conflict'; eventId: string }
   | { kind: 'unknown_contributor'; eventId: string; contributorId: string };
+
+/** What a set of priced events adds to one per contributor/UTC day/model row of the earnings rollup. */
+export interface RollupDelta extends RollupSums {
+  contributorId: string;
+  day: string;
+  model: string;
+}
+
+/** The sums contributor_usage_daily keeps per row (written by the usage writer, read by earnings). */
+export interface RollupSums {
+  events: bigint;
+  promptTokens: bigint;
+  completionTokens: bigint;
+  officialAtto: bigint;
+  earnedAtto: bigint;
+  chargeAtto: bigint;
+  marginAtto: bigint;
+}

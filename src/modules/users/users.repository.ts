@@ -38,9 +38,4 @@ export class UsersRepository {
   async lockReference(client: SqlClient, reference: string): Promise<void> {
     await client.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 7))', [`user_credit:${reference}`]);
   }
-
-  async journalEntryId(client: SqlClient, kind: string, ref: string): Promise<bigint> {
-    const result = await client.query<{ id: string }>('SELECT id FROM journal_entries WHERE kind = $1 AND ref = $2', [kind, ref]);
-    return toBigInt(result.rows[0]!.id);
-  }
 }

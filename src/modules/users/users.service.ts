@@ -44,7 +44,7 @@ export class UsersService {
       const kind = input.amountAtto > 0n ? 'topup' : 'adjustment';
       const counterAccount = input.amountAtto > 0n ? EXTERNAL_FUNDING : PLATFORM_ADJUSTMENTS;
       const ref = `user_credit:${input.reference}`;
-      await this.ledger.postOne(client, {
+      const journalEntryId = await this.ledger.postOne(client, {
         kind,
         ref,
         memo: input.reason ?? undefined,
@@ -53,7 +53,6 @@ export class UsersService {
           { accountCode: counterAccount, amountAtto: -input.amountAtto },
         ],
       });
-      const journalEntryId = await this.users.journalEntryId(client, kind, ref);
       await this.users.insertCreditIfNew(client, { ...input, journalEntryId });
       const balance = await this.balanceIn(client, input.userId);
       await this.audit.recordWithSql(client, actor, {

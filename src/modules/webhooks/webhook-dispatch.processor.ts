@@ -1,22 +1,18 @@
-import { Processor, WorkerHost } from '@nestjs/bullmq';
-import { UnrecoverableError, type Job } from 'bullmq';
-import { z } from 'zod';
-import { QUEUE_WEBHOOK_DISPATCH } from '../../queue/queue-names.js';
-import { WEBHOOK_DISPATCH_CONCURRENCY, WEBHOOK_DISPATCH_LOCK_MS } from './webhook-jobs.js';
+import { Processor } from '@nestjs/bullmq';
+import { WORKER_OPTIONS, type JobPayload } from '../../queue/jobs.js';
+import { JobProcessor, OnJob } from '../../queue/on-job.js';
+import { JOB_WEBHOOK_DISPATCH, QUEUE_WEBHOOK_DISPATCH } from '../../queue/queue-names.js';
 import { WebhookDispatchService } from './webhook-dispatch.service.js';
 
-const dispatchJobSchema = z.object({ endpoint_id: z.string().uuid() }).strict();
-
 /** Thin: one dispatch round for the job's endpoint. Errors propagate (the relay re-enqueues). */
-@Processor(QUEUE_WEBHOOK_DISPATCH, { concurrency: WEBHOOK_DISPATCH_CONCURRENCY, lockDuration: WEBHOOK_DISPATCH_LOCK_MS, stalledInterval: WEBHOOK_DISPATCH_LOCK_MS })
-export class WebhookDispatchProcessor extends WorkerHost {
+@Processor(QUEUE_WEBHOOK_DISPATCH, WORKER_OPTIONS[QUEUE_WEBHOOK_DISPATCH])
+export class WebhookDispatchProcessor extends JobProcessor {
   constructor(private readonly dispatch: WebhookDispatchService) {
     super();
   }
 
-  async process(job: Job): Promise<{ attempts: number }> {
-    const parsed = dispatchJobSchema.safeParse(job.data);
-    if (!parsed.success) throw new UnrecoverableError(`invalid dispatch job: ${parsed.error.message}`);
-    return { attempts: await this.dispatch.dispatchEndpoint(parsed.data.endpoint_id) };
+  @OnJob(JOB_WEBHOOK_DISPATCH)
+  async dispatchRound(payload: JobPayload<typeof JOB_WEBHOOK_DISPATCH>): Promise<{ attempts: number }> {
+    return { attempts: await this.dispatch.dispatchEndpoint(payload.endpoint_id) };
   }
 }

@@ -2,9 +2,16 @@ import { InjectQueue } from '@nestjs/bullmq';
 import { Inject, Injectable } from '@nestjs/common';
 import type { Queue } from 'bullmq';
 import { APP_CONFIG, type AppConfig } from '../../config/index.js';
+import { jobOptions } from '../../queue/jobs.js';
 import { JOB_WEBHOOK_DISPATCH, QUEUE_WEBHOOK_DISPATCH } from '../../queue/queue-names.js';
 import { WebhookDeliveriesRepository } from './webhook-deliveries.repository.js';
-import { DISPATCH_JOBS_PER_TICK_MAX, dispatchJobOptions, RELAY_BATCH_EVENTS_MAX, RELAY_BATCHES_PER_TICK_MAX } from './webhook-jobs.js';
+
+/** Endpoints enqueued per relay tick at most. */
+const DISPATCH_JOBS_PER_TICK_MAX = 1_000;
+/** Outbox events fanned out per relay statement. */
+const RELAY_BATCH_EVENTS_MAX = 500;
+/** Relay statements per tick at most (then the next tick goes on). */
+const RELAY_BATCHES_PER_TICK_MAX = 20;
 
 /**
  * The outbox -> queue relay, run by the worker on a short schedule: fans committed outbox events
@@ -30,7 +37,12 @@ export class WebhookRelayService {
     }
     const due = await this.deliveries.endpointsWithDueWork(DISPATCH_JOBS_PER_TICK_MAX);
     if (due.length > 0) {
-      await this.dispatchQueue.addBulk(due.map((endpointId) => ({ name: JOB_WEBHOOK_DISPATCH, data: { endpoint_id: endpointId }, opts: dispatchJobOptions(endpointId) })));
+      await this.dispatchQueue.addBulk(
+        due.map((endpointId) => {
+          const data = { endpoint_id: endpointId };
+          return { name: JOB_WEBHOOK_DISPATCH, data, opts: jobOptions(JOB_WEBHOOK_DISPATCH, data) };
+        }),
+      );
     }
     return { relayed, deliveries, dispatched: due.length };
   }

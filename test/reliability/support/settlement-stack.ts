@@ -8,7 +8,7 @@ import { privateKeyToAccount } from 'viem/accounts';
 import { devChain, startDevchain, type Devchain } from '../../../scripts/lib/devchain.js';
 import type { ManagedProcess } from '../../../scripts/lib/processes.js';
 import { formatMicroUsdc, parseUsdToAtto } from '../../../src/common/money/index.js';
-import { testUsdcAbi } from '../../../src/modules/payouts/chain/contract-artifacts.js';
+import { testUsdcAbi } from '../../../contracts/test-contracts.js';
 import { QUEUE_SETTLEMENT } from '../../../src/queue/queue-names.js';
 import { createTestDatabase } from '../../support/test-db.js';
 import { waitFor } from '../../support/test-worker.js';

@@ -3,7 +3,7 @@
 import 'reflect-metadata';
 import { NestFactory } from '@nestjs/core';
 import { AppModule } from '../../../src/app.module.js';
-import { PayoutSenderService } from '../../../src/modules/settlement/payout-sender.service.js';
+import { PayoutSenderService } from '../../../src/modules/settlement/payout/payout-sender.service.js';
 
 const settlementId = process.argv[2];
 if (!settlementId) throw new Error('usage: send-child.ts <settlement id>');

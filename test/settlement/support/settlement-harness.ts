@@ -16,11 +16,11 @@ import { devChain, startDevchain, type Devchain } from '../../../scripts/lib/dev
 import { DatabaseService } from '../../../src/database/database.service.js';
 import { contributorInSettlement, contributorPaid, contributorPayable, PLATFORM_REVENUE, userAccount } from '../../../src/modules/ledger/account-codes.js';
 import { LedgerService } from '../../../src/modules/ledger/ledger.service.js';
-import { testUsdcAbi } from '../../../src/modules/payouts/chain/contract-artifacts.js';
-import { PAYOUT_SENDER_OPTIONS, type PayoutSenderOptions } from '../../../src/modules/settlement/payout-sender.options.js';
-import { PayoutSenderService } from '../../../src/modules/settlement/payout-sender.service.js';
-import { ReconciliationService } from '../../../src/modules/settlement/reconciliation.service.js';
-import { SettlementService } from '../../../src/modules/settlement/settlement.service.js';
+import { testUsdcAbi } from '../../../contracts/test-contracts.js';
+import { PAYOUT_SENDER_OPTIONS, type PayoutSenderOptions } from '../../../src/modules/settlement/payout/payout-sender.options.js';
+import { PayoutSenderService } from '../../../src/modules/settlement/payout/payout-sender.service.js';
+import { ReconciliationService } from '../../../src/modules/settlement/payout/reconciliation.service.js';
+import { SettlementService } from '../../../src/modules/settlement/statement/settlement.service.js';
 import { startTestApp, type TestApp } from '../../support/test-app.js';
 
 export const USD_ATTO = 10n ** 18n;

@@ -1,0 +1,85 @@
+import { Inject, Injectable } from '@nestjs/common';
+import type { Hex } from 'viem';
+import { notFound } from '../../../common/errors/index.js';
+import { formatAttoAsUsd, formatMicroUsdc, microUsdcToAtto } from '../../../common/money/index.js';
+import { DatabaseService } from '../../../database/database.service.js';
+import { AuditService } from '../../audit/audit.service.js';
+import { LedgerService } from '../../ledger/ledger.service.js';
+import type { Principal } from '../../auth/auth.types.js';
+import { TRANSFER_LOG_BLOCK_RANGE_MAX } from '../chain/payout-chain.client.js';
+import type { TransferLog } from '../chain/payout-chain.types.js';
+import { PAYOUT_CHAIN, type PayoutChainHandle } from '../chain/payout-chain.provider.js';
+import { PayoutTxRepository } from './payout-tx.repository.js';
+import { reconcile, type Reconciliation } from './reconciliation.js';
+import { SettlementCheckRepository } from './settlement-check.repository.js';
+import { SettlementRepository } from '../statement/settlement.repository.js';
+import { JOURNAL_SETTLEMENT_PAID, JOURNAL_SETTLEMENT_REORGED } from '../statement/settlement.types.js';
+
+/** Log queries per reconciliation: bounds a settlement whose transactions span a huge block range. */
+const LOG_QUERIES_MAX = 100;
+
+/** On-chain Transfer events vs paid lines, stored on the settlement; plus the ledger-check totals. */
+@Injectable()
+export class ReconciliationService {
+  constructor(
+    @Inject(PAYOUT_CHAIN) private readonly chain: PayoutChainHandle,
+    private readonly db: DatabaseService,
+    private readonly audit: AuditService,
+    private readonly ledger: LedgerService,
+    private readonly settlements: SettlementRepository,
+    private readonly txs: PayoutTxRepository,
+    private readonly checks: SettlementCheckRepository,
+  ) {}
+
+  async reconcileSettlement(settlementId: string, actor?: Principal): Promise<Reconciliation> {
+    const client = this.chain.require();
+    const settlement = await this.settlements.findById(settlementId);
+    if (!settlement) throw notFound('settlement');
+    const mined = await this.txs.minedBlocks(settlementId);
+    const transfers: TransferLog[] = [];
+    if (mined.fromBlock !== null && mined.toBlock !== null) {
+      let queries = 0;
+      for (let from = mined.fromBlock; from <= mined.toBlock; from += TRANSFER_LOG_BLOCK_RANGE_MAX) {
+        if (++queries > LOG_QUERIES_MAX) throw new Error(`settlement ${settlementId} spans too many blocks to reconcile`);
+        const to = from + TRANSFER_LOG_BLOCK_RANGE_MAX - 1n < mined.toBlock ? from + TRANSFER_LOG_BLOCK_RANGE_MAX - 1n : mined.toBlock;
+        transfers.push(...(await client.getTransferLogs({ fromBlock: from, toBlock: to })));
+      }
+    }
+    const paid = (await this.settlements.listLines(settlementId)).filter((l) => l.status === 'paid');
+    const result = reconcile({
+      paidLines: paid.map((l) => ({ lineId: l.id, txHash: l.txHash as Hex, recipient: l.payoutAddress, amountMicroUsdc: l.amountMicroUsdc })),
+      transfers,
+      txHashes: mined.txHashes,
+      now: new Date(),
+    });
+    await this.db.transaction(async (sql) => {
+      await this.settlements.setReconciliation(sql, settlementId, result);
+      if (actor) await this.audit.recordWithSql(sql, actor, { action: 'settlement.reconcile', target: settlementId, after: { ok: result.ok } });
+    });
+    return result;
+  }
+
+  /** The `settlement` section of GET /v1/admin/ledger/check. */
+  async ledgerCheck(): Promise<{ ok: boolean } & Record<string, unknown>> {
+    const [t, paidJournalAtto, byKind] = await Promise.all([
+      this.checks.totals(),
+      // What settlement_paid moved into paid accounts minus what settlement_reorged moved out.
+      this.ledger.netMoved({ intoKind: JOURNAL_SETTLEMENT_PAID, outOfKind: JOURNAL_SETTLEMENT_REORGED }),
+      this.ledger.totalsByAccountKind(),
+    ]);
+    const inSettlementBalanceAtto = byKind.get('contributor_in_settlement')?.balanceAtto ?? 0n;
+    const paidMatches = microUsdcToAtto(t.paidLinesMicroUsdc) === paidJournalAtto;
+    const inSettlementMatches = microUsdcToAtto(t.openLinesMicroUsdc) === inSettlementBalanceAtto;
+    return {
+      ok: paidMatches && inSettlementMatches && t.reconciliationFailures === 0 && t.reorgConflicts === 0,
+      paid_lines_usdc: formatMicroUsdc(t.paidLinesMicroUsdc),
+      settlement_paid_journal_usd: formatAttoAsUsd(paidJournalAtto),
+      open_lines_usdc: formatMicroUsdc(t.openLinesMicroUsdc),
+      in_settlement_balance_usd: formatAttoAsUsd(inSettlementBalanceAtto),
+      reconciliation_failures: t.reconciliationFailures,
+      unreconciled_settlements: t.unreconciled,
+      reorg_conflicts: t.reorgConflicts,
+      unfinal_payout_txs: t.unfinalTxs,
+    };
+  }
+}

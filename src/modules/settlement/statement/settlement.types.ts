@@ -1,0 +1,69 @@
+// Settlement statement types: a settlement and its lines, statuses from api.md. The payout
+// sender's transaction states are in ../payout/payout.types.ts.
+import type { Address, Hex } from 'viem';
+
+export const SETTLEMENT_STATUSES = ['pending_approval', 'queued', 'submitting', 'confirmed', 'partially_failed', 'failed'] as const;
+export type SettlementStatus = (typeof SETTLEMENT_STATUSES)[number];
+/** Statuses the partial unique index `settlements_one_open` allows only once at a time. */
+export const OPEN_SETTLEMENT_STATUSES: readonly SettlementStatus[] = ['pending_approval', 'queued', 'submitting'];
+
+export type LineStatus = 'queued' | 'submitted' | 'paid' | 'failed';
+
+export type SettlementTrigger = 'schedule' | 'admin';
+
+/** Journal kinds, each with ref = settlement line id (one fact per line, idempotent). */
+export const JOURNAL_SETTLEMENT_RESERVE = 'settlement_reserve';
+export const JOURNAL_SETTLEMENT_PAID = 'settlement_paid';
+export const JOURNAL_SETTLEMENT_FAILED = 'settlement_failed';
+/** A paid line whose payment a reorganisation removed for good: paid back to payable. */
+export const JOURNAL_SETTLEMENT_REORGED = 'settlement_reorged';
+
+/** Why a line failed; the last two also flag the contributor until an admin clears it. */
+export type LineFailureReason = 'tx_reverted' | 'recipient_blacklisted' | 'usdc_transfer_refused';
+/** A paid line whose payment a reorganisation removed for good (its own transition: paid -> failed). */
+export const LINE_FAILURE_REORGED_OUT = 'reorged_out';
+export const FLAG_USDC_TRANSFER_REFUSED = 'usdc_transfer_refused';
+
+export interface SettlementRecord {
+  id: string;
+  status: SettlementStatus;
+  trigger: SettlementTrigger;
+  payoutCount: number;
+  totalMicroUsdc: bigint;
+  requiresApproval: boolean;
+  approvedBy: string | null;
+  approvedAt: Date | null;
+  reconciliation: unknown;
+  lastError: string | null;
+  createdAt: Date;
+  updatedAt: Date;
+  completedAt: Date | null;
+}
+
+export interface SettlementLineRecord {
+  id: string;
+  settlementId: string;
+  lineIndex: number;
+  contributorId: string;
+  payoutAddress: Address;
+  amountMicroUsdc: bigint;
+  status: LineStatus;
+  txId: string | null;
+  txHash: Hex | null;
+  failureReason: string | null;
+  confirmedAt: Date | null;
+  createdAt: Date;
+}
+
+/** A contributor that may be paid, with its payable balance read (or locked) from the ledger. */
+export interface SettlementCandidate {
+  contributorId: string;
+  payoutAddress: Address;
+  payableAtto: bigint;
+}
+
+export interface PlannedLine {
+  contributorId: string;
+  payoutAddress: Address;
+  amountMicroUsdc: bigint;
+}

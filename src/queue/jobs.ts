@@ -1,0 +1,229 @@
+// Every job of every queue in one place: its queue, payload schema and options, the schedulers
+// that start jobs by themselves, and each queue's worker options. Producers enqueue only through
+// jobOptions(); processors handle a job with @OnJob (on-job.ts), and the worker refuses to start
+// unless every handled job has exactly one handler (job-handlers.check.ts).
+import type { WorkerOptions } from 'bullmq';
+import type { JobsOptions } from 'bullmq';
+import { z } from 'zod';
+import { usageEventSchema } from '../modules/usage/usage.schemas.js';
+import { isSignedUsageJob, signedUsageJobSchema, type SignedUsageJob } from './signed-usage-job.js';
+import {
+  JOB_DEAD_USAGE_EVENT,
+  JOB_EXPIRE_HOLDS,
+  JOB_SETTLEMENT_FINALITY,
+  JOB_SETTLEMENT_RECONCILE,
+  JOB_SETTLEMENT_RUN,
+  JOB_SETTLEMENT_SEND,
+  JOB_USAGE_EVENT,
+  JOB_WEBHOOK_DISPATCH,
+  JOB_WEBHOOK_RELAY,
+  QUEUE_HOLDS,
+  QUEUE_WEBHOOK_DISPATCH,
+  QUEUE_WEBHOOKS,
+  QUEUE_SETTLEMENT,
+  QUEUE_USAGE_EVENTS,
+  QUEUE_USAGE_EVENTS_DEAD,
+  type QueueName,
+} from './queue-names.js';
+
+/** A usage event published by a gateway: retried for a long time (the ledger dedupes by event_id). */
+export const USAGE_JOB_ATTEMPTS = 20;
+export const USAGE_JOB_BACKOFF_MS = 1_000;
+/** Sending moves money: retried with backoff, and holds (paused token) do not count as attempts. */
+export const SEND_JOB_ATTEMPTS = 8;
+export const SEND_JOB_BACKOFF_MS = 5_000;
+const RECONCILE_JOB_ATTEMPTS = 5;
+const RUN_JOB_ATTEMPTS = 3;
+const RUN_JOB_BACKOFF_MS = 30_000;
+const SETTLEMENT_JOBS_KEPT = 1_000;
+const SCHEDULED_JOBS_KEPT = 100;
+const USAGE_JOB_KEPT_S = 24 * 3600;
+const USAGE_JOBS_KEPT = 100_000;
+
+export const HOLD_EXPIRY_EVERY_MS = 15_000;
+/** Mined payouts are re-verified against reorganisations this often until final (and during sends). */
+export const SETTLEMENT_FINALITY_EVERY_MS = 15_000;
+
+/** usage-events jobs processed at once: they meet in the group-commit writer and share transactions. */
+export const USAGE_QUEUE_CONCURRENCY = 64;
+/**
+ * A job is "stalled" when the worker holding it died (kill -9, OOM, deploy). BullMQ's default
+ * (1) fails a job that stalls twice, and nothing retries a failed usage job: an event queued by a
+ * gateway would never be billed (reproduced by test/reliability/02b-worker-double-crash). The
+ * write is idempotent by event_id, so running a stalled job again is always safe.
+ */
+export const USAGE_JOB_STALLS_MAX = USAGE_JOB_ATTEMPTS;
+/** One settlement job at a time per worker: sends are serialized per wallet anyway (advisory lock). */
+const SETTLEMENT_WORKER_CONCURRENCY = 1;
+/** Sends wait for confirmations inside the job; the lock is renewed meanwhile. */
+const SETTLEMENT_JOB_LOCK_MS = 60_000;
+
+const settlementRef = z.object({ settlement_id: z.string().uuid() });
+
+/** Outbox events are fanned out and due endpoints dispatched this often (the relay's schedule). */
+export const WEBHOOK_RELAY_EVERY_MS = 1_000;
+/** Endpoints dispatched at once per worker process. */
+const WEBHOOK_DISPATCH_CONCURRENCY = 8;
+/**
+ * A dispatch job whose worker died is taken again after at most this long (BullMQ's stalled
+ * check); an attempt lasts at most 10 s and the lock is renewed while the job runs.
+ */
+const WEBHOOK_DISPATCH_LOCK_MS = 15_000;
+
+/**
+ * A usage job: the event as a gateway sends it over HTTP, or a signed one (the event's JSON text
+ * with its signature, signed-usage-job.ts). Each form is checked by its own schema, so a bad
+ * unsigned event reports its own field issues.
+ */
+type UsageJobData = z.output<typeof usageEventSchema> | SignedUsageJob;
+const usageJobPayload = z.unknown().transform((value, ctx): UsageJobData => {
+  const parsed = isSignedUsageJob(value) ? signedUsageJobSchema.safeParse(value) : usageEventSchema.safeParse(value);
+  if (parsed.success) return parsed.data;
+  for (const issue of parsed.error.issues) ctx.addIssue({ ...issue } as never);
+  return z.NEVER;
+});
+
+/** Job id = event_id for both forms (a signed job's event id is inside its signed text). */
+function usageJobId(payload: UsageJobData): string {
+  if (!isSignedUsageJob(payload)) return (payload as { event_id: string }).event_id;
+  const eventId = (JSON.parse((payload as SignedUsageJob).signed.body) as { event_id?: unknown }).event_id;
+  return typeof eventId === 'string' ? eventId : `signed-${(payload as SignedUsageJob).signed.webhook_id}`;
+}
+const noPayload = z.object({}).passthrough();
+
+/**
+ * `handled`: a worker processor must handle it (exactly one). Dead letters are kept for an
+ * operator and handled by nobody.
+ */
+interface JobSpec<S extends z.ZodType> {
+  queue: QueueName;
+  payload: S;
+  handled: boolean;
+  options: (payload: z.output<S>) => JobsOptions;
+}
+
+const spec = <S extends z.ZodType>(s: JobSpec<S>) => s;
+
+export const JOBS = {
+  /** Job id = event_id: BullMQ drops a second add while the first is kept; the ledger dedupes anyway. */
+  [JOB_USAGE_EVENT]: spec({
+    queue: QUEUE_USAGE_EVENTS,
+    payload: usageJobPayload,
+    handled: true,
+    options: (p) => ({
+      jobId: usageJobId(p),
+      attempts: USAGE_JOB_ATTEMPTS,
+      backoff: { type: 'exponential', delay: USAGE_JOB_BACKOFF_MS },
+      removeOnComplete: { age: USAGE_JOB_KEPT_S, count: USAGE_JOBS_KEPT },
+      removeOnFail: false,
+    }),
+  }),
+  /** A usage job that can never succeed, with the reason: kept until an operator looks. */
+  [JOB_DEAD_USAGE_EVENT]: spec({
+    queue: QUEUE_USAGE_EVENTS_DEAD,
+    payload: z.object({ job_id: z.string().optional(), code: z.string(), details: z.unknown(), data: z.unknown(), failed_at: z.string() }),
+    handled: false,
+    options: (p) => ({ jobId: `dead-${p.job_id}`, removeOnComplete: false, removeOnFail: false }),
+  }),
+  [JOB_EXPIRE_HOLDS]: spec({
+    queue: QUEUE_HOLDS,
+    payload: noPayload,
+    handled: true,
+    options: () => ({ removeOnComplete: SCHEDULED_JOBS_KEPT, removeOnFail: SCHEDULED_JOBS_KEPT }),
+  }),
+  [JOB_SETTLEMENT_RUN]: spec({
+    queue: QUEUE_SETTLEMENT,
+    payload: noPayload,
+    handled: true,
+    options: () => ({
+      attempts: RUN_JOB_ATTEMPTS,
+      backoff: { type: 'exponential', delay: RUN_JOB_BACKOFF_MS },
+      removeOnComplete: { count: SCHEDULED_JOBS_KEPT },
+      removeOnFail: { count: SCHEDULED_JOBS_KEPT },
+    }),
+  }),
+  /** Job id = settlement id: one send job per settlement. */
+  [JOB_SETTLEMENT_SEND]: spec({
+    queue: QUEUE_SETTLEMENT,
+    payload: settlementRef,
+    handled: true,
+    options: (p) => ({
+      jobId: p.settlement_id,
+      attempts: SEND_JOB_ATTEMPTS,
+      backoff: { type: 'exponential', delay: SEND_JOB_BACKOFF_MS },
+      removeOnComplete: { count: SETTLEMENT_JOBS_KEPT },
+      removeOnFail: { count: SETTLEMENT_JOBS_KEPT },
+    }),
+  }),
+  [JOB_SETTLEMENT_RECONCILE]: spec({
+    queue: QUEUE_SETTLEMENT,
+    payload: settlementRef,
+    handled: true,
+    options: (p) => ({
+      jobId: `reconcile-${p.settlement_id}-${Date.now()}`,
+      attempts: RECONCILE_JOB_ATTEMPTS,
+      backoff: { type: 'exponential', delay: SEND_JOB_BACKOFF_MS },
+      removeOnComplete: { count: SETTLEMENT_JOBS_KEPT },
+      removeOnFail: { count: SETTLEMENT_JOBS_KEPT },
+    }),
+  }),
+  [JOB_SETTLEMENT_FINALITY]: spec({
+    queue: QUEUE_SETTLEMENT,
+    payload: noPayload,
+    handled: true,
+    options: () => ({ removeOnComplete: { count: SCHEDULED_JOBS_KEPT }, removeOnFail: { count: SCHEDULED_JOBS_KEPT } }),
+  }),
+  /** Fans the outbox out into deliveries and enqueues the endpoints with due work (a scheduler). */
+  [JOB_WEBHOOK_RELAY]: spec({
+    queue: QUEUE_WEBHOOKS,
+    payload: noPayload,
+    handled: true,
+    options: () => ({ removeOnComplete: true, removeOnFail: SCHEDULED_JOBS_KEPT }),
+  }),
+  /**
+   * One dispatch round for one endpoint. Job id = endpoint: a second add while one waits or runs
+   * is dropped (the relay adds again next tick if work is still due); finished jobs are removed at
+   * once so the id is free; a failed one (database down) is not retried, the relay re-adds it.
+   */
+  [JOB_WEBHOOK_DISPATCH]: spec({
+    queue: QUEUE_WEBHOOK_DISPATCH,
+    payload: z.object({ endpoint_id: z.string().uuid() }).strict(),
+    handled: true,
+    options: (p) => ({ jobId: `dispatch-${p.endpoint_id}`, attempts: 1, removeOnComplete: true, removeOnFail: true }),
+  }),
+} as const;
+
+export type JobName = keyof typeof JOBS;
+export type JobPayload<N extends JobName> = z.output<(typeof JOBS)[N]['payload']>;
+
+export function isJobName(name: string): name is JobName {
+  return Object.hasOwn(JOBS, name);
+}
+
+/** The options every producer uses for a job (ids, attempts, backoff, retention). */
+export function jobOptions<N extends JobName>(name: N, payload: JobPayload<N>): JobsOptions {
+  return (JOBS[name].options as (p: JobPayload<N>) => JobsOptions)(payload);
+}
+
+/** Job schedulers (BullMQ upsertJobScheduler): id, the job they start and how often. */
+export const SCHEDULERS = {
+  holdExpiry: { id: 'expire-holds', queue: QUEUE_HOLDS, job: JOB_EXPIRE_HOLDS, repeat: { every: HOLD_EXPIRY_EVERY_MS } },
+  settlementFinality: { id: 'settlement-finality', queue: QUEUE_SETTLEMENT, job: JOB_SETTLEMENT_FINALITY, repeat: { every: SETTLEMENT_FINALITY_EVERY_MS } },
+  /** Its pattern is SETTLEMENT_CRON (UTC). */
+  settlementRun: { id: 'settlement-cron', queue: QUEUE_SETTLEMENT, job: JOB_SETTLEMENT_RUN },
+  webhookRelay: { id: 'webhook-relay', queue: QUEUE_WEBHOOKS, job: JOB_WEBHOOK_RELAY, repeat: { every: WEBHOOK_RELAY_EVERY_MS } },
+} as const;
+
+/** The job template a scheduler adds: the job's name, no payload, the job's own options. */
+export function scheduledJob(job: typeof JOB_EXPIRE_HOLDS | typeof JOB_SETTLEMENT_FINALITY | typeof JOB_SETTLEMENT_RUN | typeof JOB_WEBHOOK_RELAY) {
+  return { name: job, data: {}, opts: jobOptions(job, {}) };
+}
+
+/** Worker options per queue (the @Processor of each queue passes them). */
+export const WORKER_OPTIONS: Record<typeof QUEUE_USAGE_EVENTS | typeof QUEUE_HOLDS | typeof QUEUE_SETTLEMENT | typeof QUEUE_WEBHOOKS | typeof QUEUE_WEBHOOK_DISPATCH, Partial<WorkerOptions>> = {
+  [QUEUE_USAGE_EVENTS]: { concurrency: USAGE_QUEUE_CONCURRENCY, maxStalledCount: USAGE_JOB_STALLS_MAX },
+  [QUEUE_HOLDS]: {},
+  [QUEUE_SETTLEMENT]: { concurrency: SETTLEMENT_WORKER_CONCURRENCY, lockDuration: SETTLEMENT_JOB_LOCK_MS },
+  [QUEUE_WEBHOOKS]: {},
+  [QUEUE_WEBHOOK_DISPATCH]: { concurrency: WEBHOOK_DISPATCH_CONCURRENCY, lockDuration: WEBHOOK_DISPATCH_LOCK_MS, stalledInterval: WEBHOOK_DISPATCH_LOCK_MS },
+};
