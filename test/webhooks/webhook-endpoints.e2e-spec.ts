@@ -89,6 +89,13 @@ describe('webhook endpoints', () => {
     // An admin endpoint is not the contributor's to read.
     const adminOwned = await h.t.admin(h.t.http.post('/v1/admin/webhooks')).send({ url: 'https://93.184.216.34/admin', events: ['payout.paid'] }).expect(201);
     await asContributor(h.t.http.get(`/v1/contributors/c_hook/webhooks/${adminOwned.body.id}`)).expect(404);
+    // Disabled (as after a day of failures), the contributor puts it back in service itself.
+    await h.sql(`UPDATE webhook_endpoints SET status = 'disabled', disabled_reason = 'the endpoint answered 410 Gone' WHERE id = $1`, [mine.body.id]);
+    const disabled = await asContributor(h.t.http.get(`/v1/contributors/c_hook/webhooks/${mine.body.id}`)).expect(200);
+    expect(disabled.body).toMatchObject({ status: 'disabled', disabled_reason: 'the endpoint answered 410 Gone' });
+    const enabled = await asContributor(h.t.http.post(`/v1/contributors/c_hook/webhooks/${mine.body.id}/enable`)).expect(200);
+    expect(enabled.body).toMatchObject({ status: 'active', disabled_reason: null });
+    await asContributor(h.t.http.post(`/v1/contributors/c_hook/webhooks/${adminOwned.body.id}/enable`)).expect(404);
     await asContributor(h.t.http.delete(`/v1/contributors/c_hook/webhooks/${mine.body.id}`)).expect(204);
     await h.t.admin(h.t.http.delete(`/v1/admin/webhooks/${adminOwned.body.id}`)).expect(204);
   });

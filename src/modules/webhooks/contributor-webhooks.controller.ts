@@ -60,6 +60,13 @@ export class ContributorWebhooksController {
     await this.endpoints.remove(actor, id, this.scope(actor, contributorId));
   }
 
+  /** Back in service after being disabled (its disabled_reason said why). */
+  @Post(':webhook_id/enable')
+  @HttpCode(200)
+  async enable(@CurrentPrincipal() actor: Principal, @Param('id') contributorId: string, @Param('webhook_id', endpointIdPipe()) id: string) {
+    return endpointJson(await this.endpoints.enable(actor, id, this.scope(actor, contributorId)));
+  }
+
   @Get(':webhook_id/deliveries')
   @ApiQuery({ name: 'limit', required: false })
   @ApiQuery({ name: 'cursor', required: false })

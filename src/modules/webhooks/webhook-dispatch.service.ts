@@ -50,10 +50,9 @@ export class WebhookDispatchService {
         const delivered = await this.attempt(endpoint, next);
         attempts += 1;
         if (!delivered) break;
+        // Renewed before the next attempt; null when disabled or deleted meanwhile.
         endpoint = await this.deliveries.lease(endpointId, holder, DISPATCH_LEASE_MS);
-        // Disabled or deleted meanwhile (the lease asks for an active endpoint).
         if (!endpoint) break;
-        endpoint = { ...endpoint, failingSince: null };
       }
     } finally {
       await this.deliveries.releaseLease(endpointId, holder);

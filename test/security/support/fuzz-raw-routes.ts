@@ -125,6 +125,7 @@ export function pathOnlyCases(): fc.Arbitrary<FuzzRequest> {
     { route: 'POST /v1/admin/webhooks/:id/enable', method: 'POST', path: '/v1/admin/webhooks/{param}/enable', caller: 'admin' },
     { route: 'POST /v1/admin/webhooks/:id/deliveries/:delivery_id/retry', method: 'POST', path: '/v1/admin/webhooks/{param}/deliveries/{param}/retry', caller: 'admin' },
     { route: 'DELETE /v1/contributors/:id/webhooks/:webhook_id', method: 'DELETE', path: '/v1/contributors/c_std/webhooks/{param}', caller: 'admin' },
+    { route: 'POST /v1/contributors/:id/webhooks/:webhook_id/enable', method: 'POST', path: '/v1/contributors/c_std/webhooks/{param}/enable', caller: 'admin' },
     {
       route: 'POST /v1/contributors/:id/webhooks/:webhook_id/deliveries/:delivery_id/retry',
       method: 'POST',

@@ -94,6 +94,7 @@ export const ROUTE_TABLE: Record<string, RouteAccess> = {
   'GET /v1/contributors/:id/webhooks': { roles: contributorOrAdmin, path: '/v1/contributors/{contributor}/webhooks', contributorScoped: true },
   'GET /v1/contributors/:id/webhooks/:webhook_id': { roles: contributorOrAdmin, path: `/v1/contributors/{contributor}/webhooks/${NO_SUCH_UUID}`, contributorScoped: true },
   'DELETE /v1/contributors/:id/webhooks/:webhook_id': { roles: contributorOrAdmin, path: `/v1/contributors/{contributor}/webhooks/${NO_SUCH_UUID}`, contributorScoped: true },
+  'POST /v1/contributors/:id/webhooks/:webhook_id/enable': { roles: contributorOrAdmin, path: `/v1/contributors/{contributor}/webhooks/${NO_SUCH_UUID}/enable`, contributorScoped: true },
   'GET /v1/contributors/:id/webhooks/:webhook_id/deliveries': { roles: contributorOrAdmin, path: `/v1/contributors/{contributor}/webhooks/${NO_SUCH_UUID}/deliveries`, contributorScoped: true },
   'POST /v1/contributors/:id/webhooks/:webhook_id/deliveries/:delivery_id/retry': {
     roles: contributorOrAdmin,
