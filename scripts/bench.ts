@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
-import { runBatchLoad, runEarningsLoad, runSingleLoad, seedForIngestion, countStoredEvents, type LoadResult } from './lib/bench-http.js';
+import { runBatchLoad, runEarningsLoad, runSingleLoad, seedForIngestion, createSignedGatewayKey, countStoredEvents, type LoadResult } from './lib/bench-http.js';
 import { measureRawLimits } from './lib/bench-raw.js';
 import { renderChartSvg, renderMarkdown, writeChartPng, type BatchFigure, type BenchFigures, type SingleFigure, type EarningsFigure, type MachineInfo, type PhaseCpu } from './lib/bench-report.js';
 import {
@@ -190,15 +190,18 @@ function startCpuMeters(stack: Stack): { stop(): PhaseCpu } {
  * round, so a slow spell of this shared machine hits every phase alike; each phase reports its
  * median run (by events/s) and keeps every run's rate.
  */
-async function measureIngestion(stack: Stack, key: string, plan: BenchPlan): Promise<{ batch: BatchFigure[]; single: SingleFigure }> {
+async function measureIngestion(stack: Stack, key: string, signed: { key: string; signingSecret: string }, plan: BenchPlan): Promise<{ batch: BatchFigure[]; single: SingleFigure; signedSingle: SingleFigure }> {
   const batchRuns = new Map<number, BatchFigure[]>(BATCH_SIZES.map((size) => [size, []]));
   const singleRuns: SingleFigure[] = [];
+  const signedRuns: SingleFigure[] = [];
   for (let round = 1; round <= plan.ingestionRounds; round += 1) {
     say(`ingestion round ${round} of ${plan.ingestionRounds}`);
     for (const size of BATCH_SIZES) batchRuns.get(size)!.push(await measureBatch(stack, key, plan, size, round));
     singleRuns.push(await measureSingle(stack, key, plan, round));
+    // Right after the unsigned run, on the same warm process: the difference is the signed path.
+    signedRuns.push(await measureSingle(stack, signed.key, plan, round, signed.signingSecret));
   }
-  return { batch: BATCH_SIZES.map((size) => medianRun(batchRuns.get(size)!)), single: medianRun(singleRuns) };
+  return { batch: BATCH_SIZES.map((size) => medianRun(batchRuns.get(size)!)), single: medianRun(singleRuns), signedSingle: medianRun(signedRuns) };
 }
 
 function medianRun<T extends { load: LoadResult; runsEventsPerSecond: number[] }>(runs: T[]): T {
@@ -218,15 +221,16 @@ async function measureBatch(stack: Stack, key: string, plan: BenchPlan, size: nu
   return { size, connections: BATCH_CONNECTIONS, load, cpu, storedPriced: after.priced - before.priced, storedOther: after.other - before.other, runsEventsPerSecond: [] };
 }
 
-async function measureSingle(stack: Stack, key: string, plan: BenchPlan, round: number): Promise<SingleFigure> {
+async function measureSingle(stack: Stack, key: string, plan: BenchPlan, round: number, signingSecret?: string): Promise<SingleFigure> {
+  const name = signingSecret ? 'single (signed key)' : 'single';
   const before = await settledEventCounts(stack.databaseUrl);
   const meters = startCpuMeters(stack);
-  const load = await runSingleLoad({ baseUrl: stack.baseUrl, key, connections: SINGLE_CONNECTIONS, durationS: plan.durationS, prefix: `single-r${round}` });
+  const load = await runSingleLoad({ baseUrl: stack.baseUrl, key, connections: SINGLE_CONNECTIONS, durationS: plan.durationS, prefix: `${signingSecret ? 'signed' : 'single'}-r${round}`, signingSecret });
   const cpu = meters.stop();
   const after = await settledEventCounts(stack.databaseUrl);
-  sayCpu('single', cpu);
-  assertPhaseClean(stack, 'single', load);
-  say(`single: ${Math.round(load.eventsPerSecond)} events/s, p50 ${load.latencyP50Ms} ms, p99 ${load.latencyP99Ms} ms (${load.notPricedEvents} not priced, ${load.non2xx} non-2xx)`);
+  sayCpu(name, cpu);
+  assertPhaseClean(stack, name, load);
+  say(`${name}: ${Math.round(load.eventsPerSecond)} events/s, p50 ${load.latencyP50Ms} ms, p99 ${load.latencyP99Ms} ms (${load.notPricedEvents} not priced, ${load.non2xx} non-2xx)`);
   return { connections: SINGLE_CONNECTIONS, load, cpu, storedPriced: after.priced - before.priced, storedOther: after.other - before.other, runsEventsPerSecond: [] };
 }
 
@@ -317,12 +321,13 @@ async function runAll(plan: BenchPlan, stack: Stack): Promise<Omit<BenchFigures,
   const raw = await measureRawLimits({ databaseUrl: stack.databaseUrl, copyRows: plan.copyRows, unnestRows: plan.unnestRows, singleInsertSeconds: plan.singleInsertSeconds });
   say(`raw: COPY ${Math.round(raw.copyRowsPerSecond)} rows/s, multi-row insert ${Math.round(raw.unnestRowsPerSecond)} rows/s, one insert per tx ${Math.round(raw.singleInsertRowsPerSecond)} rows/s`);
   const key = await seedForIngestion({ baseUrl: stack.baseUrl, adminKey: stack.adminKey });
+  const signed = await createSignedGatewayKey({ baseUrl: stack.baseUrl, adminKey: stack.adminKey });
   const idleBytes = readRssBytes(stack.api.pid) ?? 0;
   const sampler = sampleRss(stack.api.pid, RSS_SAMPLE_MS);
   say(`warm-up: ${plan.warmupS} s of batch 100`);
   await runBatchLoad({ baseUrl: stack.baseUrl, key, size: 100, connections: BATCH_CONNECTIONS, durationS: plan.warmupS, prefix: 'warm' });
   say(`(b, c) batch ingestion (${BATCH_CONNECTIONS} connections) and single events (${SINGLE_CONNECTIONS} connections), ${plan.durationS} s per phase, ${plan.ingestionRounds} round(s)`);
-  const { batch, single } = await measureIngestion(stack, key, plan);
+  const { batch, single, signedSingle } = await measureIngestion(stack, key, signed, plan);
   say('(d) earnings query');
   const earnings = await measureEarnings(stack, plan);
   const rssPeak = sampler.stop();
@@ -331,7 +336,7 @@ async function runAll(plan: BenchPlan, stack: Stack): Promise<Omit<BenchFigures,
   const gas = await measurePayoutGas(stack.devchain, plan.gasRecipients);
   say(`gas per recipient (new/existing): BatchPayout ${gas.batchPayout.newHolders}/${gas.batchPayout.existingHolders}, Disperse ${gas.disperseToken.newHolders}/${gas.disperseToken.existingHolders}, single transfer ${gas.singleTransfer.newHolders}/${gas.singleTransfer.existingHolders}`);
   machine.loadAvgEnd = loadavg();
-  return { quick: plan.quick, machine, durationS: plan.durationS, raw, batch, single, earnings, gas, rss: { idleBytes, peakBytes: rssPeak.peakBytes, samples: rssPeak.samples } };
+  return { quick: plan.quick, machine, durationS: plan.durationS, raw, batch, single, signedSingle, earnings, gas, rss: { idleBytes, peakBytes: rssPeak.peakBytes, samples: rssPeak.samples } };
 }
 
 async function main(): Promise<number> {

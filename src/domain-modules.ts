@@ -9,6 +9,7 @@ import { HoldsModule } from './modules/holds/holds.module.js';
 import { StreamsModule } from './modules/streams/streams.module.js';
 import { UsageModule } from './modules/usage/usage.module.js';
 import { UsersModule } from './modules/users/users.module.js';
+import { WebhooksModule } from './modules/webhooks/webhooks.module.js';
 
 /** The domain modules both entry points (API and worker) run over. */
-export const DOMAIN_MODULES: Type[] = [LedgerModule, PricingModule, ContributorsModule, UsersModule, HoldsModule, UsageModule, StreamsModule, EarningsModule, SettlementModule, AdminModule];
+export const DOMAIN_MODULES: Type[] = [WebhooksModule, LedgerModule, PricingModule, ContributorsModule, UsersModule, HoldsModule, UsageModule, StreamsModule, EarningsModule, SettlementModule, AdminModule];

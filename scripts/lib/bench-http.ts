@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import autocannon from 'autocannon';
 import pg from 'pg';
 import { REPO_ROOT } from './bench-stack.js';
+import { signGatewayRequest } from '../../src/queue/gateway-signing.js';
 
 const HTTP_TIMEOUT_MS = 30_000;
 const SETUP_CONCURRENCY = 16;
@@ -62,6 +63,12 @@ export async function seedForIngestion(api: AdminApi): Promise<string> {
   return key.key as string;
 }
 
+/** A gateway key whose every request must be signed (the signed-path phase). */
+export async function createSignedGatewayKey(api: AdminApi): Promise<{ key: string; signingSecret: string }> {
+  const created = await call(api, 'POST', '/v1/admin/api-keys', { role: 'gateway', name: 'bench signed gateway', signed: true }, [201]);
+  return { key: created.key as string, signingSecret: created.signing_secret as string };
+}
+
 /** One event as JSON text; string building keeps the load generator cheap (it shares the 2 cores). */
 function eventJson(prefix: string, n: number): string {
   const model = BENCH_MODELS[n % BENCH_MODELS.length]!;
@@ -97,6 +104,8 @@ interface LoadSpec {
   path: string;
   method: 'GET' | 'POST';
   body?: () => string;
+  /** Signs every request's body with this secret (a signed gateway key). */
+  signingSecret?: string;
   /** Accepted events in one response body. */
   countPriced?: (status: number, body: string) => { priced: number; notPriced: number };
   pathFor?: () => string;
@@ -117,6 +126,7 @@ async function runLoad(spec: LoadSpec): Promise<LoadResult> {
         headers: { authorization: `Bearer ${spec.key}`, 'content-type': 'application/json' },
         setupRequest: (request) => {
           if (spec.body) request.body = spec.body();
+          if (spec.signingSecret) request.headers = { ...request.headers, ...signGatewayRequest(spec.signingSecret, String(request.body ?? '')) };
           if (spec.pathFor) request.path = spec.pathFor();
           return request;
         },
@@ -164,7 +174,7 @@ export function runBatchLoad(options: { baseUrl: string; key: string; size: numb
 }
 
 /** POST /v1/usage-events, one fresh event per request. */
-export function runSingleLoad(options: { baseUrl: string; key: string; connections: number; durationS: number; prefix: string }): Promise<LoadResult> {
+export function runSingleLoad(options: { baseUrl: string; key: string; connections: number; durationS: number; prefix: string; signingSecret?: string }): Promise<LoadResult> {
   let n = 0;
   return runLoad({
     ...options,

@@ -74,6 +74,8 @@ export interface BenchFigures {
   raw: RawLimits;
   batch: BatchFigure[];
   single: SingleFigure;
+  /** The same single-event load with a signed gateway key (Standard Webhooks signature checked per request). */
+  signedSingle?: SingleFigure;
   earnings: EarningsFigure | { skipped: string };
   gas: PayoutGasMeasurement;
   rss: { idleBytes: number; peakBytes: number; samples: number };
@@ -121,6 +123,16 @@ function ingestionRows(f: BenchFigures): Row[] {
     { figure: `Single-event ingestion, ${f.single.connections} concurrent clients (events/s${runsNote(f.single.runsEventsPerSecond)})`, value: int(s.eventsPerSecond), ratio: `${ratio(s.eventsPerSecond, copy)} of COPY`, target: `>= ${int(TARGET_SINGLE_EVENTS_PER_S)}`, met: met(s.eventsPerSecond >= TARGET_SINGLE_EVENTS_PER_S) },
     { figure: 'Single-event latency p50 / p99', value: `${ms(s.latencyP50Ms)} / ${ms(s.latencyP99Ms)}`, ratio: '', target: `p99 < ${TARGET_SINGLE_P99_MS} ms`, met: met(s.latencyP99Ms < TARGET_SINGLE_P99_MS) },
   );
+  if (f.signedSingle) {
+    const signed = f.signedSingle.load;
+    rows.push({
+      figure: `Single-event ingestion with a signed gateway key, same clients (events/s; p50 / p99)${runsNote(f.signedSingle.runsEventsPerSecond)}`,
+      value: `${int(signed.eventsPerSecond)}; ${ms(signed.latencyP50Ms)} / ${ms(signed.latencyP99Ms)}`,
+      ratio: `${ratio(signed.eventsPerSecond, s.eventsPerSecond)} of unsigned`,
+      target: 'informational',
+      met: '',
+    });
+  }
   return rows;
 }
 
@@ -158,7 +170,11 @@ function cpuSection(f: BenchFigures): string {
     '| phase | events/s | API | Postgres | load generator | other processes | API CPU per event | Postgres CPU per event | API RSS peak |',
     '|---|---:|---:|---:|---:|---:|---:|---:|---:|',
   ];
-  const phases = [...f.batch.map((b) => ({ name: `batch ${b.size}`, load: b.load, cpu: b.cpu })), { name: `single (${f.single.connections} clients)`, load: f.single.load, cpu: f.single.cpu }];
+  const phases = [
+    ...f.batch.map((b) => ({ name: `batch ${b.size}`, load: b.load, cpu: b.cpu })),
+    { name: `single (${f.single.connections} clients)`, load: f.single.load, cpu: f.single.cpu },
+    ...(f.signedSingle ? [{ name: `single, signed key (${f.signedSingle.connections} clients)`, load: f.signedSingle.load, cpu: f.signedSingle.cpu }] : []),
+  ];
   const rowsOut = lines;
   for (const p of phases) {
     const perEventUs = (cores: number) => (p.load.eventsPerSecond > 0 ? `${int((cores / p.load.eventsPerSecond) * 1e6)} us` : 'n/a');

@@ -99,6 +99,16 @@ export const envSchema = z.object({
     .url()
     .refine((url) => /^https?:\/\//.test(url), 'must be an http(s) URL')
     .optional(),
+  /** Threshold of the user.balance_low webhook: fired once each time a balance crosses below it. */
+  USER_LOW_BALANCE_USD: usdAmount('1'),
+  /** How long a failing webhook delivery is retried (from the event's creation), then `failed`. */
+  WEBHOOK_RETRY_HOURS: intFromEnv(24, 1, 24 * 30),
+  /** First retry delay of a failing webhook delivery; each next one is about 3x longer (capped). */
+  WEBHOOK_RETRY_BASE_MS: intFromEnv(5_000, 10, 3_600_000),
+  /** Lets webhook URLs reach private, loopback and link-local addresses (tests, local use only). */
+  WEBHOOK_ALLOW_PRIVATE: booleanFromEnv(false),
+  /** Usage jobs on the queue must carry a gateway signature (src/queue/signed-usage-events.producer.ts). */
+  USAGE_QUEUE_SIGNED_ONLY: booleanFromEnv(false),
 });
 
 /**

@@ -1,6 +1,8 @@
 import { HoldsExpiryProcessor } from '../modules/holds/holds-expiry.processor.js';
 import { SettlementProcessor } from '../modules/settlement/settlement.processor.js';
 import { UsageEventsProcessor } from '../modules/usage/usage-events.processor.js';
+import { WebhookDispatchProcessor } from '../modules/webhooks/webhook-dispatch.processor.js';
+import { WebhookRelayProcessor } from '../modules/webhooks/webhook-relay.processor.js';
 import { handlersOf, jobHandlerProblems, type FoundHandler } from './job-handlers.check.js';
 import { JOBS } from './jobs.js';
 
@@ -31,7 +33,7 @@ describe('jobHandlerProblems', () => {
 
 describe('the worker processors', () => {
   it('handle every job of the catalogue exactly once, each on its own queue', () => {
-    const found = handlersOf([UsageEventsProcessor, HoldsExpiryProcessor, SettlementProcessor]);
+    const found = handlersOf([UsageEventsProcessor, HoldsExpiryProcessor, SettlementProcessor, WebhookRelayProcessor, WebhookDispatchProcessor]);
     expect(jobHandlerProblems(found)).toEqual([]);
     expect(found.map((h) => h.job).sort()).toEqual(Object.entries(JOBS).filter(([, s]) => s.handled).map(([name]) => name).sort());
   });

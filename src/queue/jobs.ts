@@ -6,6 +6,7 @@ import type { WorkerOptions } from 'bullmq';
 import type { JobsOptions } from 'bullmq';
 import { z } from 'zod';
 import { usageEventSchema } from '../modules/usage/usage.schemas.js';
+import { isSignedUsageJob, signedUsageJobSchema, type SignedUsageJob } from './signed-usage-job.js';
 import {
   JOB_DEAD_USAGE_EVENT,
   JOB_EXPIRE_HOLDS,
@@ -14,7 +15,11 @@ import {
   JOB_SETTLEMENT_RUN,
   JOB_SETTLEMENT_SEND,
   JOB_USAGE_EVENT,
+  JOB_WEBHOOK_DISPATCH,
+  JOB_WEBHOOK_RELAY,
   QUEUE_HOLDS,
+  QUEUE_WEBHOOK_DISPATCH,
+  QUEUE_WEBHOOKS,
   QUEUE_SETTLEMENT,
   QUEUE_USAGE_EVENTS,
   QUEUE_USAGE_EVENTS_DEAD,
@@ -54,6 +59,36 @@ const SETTLEMENT_WORKER_CONCURRENCY = 1;
 const SETTLEMENT_JOB_LOCK_MS = 60_000;
 
 const settlementRef = z.object({ settlement_id: z.string().uuid() });
+
+/** Outbox events are fanned out and due endpoints dispatched this often (the relay's schedule). */
+export const WEBHOOK_RELAY_EVERY_MS = 1_000;
+/** Endpoints dispatched at once per worker process. */
+const WEBHOOK_DISPATCH_CONCURRENCY = 8;
+/**
+ * A dispatch job whose worker died is taken again after at most this long (BullMQ's stalled
+ * check); an attempt lasts at most 10 s and the lock is renewed while the job runs.
+ */
+const WEBHOOK_DISPATCH_LOCK_MS = 15_000;
+
+/**
+ * A usage job: the event as a gateway sends it over HTTP, or a signed one (the event's JSON text
+ * with its signature, signed-usage-job.ts). Each form is checked by its own schema, so a bad
+ * unsigned event reports its own field issues.
+ */
+type UsageJobData = z.output<typeof usageEventSchema> | SignedUsageJob;
+const usageJobPayload = z.unknown().transform((value, ctx): UsageJobData => {
+  const parsed = isSignedUsageJob(value) ? signedUsageJobSchema.safeParse(value) : usageEventSchema.safeParse(value);
+  if (parsed.success) return parsed.data;
+  for (const issue of parsed.error.issues) ctx.addIssue({ ...issue } as never);
+  return z.NEVER;
+});
+
+/** Job id = event_id for both forms (a signed job's event id is inside its signed text). */
+function usageJobId(payload: UsageJobData): string {
+  if (!isSignedUsageJob(payload)) return (payload as { event_id: string }).event_id;
+  const eventId = (JSON.parse((payload as SignedUsageJob).signed.body) as { event_id?: unknown }).event_id;
+  return typeof eventId === 'string' ? eventId : `signed-${(payload as SignedUsageJob).signed.webhook_id}`;
+}
 const noPayload = z.object({}).passthrough();
 
 /**
@@ -73,10 +108,10 @@ export const JOBS = {
   /** Job id = event_id: BullMQ drops a second add while the first is kept; the ledger dedupes anyway. */
   [JOB_USAGE_EVENT]: spec({
     queue: QUEUE_USAGE_EVENTS,
-    payload: usageEventSchema,
+    payload: usageJobPayload,
     handled: true,
     options: (p) => ({
-      jobId: p.event_id,
+      jobId: usageJobId(p),
       attempts: USAGE_JOB_ATTEMPTS,
       backoff: { type: 'exponential', delay: USAGE_JOB_BACKOFF_MS },
       removeOnComplete: { age: USAGE_JOB_KEPT_S, count: USAGE_JOBS_KEPT },
@@ -138,6 +173,24 @@ export const JOBS = {
     handled: true,
     options: () => ({ removeOnComplete: { count: SCHEDULED_JOBS_KEPT }, removeOnFail: { count: SCHEDULED_JOBS_KEPT } }),
   }),
+  /** Fans the outbox out into deliveries and enqueues the endpoints with due work (a scheduler). */
+  [JOB_WEBHOOK_RELAY]: spec({
+    queue: QUEUE_WEBHOOKS,
+    payload: noPayload,
+    handled: true,
+    options: () => ({ removeOnComplete: true, removeOnFail: SCHEDULED_JOBS_KEPT }),
+  }),
+  /**
+   * One dispatch round for one endpoint. Job id = endpoint: a second add while one waits or runs
+   * is dropped (the relay adds again next tick if work is still due); finished jobs are removed at
+   * once so the id is free; a failed one (database down) is not retried, the relay re-adds it.
+   */
+  [JOB_WEBHOOK_DISPATCH]: spec({
+    queue: QUEUE_WEBHOOK_DISPATCH,
+    payload: z.object({ endpoint_id: z.string().uuid() }).strict(),
+    handled: true,
+    options: (p) => ({ jobId: `dispatch-${p.endpoint_id}`, attempts: 1, removeOnComplete: true, removeOnFail: true }),
+  }),
 } as const;
 
 export type JobName = keyof typeof JOBS;
@@ -158,16 +211,19 @@ export const SCHEDULERS = {
   settlementFinality: { id: 'settlement-finality', queue: QUEUE_SETTLEMENT, job: JOB_SETTLEMENT_FINALITY, repeat: { every: SETTLEMENT_FINALITY_EVERY_MS } },
   /** Its pattern is SETTLEMENT_CRON (UTC). */
   settlementRun: { id: 'settlement-cron', queue: QUEUE_SETTLEMENT, job: JOB_SETTLEMENT_RUN },
+  webhookRelay: { id: 'webhook-relay', queue: QUEUE_WEBHOOKS, job: JOB_WEBHOOK_RELAY, repeat: { every: WEBHOOK_RELAY_EVERY_MS } },
 } as const;
 
 /** The job template a scheduler adds: the job's name, no payload, the job's own options. */
-export function scheduledJob(job: typeof JOB_EXPIRE_HOLDS | typeof JOB_SETTLEMENT_FINALITY | typeof JOB_SETTLEMENT_RUN) {
+export function scheduledJob(job: typeof JOB_EXPIRE_HOLDS | typeof JOB_SETTLEMENT_FINALITY | typeof JOB_SETTLEMENT_RUN | typeof JOB_WEBHOOK_RELAY) {
   return { name: job, data: {}, opts: jobOptions(job, {}) };
 }
 
 /** Worker options per queue (the @Processor of each queue passes them). */
-export const WORKER_OPTIONS: Record<typeof QUEUE_USAGE_EVENTS | typeof QUEUE_HOLDS | typeof QUEUE_SETTLEMENT, Partial<WorkerOptions>> = {
+export const WORKER_OPTIONS: Record<typeof QUEUE_USAGE_EVENTS | typeof QUEUE_HOLDS | typeof QUEUE_SETTLEMENT | typeof QUEUE_WEBHOOKS | typeof QUEUE_WEBHOOK_DISPATCH, Partial<WorkerOptions>> = {
   [QUEUE_USAGE_EVENTS]: { concurrency: USAGE_QUEUE_CONCURRENCY, maxStalledCount: USAGE_JOB_STALLS_MAX },
   [QUEUE_HOLDS]: {},
   [QUEUE_SETTLEMENT]: { concurrency: SETTLEMENT_WORKER_CONCURRENCY, lockDuration: SETTLEMENT_JOB_LOCK_MS },
+  [QUEUE_WEBHOOKS]: {},
+  [QUEUE_WEBHOOK_DISPATCH]: { concurrency: WEBHOOK_DISPATCH_CONCURRENCY, lockDuration: WEBHOOK_DISPATCH_LOCK_MS, stalledInterval: WEBHOOK_DISPATCH_LOCK_MS },
 };

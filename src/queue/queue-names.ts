@@ -3,7 +3,7 @@ export const QUEUE_USAGE_EVENTS = 'usage-events';
 export const QUEUE_USAGE_EVENTS_DEAD = 'usage-events-dead';
 export const QUEUE_HOLDS = 'holds';
 export const QUEUE_SETTLEMENT = 'settlement';
-export type QueueName = typeof QUEUE_USAGE_EVENTS | typeof QUEUE_USAGE_EVENTS_DEAD | typeof QUEUE_HOLDS | typeof QUEUE_SETTLEMENT;
+export type QueueName = typeof QUEUE_USAGE_EVENTS | typeof QUEUE_USAGE_EVENTS_DEAD | typeof QUEUE_HOLDS | typeof QUEUE_SETTLEMENT | WebhookQueueName;
 
 export const JOB_USAGE_EVENT = 'usage-event';
 export const JOB_DEAD_USAGE_EVENT = 'dead-usage-event';
@@ -12,3 +12,10 @@ export const JOB_SETTLEMENT_RUN = 'settlement-run';
 export const JOB_SETTLEMENT_SEND = 'settlement-send';
 export const JOB_SETTLEMENT_RECONCILE = 'settlement-reconcile';
 export const JOB_SETTLEMENT_FINALITY = 'settlement-finality';
+
+/** Webhooks: the relay (outbox -> deliveries, on a schedule) and one dispatch job per endpoint. */
+export const QUEUE_WEBHOOKS = 'webhooks';
+export const QUEUE_WEBHOOK_DISPATCH = 'webhook-dispatch';
+export type WebhookQueueName = typeof QUEUE_WEBHOOKS | typeof QUEUE_WEBHOOK_DISPATCH;
+export const JOB_WEBHOOK_RELAY = 'webhook-relay';
+export const JOB_WEBHOOK_DISPATCH = 'webhook-dispatch';

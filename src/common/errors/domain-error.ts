@@ -4,6 +4,7 @@
 export type ErrorCode =
   | 'validation_failed'
   | 'unauthenticated'
+  | 'bad_signature'
   | 'forbidden'
   | 'not_found'
   | 'insufficient_funds'
@@ -14,6 +15,7 @@ export type ErrorCode =
   | 'unknown_contributor'
   | 'unprocessable'
   | 'settlement_disabled'
+  | 'webhook_url_refused'
   | 'rate_limited'
   | 'unavailable'
   | 'internal_error';
@@ -21,6 +23,7 @@ export type ErrorCode =
 const STATUS_BY_CODE: Record<ErrorCode, number> = {
   validation_failed: 400,
   unauthenticated: 401,
+  bad_signature: 401,
   insufficient_funds: 402,
   forbidden: 403,
   not_found: 404,
@@ -31,6 +34,7 @@ const STATUS_BY_CODE: Record<ErrorCode, number> = {
   unknown_contributor: 422,
   unprocessable: 422,
   settlement_disabled: 422,
+  webhook_url_refused: 422,
   rate_limited: 429,
   internal_error: 500,
   unavailable: 503,

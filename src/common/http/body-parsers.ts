@@ -91,6 +91,8 @@ export function parseJsonBody(bytes: Buffer): unknown {
  */
 export function registerBodyParser(fastify: FastifyInstance, bodyLimitBytes: number): void {
   fastify.removeAllContentTypeParsers();
+  // Declared up front so every request object has the same shape (Fastify's advice for decorations).
+  if (!fastify.hasRequestDecorator('rawBody')) fastify.decorateRequest('rawBody', null);
   fastify.addContentTypeParser('*', (request: FastifyRequest, payload: IncomingMessage, done: (error: Error | null, body?: unknown) => void) => {
     if (!BODY_METHODS.has(request.method) || RAW_BODY_ROUTES.has(request.routeOptions.url ?? '')) return done(null, undefined);
     if (!hasBody(request)) return done(null, undefined);
@@ -112,6 +114,8 @@ export function registerBodyParser(fastify: FastifyInstance, bodyLimitBytes: num
     readBody(payload, bodyLimitBytes, (error, bytes) => {
       if (error) return done(error);
       try {
+        // Kept for signed gateway keys, whose signature covers these exact bytes (a reference, no copy).
+        (request as FastifyRequest & { rawBody?: Buffer }).rawBody = bytes!;
         done(null, parseJsonBody(bytes!));
       } catch (parseError) {
         done(parseError as Error);

@@ -10,6 +10,8 @@ export interface ApiKeyRecord {
   keyPrefix: string;
   createdAt: Date;
   revokedAt: Date | null;
+  /** Set for a gateway key created with signed: true. */
+  signingSecret: string | null;
 }
 
 @Injectable()
@@ -22,9 +24,15 @@ export class ApiKeysRepository {
     return toRecord(row);
   }
 
+  async findActiveById(id: string): Promise<ApiKeyRecord | null> {
+    const row = await this.db.prisma.apiKey.findUnique({ where: { id } });
+    if (!row || row.revokedAt) return null;
+    return toRecord(row);
+  }
+
   async create(
     tx: PrismaTx,
-    input: { id: string; keyHash: string; keyPrefix: string; role: Role; contributorId: string | null; name: string | null },
+    input: { id: string; keyHash: string; keyPrefix: string; role: Role; contributorId: string | null; name: string | null; signingSecret: string | null },
   ): Promise<ApiKeyRecord> {
     return toRecord(await tx.apiKey.create({ data: input }));
   }
@@ -47,6 +55,7 @@ function toRecord(row: {
   keyPrefix: string;
   createdAt: Date;
   revokedAt: Date | null;
+  signingSecret: string | null;
 }): ApiKeyRecord {
   return {
     id: row.id,
@@ -56,5 +65,6 @@ function toRecord(row: {
     keyPrefix: row.keyPrefix,
     createdAt: row.createdAt,
     revokedAt: row.revokedAt,
+    signingSecret: row.signingSecret,
   };
 }

@@ -21,6 +21,7 @@ export class AuthController {
       role: body.role,
       contributorId: body.contributor_id,
       name: body.name,
+      signed: body.signed ?? false,
     });
     return createdKeyBody(created);
   }

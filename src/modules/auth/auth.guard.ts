@@ -8,6 +8,7 @@ import type { AuthedRequest } from './principal.decorator.js';
 import { PUBLIC_KEY, ROLES_KEY } from './roles.decorator.js';
 import { AuthFailureLimiter } from './auth-failure-limiter.js';
 import { RateLimiter } from './rate-limiter.js';
+import { SignedRequestVerifier } from './signed-request-verifier.js';
 
 /**
  * Global guard: a route must be @Public() or declare @Roles(); anything else is refused. Once the
@@ -20,6 +21,7 @@ export class AuthGuard implements CanActivate {
     private readonly auth: AuthService,
     private readonly failures: AuthFailureLimiter,
     private readonly rateLimiter: RateLimiter,
+    private readonly signed: SignedRequestVerifier,
   ) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
@@ -44,8 +46,20 @@ export class AuthGuard implements CanActivate {
     if (!roles.includes(principal.role)) {
       throw new DomainError('forbidden', `this route is for ${roles.join(', ')} keys`);
     }
+    // One property test for unsigned keys: their path does no other work.
+    if (principal.signingKey !== undefined) await this.verifySignature(request, clientId, principal.keyId, principal.signingKey);
     request.principal = principal;
     this.rateLimiter.charge(context, request, principal.keyId);
     return true;
+  }
+
+  /** A signed key without a valid signature is treated like a bad key (it counts as a failure). */
+  private async verifySignature(request: AuthedRequest, clientId: string, keyId: string, signingKey: Buffer): Promise<void> {
+    try {
+      await this.signed.verify(request, keyId, signingKey);
+    } catch (error) {
+      if (error instanceof DomainError && error.code === 'bad_signature') this.failures.recordFailure(clientId);
+      throw error;
+    }
   }
 }

@@ -9,5 +9,8 @@ export function createdKeyBody(created: CreatedApiKey) {
     contributor_id: created.contributorId,
     name: created.name,
     created_at: created.createdAt.toISOString(),
+    signed: created.signingSecret !== null,
+    // The signing secret of a `signed: true` gateway key, shown this once.
+    ...(created.signingSecret !== null ? { signing_secret: created.signingSecret } : {}),
   };
 }

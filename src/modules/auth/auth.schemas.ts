@@ -9,6 +9,8 @@ export const createApiKeySchema = z
     role: z.enum(ROLES),
     contributor_id: idText.optional(),
     name: z.string().min(1).max(200).optional(),
+    /** Gateway keys only: every request must then carry a Standard Webhooks signature. */
+    signed: z.boolean().optional(),
   })
   .strict();
 export class CreateApiKeyDto extends createZodDto(createApiKeySchema) {}
@@ -20,4 +22,6 @@ export const apiKeyCreatedSchema = z.object({
   contributor_id: z.string().nullable(),
   name: z.string().nullable(),
   created_at: z.string(),
+  signed: z.boolean(),
+  signing_secret: z.string().optional().describe('whsec_...: signs every request of this key; shown only here'),
 });

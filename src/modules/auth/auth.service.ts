@@ -6,6 +6,7 @@ import { DomainError, notFound } from '../../common/errors/index.js';
 import { AuditService } from '../audit/audit.service.js';
 import { ApiKeysRepository } from './api-keys.repository.js';
 import { generateApiKey, hashApiKey, sameHash } from './api-key.js';
+import { generateSigningSecret, signingKeyBytes } from '../../common/signing/standard-webhooks.js';
 import type { Principal, Role } from './auth.types.js';
 
 const BOOTSTRAP_ADMIN_KEY_ID = 'bootstrap-admin';
@@ -21,6 +22,8 @@ export interface CreatedApiKey {
   contributorId: string | null;
   name: string | null;
   createdAt: Date;
+  /** The whsec_ secret of a signed gateway key (shown once), else null. */
+  signingSecret: string | null;
 }
 
 @Injectable()
@@ -68,7 +71,9 @@ export class AuthService {
   private async lookUp(keyHash: string): Promise<Principal | null> {
     const generation = this.cacheGeneration;
     const record = await this.keys.findActiveByHash(keyHash);
-    const principal = record ? { keyId: record.id, role: record.role, contributorId: record.contributorId } : null;
+    const principal: Principal | null = record ? { keyId: record.id, role: record.role, contributorId: record.contributorId } : null;
+    // Decoded once per lookup; the guard checks each request's signature with it.
+    if (principal && record?.signingSecret) principal.signingKey = signingKeyBytes(record.signingSecret);
     if (generation === this.cacheGeneration) {
       if (this.cache.size >= KEY_CACHE_ENTRIES_MAX) this.cache.clear();
       this.cache.set(keyHash, { principal, expiresAtMs: Date.now() + KEY_CACHE_TTL_MS });
@@ -83,7 +88,11 @@ export class AuthService {
     this.cacheGeneration += 1;
   }
 
-  async createKey(actor: Principal, input: { role: Role; contributorId?: string; name?: string }): Promise<CreatedApiKey> {
+  async createKey(actor: Principal, input: { role: Role; contributorId?: string; name?: string; signed?: boolean }): Promise<CreatedApiKey> {
+    if (input.signed && input.role !== 'gateway') {
+      throw new DomainError('validation_failed', 'only gateway keys can be signed', [{ field: 'signed', message: 'only allowed for role gateway' }]);
+    }
+    const signingSecret = input.signed ? generateSigningSecret() : null;
     if ((input.role === 'contributor') !== (input.contributorId !== undefined)) {
       throw new DomainError('validation_failed', 'contributor_id is required for a contributor key and only for one', [
         { field: 'contributor_id', message: input.role === 'contributor' ? 'required for role contributor' : 'only allowed for role contributor' },
@@ -99,17 +108,18 @@ export class AuthService {
         role: input.role,
         contributorId: input.contributorId ?? null,
         name: input.name ?? null,
+        signingSecret,
       });
       // The audit log never holds the secret, only its prefix.
       await this.audit.recordWithPrisma(tx, actor, {
         action: 'api_key.create',
         target: `api_key:${id}`,
-        after: { role: created.role, contributor_id: created.contributorId, name: created.name, key_prefix: created.keyPrefix },
+        after: { role: created.role, contributor_id: created.contributorId, name: created.name, key_prefix: created.keyPrefix, signed: signingSecret !== null },
       });
       return created;
     });
     this.evictAll();
-    return { id, key: generated.key, role: record.role, contributorId: record.contributorId, name: record.name, createdAt: record.createdAt };
+    return { id, key: generated.key, role: record.role, contributorId: record.contributorId, name: record.name, createdAt: record.createdAt, signingSecret };
   }
 
   async revokeKey(actor: Principal, id: string): Promise<void> {

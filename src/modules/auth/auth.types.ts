@@ -6,4 +6,6 @@ export interface Principal {
   keyId: string;
   role: Role;
   contributorId: string | null;
+  /** A signed gateway key's HMAC key: every request with it must be signed (api.md). */
+  signingKey?: Buffer;
 }

@@ -4,9 +4,21 @@ import { DatabaseService, type SqlClient } from '../../database/database.service
 import { DomainError, notFound } from '../../common/errors/index.js';
 import { userAccount } from '../ledger/account-codes.js';
 import { LedgerService } from '../ledger/ledger.service.js';
+import { formatAttoAsUsd } from '../../common/money/index.js';
+import { WebhookOutbox, type WebhookEventInput } from '../webhooks/webhook-outbox.service.js';
 import { HoldsRepository, type HoldRecord } from './holds.repository.js';
 
 const EXPIRE_BATCH_MAX = 1000;
+
+/** hold.expired for each hold that just expired (announced in the expiring transaction). */
+function expiredEvents(holds: readonly HoldRecord[], at: Date): WebhookEventInput[] {
+  return holds.map((hold) => ({
+    type: 'hold.expired',
+    data: { hold_id: hold.holdId, user_id: hold.userId, amount_usd: formatAttoAsUsd(hold.amountAtto), expires_at: hold.expiresAt.toISOString() },
+    occurredAt: at,
+    dedupeKey: `hold.expired:${hold.holdId}`,
+  }));
+}
 
 export interface HoldResult {
   hold: HoldRecord;
@@ -24,6 +36,7 @@ export class HoldsService {
     private readonly db: DatabaseService,
     private readonly holds: HoldsRepository,
     private readonly ledger: LedgerService,
+    private readonly webhooks: WebhookOutbox,
   ) {}
 
   async create(input: { holdId: string; userId: string; amountAtto: bigint; expiresInSeconds?: number }): Promise<HoldResult> {
@@ -38,6 +51,7 @@ export class HoldsService {
       if (existing) return { hold: this.assertSameHold(existing, input), replayed: true };
       // Lock order everywhere: hold rows, then account rows (as the usage writer does).
       const expired = await this.holds.expireDue(client, new Date(), EXPIRE_BATCH_MAX, input.userId);
+      if (expired.length > 0) await this.webhooks.emit(client, expiredEvents(expired, new Date()));
       // Row lock on the user's account serializes concurrent holds: never over-reserve.
       const account = await this.ledger.lockAccount(client, userAccount(input.userId));
       const expiredAtto = expired.reduce((sum, h) => sum + h.amountAtto, 0n);
@@ -97,6 +111,7 @@ export class HoldsService {
         const deltas = new Map<string, bigint>();
         for (const hold of rows) deltas.set(userAccount(hold.userId), (deltas.get(userAccount(hold.userId)) ?? 0n) - hold.amountAtto);
         await this.ledger.applyHeldDeltas(client, deltas);
+        if (rows.length > 0) await this.webhooks.emit(client, expiredEvents(rows, now));
         return rows.length;
       });
       total += expired;

@@ -9,8 +9,13 @@ import { assertBalanced, postingArrayLiterals, type JournalDraft } from './journ
 
 /** Parameters postingCtes() reads, from `firstParam` on (see BatchedPosting.params). */
 export const POSTING_CTE_PARAM_COUNT = 8;
-/** The CTE a composing statement must read to run after the balances (the lock order: accounts first). */
+/**
+ * The CTE a composing statement must read to run after the balances (the lock order: accounts
+ * first). It returns each account touched, after the update: code, kind, owner_id, balance_atto.
+ */
 export const POSTED_BALANCES_CTE = 'accounts_upserted';
+/** The CTE of the net balance change per account code (code, amount) the entries written make. */
+export const BALANCE_DELTAS_CTE = 'balance_deltas';
 
 /**
  * `je` inserts the entries whose ref is in `source`.`refColumn` (rows the composing statement
@@ -29,7 +34,7 @@ export function postingCtes(input: { firstParam: number; source: string; refColu
      JOIN ${source} ON ${source}.${refColumn} = x.ref
      ON CONFLICT (kind, ref) DO NOTHING
      RETURNING account_codes, amounts_atto
-   ), balance_deltas AS (
+   ), ${BALANCE_DELTAS_CTE} AS (
      SELECT p.code, sum(p.amount) AS amount
      FROM je CROSS JOIN LATERAL unnest(je.account_codes, je.amounts_atto) AS p(code, amount)
      GROUP BY p.code
@@ -38,11 +43,11 @@ export function postingCtes(input: { firstParam: number; source: string; refColu
      INSERT INTO accounts (code, kind, owner_id, tracked, balance_atto, held_atto)
      SELECT m.code, m.kind, m.owner, true, coalesce(d.amount, 0), 0
      FROM unnest(${$(4)}::text[], ${$(5)}::text[], ${$(6)}::text[], ${$(7)}::text[]) AS m(code, kind, owner, user_id)
-     LEFT JOIN balance_deltas d ON d.code = m.code
+     LEFT JOIN ${BALANCE_DELTAS_CTE} d ON d.code = m.code
      WHERE d.code IS NOT NULL OR m.user_id IN (SELECT ${userColumn} FROM ${source})
      ORDER BY m.code
      ON CONFLICT (code) DO UPDATE SET balance_atto = accounts.balance_atto + excluded.balance_atto
-     RETURNING 1
+     RETURNING code, kind, owner_id, balance_atto
    )`;
 }
 

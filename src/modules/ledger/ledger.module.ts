@@ -1,8 +1,10 @@
 import { Module } from '@nestjs/common';
+import { WebhooksModule } from '../webhooks/webhooks.module.js';
+import { LedgerCheckService } from './ledger-check.service.js';
 import { LedgerController } from './ledger.controller.js';
 import { LedgerRepository } from './ledger.repository.js';
 import { LedgerService } from './ledger.service.js';
 import { LedgerCheckRegistry } from './ledger-check-extension.js';
 
-@Module({ controllers: [LedgerController], providers: [LedgerRepository, LedgerService, LedgerCheckRegistry], exports: [LedgerService, LedgerCheckRegistry] })
+@Module({ imports: [WebhooksModule], controllers: [LedgerController], providers: [LedgerRepository, LedgerService, LedgerCheckRegistry, LedgerCheckService], exports: [LedgerService, LedgerCheckRegistry] })
 export class LedgerModule {}

@@ -55,7 +55,8 @@ const UPSERT_BALANCES = preparedStatement('ledger_upsert_balances', `INSERT INTO
    ORDER BY code
    ON CONFLICT (code) DO UPDATE
      SET balance_atto = accounts.balance_atto + excluded.balance_atto,
-         held_atto = accounts.held_atto + excluded.held_atto`);
+         held_atto = accounts.held_atto + excluded.held_atto
+   RETURNING code, balance_atto`);
 
 const DECREASE_HELD = preparedStatement('ledger_decrease_held', `UPDATE accounts a SET held_atto = a.held_atto + x.held
    FROM json_to_recordset($1::json) AS x(code text, held numeric) WHERE a.code = x.code`);
@@ -95,21 +96,24 @@ export class LedgerRepository {
   }
 
   /**
-   * Applies net deltas to tracked accounts in code order (no deadlocks), creating them if new.
+   * Applies net deltas to tracked accounts in code order (no deadlocks), creating them if new;
+   * returns each account's balance after the update (user.balance_low looks at the users').
    * The upsert's insert row must satisfy held_atto >= 0 even when it ends up as an update, so
    * held decreases go in a second statement over rows this transaction has already locked.
    */
-  async applyDeltas(client: SqlClient, deltas: BalanceDelta[]): Promise<void> {
-    if (deltas.length === 0) return;
+  async applyDeltas(client: SqlClient, deltas: BalanceDelta[]): Promise<Map<string, bigint>> {
+    const balancesAfter = new Map<string, bigint>();
+    if (deltas.length === 0) return balancesAfter;
     const rows = deltas.map((d) => {
       const info = describeAccount(d.accountCode);
       const heldIncrease = d.heldDeltaAtto > 0n ? d.heldDeltaAtto : 0n;
       return { code: d.accountCode, kind: info.kind, owner: info.ownerId, balance: d.balanceDeltaAtto.toString(), held: heldIncrease.toString() };
     });
-    await client.query(UPSERT_BALANCES([JSON.stringify(rows)]));
+    const upserted = await client.query<{ code: string; balance_atto: string }>(UPSERT_BALANCES([JSON.stringify(rows)]));
+    for (const row of upserted.rows) balancesAfter.set(row.code, BigInt(row.balance_atto));
     const decreases = deltas.filter((d) => d.heldDeltaAtto < 0n).map((d) => ({ code: d.accountCode, held: d.heldDeltaAtto.toString() }));
-    if (decreases.length === 0) return;
-    await client.query(DECREASE_HELD([JSON.stringify(decreases)]));
+    if (decreases.length > 0) await client.query(DECREASE_HELD([JSON.stringify(decreases)]));
+    return balancesAfter;
   }
 
   async ensureAccount(client: SqlClient, code: string): Promise<void> {

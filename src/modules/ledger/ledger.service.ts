@@ -1,7 +1,11 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
+import { APP_CONFIG, type AppConfig } from '../../config/index.js';
+import { WebhookOutbox } from '../webhooks/webhook-outbox.service.js';
+import { describeAccount } from './account-codes.js';
+import { lowBalanceCrossings, lowBalanceEvents } from './low-balance-crossings.js';
 import type { SqlClient } from '../../database/database.service.js';
 import { assert } from '../../common/errors/index.js';
-import { assertBalanced, netBalanceDeltas, type JournalDraft } from './journal-draft.js';
+import { assertBalanced, netBalanceDeltas, type BalanceDelta, type JournalDraft } from './journal-draft.js';
 import type { AccountKind } from './account-codes.js';
 import { LedgerRepository, type AccountBalance, type ContributorBalanceRow, type ContributorCursor, type ContributorSort } from './ledger.repository.js';
 
@@ -26,7 +30,20 @@ export interface LedgerCheckReport {
  */
 @Injectable()
 export class LedgerService {
-  constructor(private readonly repository: LedgerRepository) {}
+  private readonly lowBalanceAtto: bigint;
+
+  constructor(
+    @Inject(APP_CONFIG) config: AppConfig,
+    private readonly repository: LedgerRepository,
+    private readonly webhooks: WebhookOutbox,
+  ) {
+    this.lowBalanceAtto = config.USER_LOW_BALANCE_USD;
+  }
+
+  /** The user.balance_low threshold, for the batched form (batched-posting.ts) to apply the same rule. */
+  get lowBalanceThresholdAtto(): bigint {
+    return this.lowBalanceAtto;
+  }
 
   /**
    * Posts journal transactions inside the caller's database transaction. Entries whose
@@ -39,8 +56,24 @@ export class LedgerService {
     const written = await this.repository.insertEntries(client, drafts);
     // As many written as drafts: every draft was written (written keys are distinct draft keys).
     const writtenDrafts = written.size === drafts.length ? drafts : drafts.filter((d) => written.has(`${d.kind}/${d.ref}`));
-    await this.repository.applyDeltas(client, netBalanceDeltas(writtenDrafts, heldDeltas));
+    const deltas = netBalanceDeltas(writtenDrafts, heldDeltas);
+    const balancesAfter = await this.repository.applyDeltas(client, deltas);
+    await this.announceLowBalances(client, deltas, balancesAfter);
     return written;
+  }
+
+  /** user.balance_low for every user whose balance this update took below the threshold. */
+  private async announceLowBalances(client: SqlClient, deltas: readonly BalanceDelta[], balancesAfter: ReadonlyMap<string, bigint>): Promise<void> {
+    const changes: Array<{ userId: string; deltaAtto: bigint; balanceAtto: bigint }> = [];
+    for (const d of deltas) {
+      if (d.balanceDeltaAtto >= 0n) continue; // only a charge can cross below
+      const info = describeAccount(d.accountCode);
+      const after = balancesAfter.get(d.accountCode);
+      if (info.kind === 'user' && info.ownerId !== null && after !== undefined) changes.push({ userId: info.ownerId, deltaAtto: d.balanceDeltaAtto, balanceAtto: after });
+    }
+    if (changes.length === 0) return;
+    const crossings = lowBalanceCrossings({ changes, thresholdAtto: this.lowBalanceAtto });
+    if (crossings.length > 0) await this.webhooks.emit(client, lowBalanceEvents(crossings, this.lowBalanceAtto, new Date()));
   }
 
   /** Posts exactly one entry and fails loudly if it had already been posted; returns its id. */
@@ -50,8 +83,9 @@ export class LedgerService {
     return id;
   }
 
-  applyHeldDeltas(client: SqlClient, heldDeltas: Map<string, bigint>): Promise<void> {
-    return this.repository.applyDeltas(client, netBalanceDeltas([], heldDeltas));
+  async applyHeldDeltas(client: SqlClient, heldDeltas: Map<string, bigint>): Promise<void> {
+    // Held amounts never change a balance: no crossing to look for.
+    await this.repository.applyDeltas(client, netBalanceDeltas([], heldDeltas));
   }
 
   lockAccount(client: SqlClient, code: string): Promise<AccountBalance> {

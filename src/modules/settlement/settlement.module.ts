@@ -3,6 +3,7 @@ import { ContributorsModule } from '../contributors/contributors.module.js';
 import { CHAIN_READINESS, type OptionalReadinessCheck } from '../health/chain-readiness.js';
 import { LedgerCheckRegistry } from '../ledger/ledger-check-extension.js';
 import { LedgerModule } from '../ledger/ledger.module.js';
+import { WebhooksModule } from '../webhooks/webhooks.module.js';
 import { ContributorPayoutsController } from './contributor-payouts.controller.js';
 import { PAYOUT_CHAIN, payoutChainProvider, type PayoutChainHandle } from './chain/payout-chain.provider.js';
 import { HotWalletService } from './payout/hot-wallet.service.js';
@@ -24,7 +25,7 @@ import { SettlementService } from './statement/settlement.service.js';
 
 /** Settlement creation, approval and queries (API), and the payout sender the worker drives. */
 @Module({
-  imports: [LedgerModule, ContributorsModule],
+  imports: [LedgerModule, ContributorsModule, WebhooksModule],
   controllers: [SettlementController, ContributorPayoutsController],
   providers: [
     payoutChainProvider,

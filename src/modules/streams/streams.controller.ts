@@ -9,6 +9,7 @@ import { DomainError, validationFailed, zodIssuesToFields } from '../../common/e
 import { externalIdSchema, idSchema, modelSchema, timestampSchema, TOKENS_MAX } from '../../common/validation/fields.js';
 import { RateLimited } from '../auth/rate-limited.decorator.js';
 import { Roles } from '../auth/roles.decorator.js';
+import { streamedSignatureOf, type StreamedSignature } from '../auth/signed-request-verifier.js';
 import { sendEvent } from '../usage/usage.controller.js';
 import { UsageService } from '../usage/usage.service.js';
 import { StreamReassembler } from './sse-reassembler.js';
@@ -50,8 +51,11 @@ export class StreamsController {
     const parsedQuery = streamQuerySchema.safeParse(query);
     if (!parsedQuery.success) throw validationFailed(zodIssuesToFields(parsedQuery.error));
 
-    const { stream, sha256 } = await this.readStream(req);
+    const signature = streamedSignatureOf(req);
+    const { stream, sha256 } = await this.readStream(req, signature);
     if (stream.error?.source === 'limit') throw new DomainError('payload_too_large', stream.error.message);
+    // A signed key's body is verified in full before anything is planned or stored.
+    await signature?.complete();
     const plan = planStreamBilling(stream, parsedQuery.data, sha256);
     if (!plan.ok) throw validationFailed(plan.issues, plan.message);
     const parsed = this.usage.parse(plan.payload, 'stream', plan.details);
@@ -60,7 +64,7 @@ export class StreamsController {
     return sendEvent(res, result, { stream: result.event.stream ?? plan.details });
   }
 
-  private async readStream(req: FastifyRequest) {
+  private async readStream(req: FastifyRequest, signature: StreamedSignature | null) {
     const reassembler = new StreamReassembler();
     const hash = createHash('sha256');
     let bytes = 0;
@@ -71,6 +75,7 @@ export class StreamsController {
         throw new DomainError('payload_too_large', `stream body exceeds ${this.config.STREAM_BODY_LIMIT_BYTES} bytes`);
       }
       hash.update(chunk);
+      signature?.update(chunk);
       reassembler.push(chunk);
     }
     return { stream: reassembler.end(), sha256: hash.digest('hex') };

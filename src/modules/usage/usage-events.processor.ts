@@ -1,11 +1,14 @@
 import { InjectQueue, Processor } from '@nestjs/bullmq';
-import { Logger } from '@nestjs/common';
+import { Inject, Logger } from '@nestjs/common';
 import { DelayedError, UnrecoverableError, type Job, type Queue } from 'bullmq';
 import { DomainError, type FieldIssue } from '../../common/errors/index.js';
 import { isDatabaseUnavailable } from '../../database/database-errors.js';
 import { jobOptions, WORKER_OPTIONS, type JobPayload } from '../../queue/jobs.js';
 import { JobProcessor, OnJob } from '../../queue/on-job.js';
 import { JOB_DEAD_USAGE_EVENT, JOB_USAGE_EVENT, QUEUE_USAGE_EVENTS, QUEUE_USAGE_EVENTS_DEAD } from '../../queue/queue-names.js';
+import { isSignedUsageJob, type SignedUsageJob } from '../../queue/signed-usage-job.js';
+import { APP_CONFIG, type AppConfig } from '../../config/index.js';
+import { SignedJobVerifier } from '../auth/signed-job-verifier.js';
 import { UsageService } from './usage.service.js';
 
 const TRANSIENT_RETRY_DELAY_MS_MAX = 30_000;
@@ -21,7 +24,9 @@ export class UsageEventsProcessor extends JobProcessor {
   private readonly logger = new Logger('UsageEventsProcessor');
 
   constructor(
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly usage: UsageService,
+    private readonly signedJobs: SignedJobVerifier,
     @InjectQueue(QUEUE_USAGE_EVENTS_DEAD) private readonly deadLetters: Queue,
   ) {
     super();
@@ -29,7 +34,7 @@ export class UsageEventsProcessor extends JobProcessor {
 
   @OnJob(JOB_USAGE_EVENT)
   async ingest(payload: JobPayload<typeof JOB_USAGE_EVENT>, job: Job, token?: string): Promise<unknown> {
-    const parsed = this.usage.fromInput(payload, 'queue');
+    const parsed = isSignedUsageJob(payload) ? this.usage.parse(await this.verifiedBody(payload, job, token), 'queue') : await this.unsigned(payload, job);
     if ('issues' in parsed) return this.deadLetter(job, 'validation_failed', parsed.issues);
     if (job.id !== undefined && job.id !== parsed.event.eventId) {
       return this.deadLetter(job, 'validation_failed', [{ field: 'jobId', message: 'job id must equal event_id' }]);
@@ -39,14 +44,41 @@ export class UsageEventsProcessor extends JobProcessor {
       return { event_id: result.event.eventId, status: result.event.status, replayed: result.replayed };
     } catch (error) {
       if (error instanceof DomainError) return this.deadLetter(job, error.code, error.details ?? error.message);
-      if (isDatabaseUnavailable(error)) {
-        const delayMs = Math.min(TRANSIENT_RETRY_DELAY_MS_MAX, 500 * 2 ** Math.min(job.attemptsStarted ?? 1, 6));
-        this.logger.warn(`database unavailable, job ${job.id} delayed ${delayMs} ms`);
-        await job.moveToDelayed(Date.now() + delayMs, token);
-        throw new DelayedError();
-      }
+      if (isDatabaseUnavailable(error)) return this.delay(job, token, 'database unavailable');
       throw error;
     }
+  }
+
+  private unsigned(payload: Exclude<JobPayload<typeof JOB_USAGE_EVENT>, SignedUsageJob>, job: Job): ReturnType<UsageService['fromInput']> | Promise<never> {
+    if (this.config.USAGE_QUEUE_SIGNED_ONLY) return this.deadLetter(job, 'bad_signature', 'unsigned job (USAGE_QUEUE_SIGNED_ONLY)');
+    return this.usage.fromInput(payload, 'queue');
+  }
+
+  /**
+   * A signed job's payload, as JSON, once its signature is verified: a bad signature is
+   * dead-lettered as bad_signature (it can never succeed); Redis down delays the job.
+   */
+  private async verifiedBody(payload: SignedUsageJob, job: Job, token: string | undefined): Promise<unknown> {
+    let body: string;
+    try {
+      body = await this.signedJobs.verify(payload.signed, { id: String(job.id), timestampMs: job.timestamp });
+    } catch (error) {
+      if (error instanceof DomainError && error.code === 'bad_signature') return this.deadLetter(job, error.code, error.message);
+      if (error instanceof DomainError && error.code === 'unavailable') return this.delay(job, token, 'signature replay check unavailable');
+      throw error;
+    }
+    try {
+      return JSON.parse(body);
+    } catch {
+      return this.deadLetter(job, 'validation_failed', [{ field: 'signed.body', message: 'is not JSON' }]);
+    }
+  }
+
+  private async delay(job: Job, token: string | undefined, why: string): Promise<never> {
+    const delayMs = Math.min(TRANSIENT_RETRY_DELAY_MS_MAX, 500 * 2 ** Math.min(job.attemptsStarted ?? 1, 6));
+    this.logger.warn(`${why}, job ${job.id} delayed ${delayMs} ms`);
+    await job.moveToDelayed(Date.now() + delayMs, token);
+    throw new DelayedError();
   }
 
   protected override refusePayload(job: Job, issues: FieldIssue[]): Promise<never> {

@@ -12,6 +12,8 @@ import { UsageRepository, type InsertedEvents } from './usage.repository.js';
 import type { NormalizedEvent } from './usage-event.js';
 import { planEvent, rollupDeltas, USAGE_JOURNAL_KIND, usageJournalDraft, type Multipliers } from './usage-planner.js';
 import type { PlannedEvent, StoredEvent, WriteOutcome } from './usage.types.js';
+import { WebhookOutbox } from '../webhooks/webhook-outbox.service.js';
+import { UnpricedAnnouncements, unpricedEvents } from './unpriced-announcements.js';
 
 /** A row this writer just inserted, as the repository would read it back (no round trip). */
 function eventAsWritten(p: PlannedEvent, id: bigint, receivedAt: Date): StoredEvent {
@@ -83,6 +85,8 @@ export class UsageWriter {
   private readonly queue: Submission[] = [];
   private inFlight = 0;
   private readonly multipliers: Multipliers;
+  /** usage.unpriced: the models this process has announced this hour. */
+  private readonly unpriced = new UnpricedAnnouncements();
   private readonly txConcurrency: number;
   private readonly logger = new Logger('UsageWriter');
 
@@ -94,6 +98,7 @@ export class UsageWriter {
     private readonly holds: HoldsService,
     private readonly pricing: PricingService,
     private readonly contributors: ContributorsService,
+    private readonly webhooks: WebhookOutbox,
   ) {
     this.txConcurrency = config.USAGE_WRITER_TX_CONCURRENCY;
     this.multipliers = {
@@ -163,16 +168,21 @@ export class UsageWriter {
       if (plan) planned.set(event.eventId, plan);
     }
     const plans = [...planned.values()];
+    const now = new Date();
+    const announce = this.unpriced.toAnnounce(plans, now);
+    const webhooks = { lowBalanceAtto: this.ledger.lowBalanceThresholdAtto, unpricedModelsToAnnounce: announce };
     const { ids: inserted, receivedAt } = writesInOneStatement(plans)
-      ? await this.db.statement((runner) => this.repository.insertEventsAndPost(runner, plans, usagePosting(plans)))
-      : await this.db.transaction((client) => this.insert(client, plans));
+      ? await this.db.statement((runner) => this.repository.insertEventsAndPost(runner, plans, usagePosting(plans), webhooks))
+      : await this.db.transaction((client) => this.insert(client, plans, announce));
+    // Committed: these models are announced for this hour (by this write or an earlier one).
+    this.unpriced.markAnnounced(announce, now);
     // Rows we just wrote are known; only replays and conflicts need reading back.
     const stored = await this.repository.findByEventIds([...firstById.keys()].filter((id) => !inserted.has(id)));
     for (const [eventId, id] of inserted) stored.set(eventId, eventAsWritten(planned.get(eventId)!, id, receivedAt!));
     return this.outcomes(events, firstById, planned, inserted, stored);
   }
 
-  private async insert(client: Parameters<LedgerService['post']>[0], planned: PlannedEvent[]): Promise<InsertedEvents> {
+  private async insert(client: Parameters<LedgerService['post']>[0], planned: PlannedEvent[], announceUnpriced: readonly string[]): Promise<InsertedEvents> {
     const inserted = await this.repository.insertEvents(client, planned);
     const fresh: PlannedEvent[] = [];
     const drafts: JournalDraft[] = [];
@@ -191,6 +201,7 @@ export class UsageWriter {
     for (const userId of billedUsers) if (!heldDeltas.has(`user:${userId}`)) heldDeltas.set(`user:${userId}`, 0n);
     await this.ledger.post(client, drafts, heldDeltas);
     await this.repository.upsertRollups(client, rollupDeltas(fresh));
+    if (announceUnpriced.length > 0) await this.webhooks.emit(client, unpricedEvents(fresh, announceUnpriced, new Date()));
     return inserted;
   }
 

@@ -1,7 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { DatabaseService, type SqlClient, type SqlRunner } from '../../database/database.service.js';
 import { arrayLiteral, plainArrayLiteral, preparedStatement, toBigInt, toBigIntOrNull } from '../../database/sql.js';
-import { POSTED_BALANCES_CTE, postingCtes, type BatchedPosting } from '../ledger/batched-posting.js';
+import { BALANCE_DELTAS_CTE, POSTED_BALANCES_CTE, POSTING_CTE_PARAM_COUNT, postingCtes, type BatchedPosting } from '../ledger/batched-posting.js';
+import { lowBalanceOutboxCte, unpricedOutboxCte } from '../webhooks/webhook-outbox-ctes.js';
 import type { ContributorTierName, PlannedEvent, RollupDelta, StoredEvent } from './usage.types.js';
 
 /** Rows insertEvents wrote (event_id -> id) and their received_at: one value per transaction. */
@@ -78,6 +79,8 @@ const INSERT_EVENTS_SQL = `INSERT INTO usage_events (event_id, request_hash, use
        ORDER BY event_id
        ON CONFLICT (event_id) DO NOTHING`;
 const EVENT_PARAM_COUNT = 23;
+/** The posting's parameters follow the events'; the two webhook parameters come after them. */
+const WEBHOOK_PARAMS_FIRST = EVENT_PARAM_COUNT + POSTING_CTE_PARAM_COUNT + 1;
 
 const ROLLUP_INSERT_SQL = `INSERT INTO contributor_usage_daily AS r (contributor_id, day, model, events, prompt_tokens,
          completion_tokens, official_atto, earned_atto, charge_atto, margin_atto)`;
@@ -100,7 +103,9 @@ const INSERT_EVENTS_AND_POST = preparedStatement('usage_insert_events_and_post',
      ${INSERT_EVENTS_SQL}
      RETURNING ${INSERTED_COLUMNS}, user_id, contributor_id, model, occurred_at, status, prompt_tokens,
        completion_tokens, official_atto, payout_atto, charge_atto, margin_atto
-   ), ${postingCtes({ firstParam: EVENT_PARAM_COUNT + 1, source: 'ins', refColumn: 'event_id', userColumn: 'user_id' })}, rollups_upserted AS (
+   ), ${postingCtes({ firstParam: EVENT_PARAM_COUNT + 1, source: 'ins', refColumn: 'event_id', userColumn: 'user_id' })},
+   ${lowBalanceOutboxCte({ name: 'low_balances', balances: POSTED_BALANCES_CTE, deltas: BALANCE_DELTAS_CTE, thresholdParam: WEBHOOK_PARAMS_FIRST })},
+   ${unpricedOutboxCte({ name: 'unpriced_alerts', source: 'ins', modelsParam: WEBHOOK_PARAMS_FIRST + 1 })}, rollups_upserted AS (
      ${ROLLUP_INSERT_SQL}
      SELECT contributor_id, (occurred_at AT TIME ZONE 'UTC')::date, model, count(*), sum(prompt_tokens),
        sum(completion_tokens), sum(official_atto), sum(payout_atto), sum(charge_atto), sum(margin_atto)
@@ -225,9 +230,13 @@ export class UsageRepository {
    * Rows the conflict clause skipped (replays) post nothing, as in the statement-by-statement
    * path. Events with a hold take that path (the capture locks and updates the hold).
    */
-  async insertEventsAndPost(runner: SqlRunner, planned: PlannedEvent[], posting: BatchedPosting): Promise<InsertedEvents> {
+  /**
+   * `webhooks`: the user.balance_low threshold and the models whose first unpriced event this
+   * hour is to be announced (webhook-outbox-ctes.ts): announced in the same statement.
+   */
+  async insertEventsAndPost(runner: SqlRunner, planned: PlannedEvent[], posting: BatchedPosting, webhooks: { lowBalanceAtto: bigint; unpricedModelsToAnnounce: readonly string[] }): Promise<InsertedEvents> {
     if (planned.length === 0) return { ids: new Map(), receivedAt: null };
-    const params = [...eventParams(planned), ...posting.params];
+    const params = [...eventParams(planned), ...posting.params, webhooks.lowBalanceAtto.toString(), arrayLiteral(webhooks.unpricedModelsToAnnounce)];
     const result = await runner.query<InsertedRow>(INSERT_EVENTS_AND_POST(params));
     return insertedEvents(result.rows);
   }

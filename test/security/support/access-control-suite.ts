@@ -65,7 +65,7 @@ export function describeAccessControl(options: AccessControlOptions): void {
       expect(secretsFoundIn(audit.texts, f.createdSecrets)).toEqual([]);
       const creations = audit.entries.filter((e) => e.action === 'api_key.create');
       expect(creations).toHaveLength(4);
-      for (const entry of creations) expect(Object.keys(entry.after as object).sort()).toEqual(['contributor_id', 'key_prefix', 'name', 'role']);
+      for (const entry of creations) expect(Object.keys(entry.after as object).sort()).toEqual(['contributor_id', 'key_prefix', 'name', 'role', 'signed']);
       const stored = await databaseTexts(f);
       expect(secretsFoundIn(stored.texts, f.createdSecrets)).toEqual([]);
       expect(stored.hashesMatch).toBe(true);

@@ -33,4 +33,10 @@ export const FUZZED_ROUTE_KEYS = [
   'POST /v1/admin/settlements/:id/approve',
   'POST /v1/admin/settlements/:id/reconcile',
   'POST /v1/admin/usage-events/reprice',
+  'DELETE /v1/admin/webhooks/:id',
+  'POST /v1/admin/webhooks/:id/enable',
+  'POST /v1/admin/webhooks/:id/deliveries/:delivery_id/retry',
+  'DELETE /v1/contributors/:id/webhooks/:webhook_id',
+  'POST /v1/contributors/:id/webhooks/:webhook_id/enable',
+  'POST /v1/contributors/:id/webhooks/:webhook_id/deliveries/:delivery_id/retry',
 ];

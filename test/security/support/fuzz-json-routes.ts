@@ -149,6 +149,26 @@ export const JSON_ROUTES: JsonRouteSpec[] = [
     idempotent: true,
   },
   {
+    route: 'POST /v1/admin/webhooks',
+    method: 'POST',
+    caller: 'admin',
+    path: '/v1/admin/webhooks',
+    body: (n) => ({ url: `http://127.0.0.1:9/fz-${n}`, events: ['hold.expired', 'payout.paid'], description: `fz ${n}` }),
+    fields: { url: 'extId', events: 'array', description: 'text' },
+    // Every accepted call registers a new endpoint (with a new secret).
+    idempotent: false,
+  },
+  {
+    route: 'POST /v1/contributors/:id/webhooks',
+    method: 'POST',
+    caller: 'admin',
+    path: '/v1/contributors/{param}/webhooks',
+    param: { kind: 'id', valid: () => 'c_std' },
+    body: (n) => ({ url: `http://127.0.0.1:9/fz-c-${n}`, events: ['payout.paid'] }),
+    fields: { url: 'extId', events: 'array', description: 'text' },
+    idempotent: false,
+  },
+  {
     route: 'POST /v1/admin/settlements',
     method: 'POST',
     caller: 'admin',

@@ -121,6 +121,17 @@ export function pathOnlyCases(): fc.Arbitrary<FuzzRequest> {
     { route: 'DELETE /v1/admin/api-keys/:id', method: 'DELETE', path: '/v1/admin/api-keys/{param}', caller: 'admin' },
     { route: 'POST /v1/admin/settlements/:id/approve', method: 'POST', path: '/v1/admin/settlements/{param}/approve', caller: 'admin' },
     { route: 'POST /v1/admin/settlements/:id/reconcile', method: 'POST', path: '/v1/admin/settlements/{param}/reconcile', caller: 'admin' },
+    { route: 'DELETE /v1/admin/webhooks/:id', method: 'DELETE', path: '/v1/admin/webhooks/{param}', caller: 'admin' },
+    { route: 'POST /v1/admin/webhooks/:id/enable', method: 'POST', path: '/v1/admin/webhooks/{param}/enable', caller: 'admin' },
+    { route: 'POST /v1/admin/webhooks/:id/deliveries/:delivery_id/retry', method: 'POST', path: '/v1/admin/webhooks/{param}/deliveries/{param}/retry', caller: 'admin' },
+    { route: 'DELETE /v1/contributors/:id/webhooks/:webhook_id', method: 'DELETE', path: '/v1/contributors/c_std/webhooks/{param}', caller: 'admin' },
+    { route: 'POST /v1/contributors/:id/webhooks/:webhook_id/enable', method: 'POST', path: '/v1/contributors/c_std/webhooks/{param}/enable', caller: 'admin' },
+    {
+      route: 'POST /v1/contributors/:id/webhooks/:webhook_id/deliveries/:delivery_id/retry',
+      method: 'POST',
+      path: '/v1/contributors/c_std/webhooks/{param}/deliveries/{param}/retry',
+      caller: 'admin',
+    },
   ];
   const junkBody = fc.oneof(
     fc.constant<{ label: string; body: Buffer | null; type: string | null }>({ label: 'no body', body: null, type: null }),
@@ -133,7 +144,7 @@ export function pathOnlyCases(): fc.Arbitrary<FuzzRequest> {
     route: r.route,
     mutation: `path parameter ${describeValue(seg.text)}${seg.raw ? ' (raw)' : ''}, ${junk.label}`,
     method: r.method,
-    path: r.path.replace('{param}', encodeSegment(seg)),
+    path: r.path.replaceAll('{param}', encodeSegment(seg)),
     caller: r.caller,
     contentType: junk.type,
     body: junk.body,

@@ -89,6 +89,27 @@ export const ROUTE_TABLE: Record<string, RouteAccess> = {
   'POST /v1/admin/settlements/:id/approve': { roles: admin, path: `/v1/admin/settlements/${NO_SUCH_UUID}/approve` },
   'POST /v1/admin/settlements/:id/reconcile': { roles: admin, path: `/v1/admin/settlements/${NO_SUCH_UUID}/reconcile` },
 
+  // Webhooks (admin); a contributor's own endpoints (contributor for itself, admin for any).
+  'POST /v1/admin/webhooks': { roles: admin, path: '/v1/admin/webhooks' },
+  'GET /v1/admin/webhooks': { roles: admin, path: '/v1/admin/webhooks' },
+  'GET /v1/admin/webhooks/event-types': { roles: admin, path: '/v1/admin/webhooks/event-types' },
+  'GET /v1/admin/webhooks/:id': { roles: admin, path: `/v1/admin/webhooks/${NO_SUCH_UUID}` },
+  'DELETE /v1/admin/webhooks/:id': { roles: admin, path: `/v1/admin/webhooks/${NO_SUCH_UUID}` },
+  'POST /v1/admin/webhooks/:id/enable': { roles: admin, path: `/v1/admin/webhooks/${NO_SUCH_UUID}/enable` },
+  'GET /v1/admin/webhooks/:id/deliveries': { roles: admin, path: `/v1/admin/webhooks/${NO_SUCH_UUID}/deliveries` },
+  'POST /v1/admin/webhooks/:id/deliveries/:delivery_id/retry': { roles: admin, path: `/v1/admin/webhooks/${NO_SUCH_UUID}/deliveries/1/retry` },
+  'POST /v1/contributors/:id/webhooks': { roles: contributorOrAdmin, path: '/v1/contributors/{contributor}/webhooks', contributorScoped: true },
+  'GET /v1/contributors/:id/webhooks': { roles: contributorOrAdmin, path: '/v1/contributors/{contributor}/webhooks', contributorScoped: true },
+  'GET /v1/contributors/:id/webhooks/:webhook_id': { roles: contributorOrAdmin, path: `/v1/contributors/{contributor}/webhooks/${NO_SUCH_UUID}`, contributorScoped: true },
+  'DELETE /v1/contributors/:id/webhooks/:webhook_id': { roles: contributorOrAdmin, path: `/v1/contributors/{contributor}/webhooks/${NO_SUCH_UUID}`, contributorScoped: true },
+  'POST /v1/contributors/:id/webhooks/:webhook_id/enable': { roles: contributorOrAdmin, path: `/v1/contributors/{contributor}/webhooks/${NO_SUCH_UUID}/enable`, contributorScoped: true },
+  'GET /v1/contributors/:id/webhooks/:webhook_id/deliveries': { roles: contributorOrAdmin, path: `/v1/contributors/{contributor}/webhooks/${NO_SUCH_UUID}/deliveries`, contributorScoped: true },
+  'POST /v1/contributors/:id/webhooks/:webhook_id/deliveries/:delivery_id/retry': {
+    roles: contributorOrAdmin,
+    path: `/v1/contributors/{contributor}/webhooks/${NO_SUCH_UUID}/deliveries/1/retry`,
+    contributorScoped: true,
+  },
+
   // Admin overview and checks.
   'GET /v1/admin/overview': { roles: admin, path: '/v1/admin/overview' },
   'GET /v1/admin/overview/daily': { roles: admin, path: '/v1/admin/overview/daily' },

@@ -29,7 +29,9 @@ export interface SecurityFixture {
  * Key-guessing and bad-input tests send thousands of unauthenticated requests from one address:
  * the per-address auth failure limit is lifted here (it has its own test, rate-limit.e2e-spec.ts).
  */
-export const SECURITY_APP_ENV = { AUTH_FAILURES_PER_MINUTE: '1000000' } as const;
+// Webhook URLs are not resolved (no DNS query leaves the machine for a fuzzed host name); no
+// worker runs here, so nothing is ever sent to a registered URL.
+export const SECURITY_APP_ENV = { AUTH_FAILURES_PER_MINUTE: '1000000', WEBHOOK_ALLOW_PRIVATE: 'true' } as const;
 
 export async function startSecurityFixture(label: string, env: Record<string, string> = {}): Promise<SecurityFixture> {
   const t = await startTestApp(label, { ...SECURITY_APP_ENV, ...env });

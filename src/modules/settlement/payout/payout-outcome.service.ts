@@ -6,6 +6,8 @@ import { DatabaseService, type SqlClient } from '../../../database/database.serv
 import { contributorInSettlement, contributorPaid, contributorPayable } from '../../ledger/account-codes.js';
 import type { JournalDraft } from '../../ledger/journal-draft.js';
 import { LedgerService } from '../../ledger/ledger.service.js';
+import { WebhookOutbox } from '../../webhooks/webhook-outbox.service.js';
+import { finishedEventType, payoutEvents, settlementEvents } from '../settlement-webhooks.js';
 import type { BatchReceiptOutcome } from '../chain/batch-receipt.js';
 import { PayoutTxRepository, type NewPayoutTx } from './payout-tx.repository.js';
 import type { PayoutTxRecord } from './payout.types.js';
@@ -16,6 +18,7 @@ import {
   JOURNAL_SETTLEMENT_FAILED,
   JOURNAL_SETTLEMENT_PAID,
   JOURNAL_SETTLEMENT_REORGED,
+  LINE_FAILURE_REORGED_OUT,
   type LineFailureReason,
   type LineStatus,
   type SettlementLineRecord,
@@ -60,6 +63,7 @@ export class PayoutOutcomeService {
     private readonly lines: SettlementLinesRepository,
     private readonly txs: PayoutTxRepository,
     private readonly settlements: SettlementRepository,
+    private readonly webhooks: WebhookOutbox,
   ) {}
 
   /** The intent, committed before broadcast: the signed row and its lines move to `submitted` together. */
@@ -112,6 +116,7 @@ export class PayoutOutcomeService {
       assert((await this.lines.markPaid(client, paid.map((l) => l.id), winner.id)) === paid.length, 'paid lines were not all submitted');
       const written = await this.ledger.post(client, paid.map(paidDraft));
       assert(written.size === paid.length, 'a settlement_paid entry already existed');
+      await this.webhooks.emit(client, payoutEvents('payout.paid', paid.map((l) => ({ ...l, status: 'paid' as const, txHash: winner.txHash })), new Date(), null));
       await this.failWithin(client, refused, 'usdc_transfer_refused', winner.id);
     });
   }
@@ -152,9 +157,13 @@ export class PayoutOutcomeService {
     assert((await this.lines.markReorgedOut(client, lines.map((l) => l.id))) === lines.length, 'reversed lines were not all paid');
     const written = await this.ledger.post(client, lines.map(reorgedDraft));
     assert(written.size === lines.length, 'a settlement_reorged entry already existed');
+    await this.webhooks.emit(client, payoutEvents('payout.reorged', lines.map((l) => ({ ...l, status: 'failed' as const })), new Date(), LINE_FAILURE_REORGED_OUT));
     const counts = await this.settlements.countLinesByStatus(settlementId, client);
     // An open settlement gets its status when it finishes; a finished one follows its lines now.
-    if (counts.queued === 0 && counts.submitted === 0) await this.settlements.refreshFinishedStatus(client, settlementId, finishedStatus(counts));
+    if (counts.queued === 0 && counts.submitted === 0) {
+      await this.settlements.refreshFinishedStatus(client, settlementId, finishedStatus(counts));
+      await this.announceFinished(client, settlementId);
+    }
   }
 
   /** Never mined and the nonce is taken: the chain proves these attempts can no longer pay. */
@@ -177,6 +186,7 @@ export class PayoutOutcomeService {
     assert((await this.lines.markFailed(client, lines.map((l) => l.id), reason, txId)) === lines.length, 'failed lines were not all open');
     const written = await this.ledger.post(client, lines.map(failedDraft));
     assert(written.size === lines.length, 'a settlement_failed entry already existed');
+    await this.webhooks.emit(client, payoutEvents('payout.failed', lines.map((l) => ({ ...l, status: 'failed' as const })), new Date(), reason));
     if (reason !== 'tx_reverted') await this.lines.flagContributors(client, lines.map((l) => l.contributorId), FLAG_USDC_TRANSFER_REFUSED);
   }
 
@@ -185,9 +195,18 @@ export class PayoutOutcomeService {
     return this.db.transaction(async (client) => {
       const counts = await this.settlements.countLinesByStatus(settlementId, client);
       assert(counts.queued === 0 && counts.submitted === 0, `settlement ${settlementId} still has open lines`);
-      await this.settlements.finishSend(client, settlementId, finishedStatus(counts));
+      if (await this.settlements.finishSend(client, settlementId, finishedStatus(counts))) await this.announceFinished(client, settlementId);
       const current = await this.settlements.findById(settlementId, client);
       return current!.status;
     });
+  }
+
+  /** settlement.confirmed | partially_failed | failed, once per settlement and status. */
+  private async announceFinished(client: SqlClient, settlementId: string): Promise<void> {
+    const settlement = (await this.settlements.findById(settlementId, client))!;
+    const type = finishedEventType(settlement.status);
+    if (type === null) return;
+    const lines = await this.settlements.listLines(settlementId, client);
+    await this.webhooks.emit(client, settlementEvents(type, settlement, lines, new Date()));
   }
 }

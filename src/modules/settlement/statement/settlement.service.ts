@@ -12,6 +12,8 @@ import type { Principal } from '../../auth/auth.types.js';
 import { contributorInSettlement, contributorPayable } from '../../ledger/account-codes.js';
 import type { JournalDraft } from '../../ledger/journal-draft.js';
 import { LedgerService } from '../../ledger/ledger.service.js';
+import { WebhookOutbox } from '../../webhooks/webhook-outbox.service.js';
+import { settlementEvents } from '../settlement-webhooks.js';
 import { PAYOUT_CHAIN, type PayoutChainHandle } from '../chain/payout-chain.provider.js';
 import { byPayableAccountCode, decideLine, planSettlement, requiresApproval, settlementLimits, type SettlementLimits, type SettlementPlan } from './settlement-plan.js';
 import { SettlementQueueProducer } from './settlement-queue.producer.js';
@@ -76,6 +78,7 @@ export class SettlementService {
     private readonly contributors: ContributorsService,
     private readonly repository: SettlementRepository,
     private readonly producer: SettlementQueueProducer,
+    private readonly webhooks: WebhookOutbox,
   ) {
     this.limits = settlementLimits(config);
   }
@@ -132,8 +135,14 @@ export class SettlementService {
         after: { status, payout_count: lines.length, total_usdc: formatMicroUsdc(totalMicroUsdc) },
       });
     }
-    const settlement = await this.repository.findById(id, client);
-    return { kind: 'created', settlement: settlement!, lines };
+    const settlement = (await this.repository.findById(id, client))!;
+    const webhookLines = lines.map((l) => ({ ...l, settlementId: id, status: 'queued' as const, txHash: null }));
+    const now = new Date();
+    await this.webhooks.emit(client, [
+      ...settlementEvents('settlement.created', settlement, webhookLines, now),
+      ...(approval ? settlementEvents('settlement.pending_approval', settlement, webhookLines, now) : []),
+    ]);
+    return { kind: 'created', settlement, lines };
   }
 
   /**

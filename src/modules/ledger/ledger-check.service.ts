@@ -1,0 +1,56 @@
+import { Injectable } from '@nestjs/common';
+import { formatAttoAsUsd } from '../../common/money/index.js';
+import { DatabaseService } from '../../database/database.service.js';
+import { WebhookOutbox } from '../webhooks/webhook-outbox.service.js';
+import { LedgerCheckRegistry } from './ledger-check-extension.js';
+import { LedgerService, type LedgerCheckReport } from './ledger.service.js';
+
+export interface FullLedgerCheck {
+  ok: boolean;
+  report: LedgerCheckReport;
+  extensions: Array<readonly [string, { ok: boolean } & Record<string, unknown>]>;
+}
+
+/**
+ * GET /v1/admin/ledger/check: the ledger's own check plus every registered extension. A failing
+ * check is announced (ledger.check_failed), at most once per UTC hour however often it is run.
+ */
+@Injectable()
+export class LedgerCheckService {
+  constructor(
+    private readonly db: DatabaseService,
+    private readonly ledger: LedgerService,
+    private readonly registry: LedgerCheckRegistry,
+    private readonly webhooks: WebhookOutbox,
+  ) {}
+
+  async run(): Promise<FullLedgerCheck> {
+    const report = await this.ledger.check();
+    const extensions = await Promise.all(this.registry.all().map(async (e) => [e.name, await e.run()] as const));
+    const ok = report.ok && extensions.every(([, r]) => r.ok);
+    if (!ok) await this.announceFailure(report, extensions, new Date());
+    return { ok, report, extensions };
+  }
+
+  private async announceFailure(report: LedgerCheckReport, extensions: FullLedgerCheck['extensions'], at: Date): Promise<void> {
+    const hour = at.toISOString().slice(0, 13);
+    const failed = [...(report.ok ? [] : ['ledger']), ...extensions.filter(([, r]) => !r.ok).map(([name]) => name)];
+    await this.db.transaction((client) =>
+      this.webhooks.emit(client, [
+        {
+          type: 'ledger.check_failed',
+          data: {
+            checked_at: at.toISOString(),
+            postings_sum_usd: formatAttoAsUsd(report.postingsSumAtto),
+            unbalanced_entries: Number(report.unbalancedEntries),
+            mismatched_accounts: report.mismatchedAccounts.length,
+            held_mismatches: report.heldMismatches.length,
+            failed_checks: failed,
+          },
+          occurredAt: at,
+          dedupeKey: `ledger.check_failed:${hour}Z`,
+        },
+      ]),
+    );
+  }
+}

@@ -1,0 +1,139 @@
+// Every webhook event type of api.md, with the schema of its `data` and an example. One place: the
+// emitters validate against it, GET /v1/admin/webhooks/event-types serves it as JSON Schema, and
+// docs/webhooks.md is checked against it (webhook-event-types.spec.ts).
+import { z } from 'zod';
+
+const usd = z.string().regex(/^-?\d+(\.\d+)?$/).describe('decimal string in USD');
+const usdc = z.string().regex(/^\d+(\.\d{1,6})?$/).describe('decimal string in USDC (at most 6 decimals)');
+const timestamp = z.string().describe('RFC 3339 UTC');
+const address = z.string().regex(/^0x[0-9a-fA-F]{40}$/);
+
+const settlementStatus = z.enum(['pending_approval', 'queued', 'submitting', 'confirmed', 'partially_failed', 'failed']);
+const lineStatus = z.enum(['queued', 'submitted', 'paid', 'failed']);
+
+/**
+ * A settlement event. Admin endpoints get the totals; a contributor's endpoint gets a copy with
+ * only its own `line` (and no totals: other contributors' amounts are not its business).
+ */
+const settlementData = z
+  .object({
+    settlement_id: z.string().uuid(),
+    status: settlementStatus,
+    trigger: z.enum(['admin', 'schedule']).optional(),
+    payout_count: z.number().int().nonnegative().optional(),
+    total_usdc: usdc.optional(),
+    paid_count: z.number().int().nonnegative().optional(),
+    failed_count: z.number().int().nonnegative().optional(),
+    line: z
+      .object({ payout_id: z.string().uuid(), contributor_id: z.string(), payout_address: address, amount_usdc: usdc, status: lineStatus })
+      .optional(),
+  })
+  .strict();
+
+const payoutData = z
+  .object({
+    payout_id: z.string().uuid().describe('the settlement line id (as in GET /v1/contributors/:id/payouts)'),
+    settlement_id: z.string().uuid(),
+    contributor_id: z.string(),
+    payout_address: address,
+    amount_usdc: usdc,
+    tx_hash: z.string().nullable(),
+    reason: z.string().nullable().describe('why it failed or was reorganised out; null when paid'),
+  })
+  .strict();
+
+export const WEBHOOK_EVENT_SCHEMAS = {
+  'settlement.created': settlementData,
+  'settlement.pending_approval': settlementData,
+  'settlement.confirmed': settlementData,
+  'settlement.partially_failed': settlementData,
+  'settlement.failed': settlementData,
+  'payout.paid': payoutData,
+  'payout.failed': payoutData,
+  'payout.reorged': payoutData,
+  'hold.expired': z.object({ hold_id: z.string(), user_id: z.string(), amount_usd: usd, expires_at: timestamp }).strict(),
+  'user.balance_low': z
+    .object({ user_id: z.string(), balance_usd: usd, previous_balance_usd: usd, threshold_usd: usd })
+    .strict()
+    .describe('the balance went from at least the threshold to below it (once per crossing)'),
+  'usage.unpriced': z
+    .object({ model: z.string(), hour: timestamp.describe('start of the UTC hour'), event_id: z.string(), occurred_at: timestamp })
+    .strict()
+    .describe('the first event of this model stored unpriced in this hour'),
+  'refund.created': z
+    .object({
+      refund_id: z.string(),
+      event_id: z.string(),
+      user_id: z.string(),
+      contributor_id: z.string(),
+      amount_usd: usd,
+      contributor_clawback_usd: usd,
+      margin_reversed_usd: usd,
+      refunded_total_usd: usd,
+      reason: z.string(),
+    })
+    .strict(),
+  'ledger.check_failed': z
+    .object({
+      checked_at: timestamp,
+      postings_sum_usd: usd,
+      unbalanced_entries: z.number().int().nonnegative(),
+      mismatched_accounts: z.number().int().nonnegative(),
+      held_mismatches: z.number().int().nonnegative(),
+      failed_checks: z.array(z.string()).describe('the checks that failed: ledger, and extensions such as rollups or settlement'),
+    })
+    .strict(),
+} as const;
+
+export type WebhookEventType = keyof typeof WEBHOOK_EVENT_SCHEMAS;
+export type WebhookEventData<T extends WebhookEventType> = z.output<(typeof WEBHOOK_EVENT_SCHEMAS)[T]>;
+export const WEBHOOK_EVENT_TYPES = Object.keys(WEBHOOK_EVENT_SCHEMAS) as WebhookEventType[];
+
+/** The only types a contributor key may subscribe to (api.md): its payouts and settlements. */
+export function contributorMaySubscribe(type: WebhookEventType): boolean {
+  return type.startsWith('payout.') || type.startsWith('settlement.');
+}
+
+const SETTLEMENT_ID = '5b0c3c1e-2f7a-4d52-9a43-0d8c2b6f1a10';
+const LINE_ID = '9e1d7f3a-6b2c-4e8f-a1d5-3c7b9e2f4a60';
+const ADDRESS = '0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed';
+
+/** One example `data` per type (docs/webhooks.md shows these). */
+export const WEBHOOK_EVENT_EXAMPLES: { [T in WebhookEventType]: WebhookEventData<T> } = {
+  'settlement.created': { settlement_id: SETTLEMENT_ID, status: 'queued', trigger: 'schedule', payout_count: 2, total_usdc: '125.5' },
+  'settlement.pending_approval': { settlement_id: SETTLEMENT_ID, status: 'pending_approval', trigger: 'admin', payout_count: 40, total_usdc: '18250' },
+  'settlement.confirmed': { settlement_id: SETTLEMENT_ID, status: 'confirmed', payout_count: 2, total_usdc: '125.5', paid_count: 2, failed_count: 0 },
+  'settlement.partially_failed': {
+    settlement_id: SETTLEMENT_ID,
+    status: 'partially_failed',
+    line: { payout_id: LINE_ID, contributor_id: 'c_7', payout_address: ADDRESS, amount_usdc: '12.5', status: 'failed' },
+  },
+  'settlement.failed': { settlement_id: SETTLEMENT_ID, status: 'failed', payout_count: 1, total_usdc: '12.5', paid_count: 0, failed_count: 1 },
+  'payout.paid': { payout_id: LINE_ID, settlement_id: SETTLEMENT_ID, contributor_id: 'c_7', payout_address: ADDRESS, amount_usdc: '12.5', tx_hash: `0x${'ab'.repeat(32)}`, reason: null },
+  'payout.failed': { payout_id: LINE_ID, settlement_id: SETTLEMENT_ID, contributor_id: 'c_7', payout_address: ADDRESS, amount_usdc: '12.5', tx_hash: null, reason: 'contributor_suspended' },
+  'payout.reorged': { payout_id: LINE_ID, settlement_id: SETTLEMENT_ID, contributor_id: 'c_7', payout_address: ADDRESS, amount_usdc: '12.5', tx_hash: `0x${'cd'.repeat(32)}`, reason: 'reorged_out' },
+  'hold.expired': { hold_id: 'h_1', user_id: 'u_42', amount_usd: '2.5', expires_at: '2026-12-01T10:15:00.000Z' },
+  'user.balance_low': { user_id: 'u_42', balance_usd: '0.98', previous_balance_usd: '1.0031', threshold_usd: '1' },
+  'usage.unpriced': { model: 'acme/new-model', hour: '2026-12-01T10:00:00.000Z', event_id: 'gw1-req-981', occurred_at: '2026-12-01T10:04:12.000Z' },
+  'refund.created': {
+    refund_id: 'rf_1',
+    event_id: 'gw1-req-123',
+    user_id: 'u_42',
+    contributor_id: 'c_7',
+    amount_usd: '0.0065',
+    contributor_clawback_usd: '0.0055',
+    margin_reversed_usd: '0.001',
+    refunded_total_usd: '0.0065',
+    reason: 'customer complaint',
+  },
+  'ledger.check_failed': { checked_at: '2026-12-01T10:00:00.000Z', postings_sum_usd: '0', unbalanced_entries: 0, mismatched_accounts: 1, held_mismatches: 0, failed_checks: ['ledger'] },
+};
+
+/** Each type's data as a JSON Schema (draft 2020-12), for the event-types endpoint and the docs. */
+export function webhookEventJsonSchemas(): Array<{ type: WebhookEventType; schema: unknown; example: unknown }> {
+  return WEBHOOK_EVENT_TYPES.map((type) => ({
+    type,
+    schema: z.toJSONSchema(WEBHOOK_EVENT_SCHEMAS[type]),
+    example: { type, timestamp: '2026-12-01T10:00:00.000Z', data: WEBHOOK_EVENT_EXAMPLES[type] },
+  }));
+}

@@ -1,0 +1,78 @@
+// Signed usage jobs on the BullMQ queue: the worker verifies them as the API verifies requests.
+import { Queue } from 'bullmq';
+import { QUEUE_USAGE_EVENTS, QUEUE_USAGE_EVENTS_DEAD } from '../../src/queue/queue-names.js';
+import { publishSignedUsageEvent } from '../../src/queue/signed-usage-events.producer.js';
+import { signGatewayRequest } from '../../src/queue/gateway-signing.js';
+import { publishUsageEvent } from '../../src/queue/usage-events.producer.js';
+import { JOB_USAGE_EVENT as USAGE_JOB_NAME } from '../../src/queue/queue-names.js';
+import { jobOptions } from '../../src/queue/jobs.js';
+
+const usageJobOptions = (jobId: string) => ({ ...jobOptions(USAGE_JOB_NAME, { event_id: jobId } as never), jobId });
+import { exampleEvent, seedBilling } from '../support/billing-fixtures.js';
+import { startTestApp, type TestApp } from '../support/test-app.js';
+import { startTestWorker, waitFor } from '../support/test-worker.js';
+
+const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+
+let t: TestApp;
+let worker: Awaited<ReturnType<typeof startTestWorker>>;
+let queue: Queue;
+let dead: Queue;
+let signer: { keyId: string; signingSecret: string };
+
+async function stored(eventId: string): Promise<boolean> {
+  return (await t.admin(t.http.get(`/v1/usage-events/${eventId}`))).status === 200;
+}
+
+beforeAll(async () => {
+  t = await startTestApp('signed_queue');
+  await seedBilling(t);
+  const key = await t.admin(t.http.post('/v1/admin/api-keys')).send({ role: 'gateway', signed: true }).expect(201);
+  signer = { keyId: key.body.id, signingSecret: key.body.signing_secret };
+  worker = await startTestWorker(t.databaseUrl, { USAGE_QUEUE_SIGNED_ONLY: 'true' });
+  queue = new Queue(QUEUE_USAGE_EVENTS, { connection: { url: REDIS_URL }, prefix: worker.queuePrefix });
+  dead = new Queue(QUEUE_USAGE_EVENTS_DEAD, { connection: { url: REDIS_URL }, prefix: worker.queuePrefix });
+});
+afterAll(async () => {
+  await queue?.obliterate({ force: true }).catch(() => undefined);
+  await dead?.obliterate({ force: true }).catch(() => undefined);
+  await queue?.close();
+  await dead?.close();
+  await worker?.close();
+  await t?.close();
+});
+
+describe('signed usage jobs', () => {
+  it('bills a job signed with the gateway key', async () => {
+    await publishSignedUsageEvent(queue, signer, exampleEvent({ event_id: 'sq-ok-1' }));
+    await waitFor(() => stored('sq-ok-1'));
+  });
+
+  it('dead-letters as bad_signature: an altered body, another secret, a stale timestamp, a replayed id, and (signed-only) an unsigned job', async () => {
+    const job = await publishSignedUsageEvent(queue, signer, exampleEvent({ event_id: 'sq-src' }));
+    await waitFor(() => stored('sq-src'));
+    const signed = (job.data as { signed: Record<string, string> }).signed;
+    const cases: Array<[string, Record<string, unknown>, Record<string, unknown>]> = [
+      ['sq-altered', { signed: { ...signed, body: signed.body!.replace('sq-src', 'sq-altered') } }, {}],
+      ['sq-replayed', { signed: { ...signed, body: signed.body } }, {}],
+    ];
+    for (const [jobId, data] of cases) await queue.add(USAGE_JOB_NAME, data, usageJobOptions(jobId));
+    await publishSignedUsageEvent(queue, { keyId: signer.keyId, signingSecret: `whsec_${Buffer.alloc(32, 9).toString('base64')}` }, exampleEvent({ event_id: 'sq-wrong-key' }));
+    // Signed 6 minutes before it was queued (the job's own timestamp is the reference): refused.
+    const staleBody = JSON.stringify(exampleEvent({ event_id: 'sq-stale-6' }));
+    const staleHeaders = signGatewayRequest(signer.signingSecret, staleBody, { now: new Date(Date.now() - 6 * 60_000) });
+    const staleData = { signed: { key_id: signer.keyId, webhook_id: staleHeaders['webhook-id'], webhook_timestamp: staleHeaders['webhook-timestamp'], webhook_signature: staleHeaders['webhook-signature'], body: staleBody } };
+    await queue.add(USAGE_JOB_NAME, staleData, usageJobOptions('sq-stale-6'));
+    // Signed a minute before it was queued: within the 5 minutes, billed.
+    const recentBody = JSON.stringify(exampleEvent({ event_id: 'sq-recent' }));
+    const recent = signGatewayRequest(signer.signingSecret, recentBody, { now: new Date(Date.now() - 60_000) });
+    await queue.add(USAGE_JOB_NAME, { signed: { key_id: signer.keyId, webhook_id: recent['webhook-id'], webhook_timestamp: recent['webhook-timestamp'], webhook_signature: recent['webhook-signature'], body: recentBody } }, usageJobOptions('sq-recent'));
+    await publishUsageEvent(queue, exampleEvent({ event_id: 'sq-unsigned' }));
+    for (const jobId of ['sq-altered', 'sq-replayed', 'sq-wrong-key', 'sq-stale-6', 'sq-unsigned']) {
+      const deadJob = await waitFor(() => dead.getJob(`dead-${jobId}`));
+      expect({ jobId, code: deadJob.data.code }).toEqual({ jobId, code: 'bad_signature' });
+    }
+    for (const eventId of ['sq-altered', 'sq-wrong-key', 'sq-stale-6', 'sq-unsigned']) expect(await stored(eventId)).toBe(false);
+    await waitFor(() => stored('sq-recent'));
+  });
+});
