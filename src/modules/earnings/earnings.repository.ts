@@ -102,23 +102,30 @@ export class EarningsRepository {
            SELECT contributor_id, (occurred_at AT TIME ZONE 'UTC')::date AS day, model,
                   count(*)::bigint AS events, sum(prompt_tokens)::bigint AS prompt_tokens,
                   sum(completion_tokens)::bigint AS completion_tokens, sum(official_atto) AS official_atto,
-                  sum(payout_atto) AS earned_atto, sum(charge_atto) AS charge_atto, sum(margin_atto) AS margin_atto
+                  sum(payout_atto) AS earned_atto, sum(charge_atto) AS charge_atto, sum(margin_atto) AS margin_atto,
+                  sum(cached_tokens)::bigint AS cached_tokens,
+                  sum(cache_write_5m_tokens + cache_write_1h_tokens)::bigint AS cache_write_tokens,
+                  sum(prompt_audio_tokens + completion_audio_tokens)::bigint AS audio_tokens
            FROM usage_events WHERE status = 'priced'
            GROUP BY 1, 2, 3)
          SELECT coalesce(r.contributor_id, d.contributor_id) AS contributor_id,
                 to_char(coalesce(r.day, d.day), 'YYYY-MM-DD') AS day, coalesce(r.model, d.model) AS model,
                 d.events AS d_events, d.prompt_tokens AS d_prompt_tokens, d.completion_tokens AS d_completion_tokens,
                 d.official_atto AS d_official_atto, d.earned_atto AS d_earned_atto, d.charge_atto AS d_charge_atto,
-                d.margin_atto AS d_margin_atto,
+                d.margin_atto AS d_margin_atto, d.cached_tokens AS d_cached_tokens,
+                d.cache_write_tokens AS d_cache_write_tokens, d.audio_tokens AS d_audio_tokens,
                 r.events AS r_events, r.prompt_tokens AS r_prompt_tokens, r.completion_tokens AS r_completion_tokens,
                 r.official_atto AS r_official_atto, r.earned_atto AS r_earned_atto, r.charge_atto AS r_charge_atto,
-                r.margin_atto AS r_margin_atto
+                r.margin_atto AS r_margin_atto, r.cached_tokens AS r_cached_tokens,
+                r.cache_write_tokens AS r_cache_write_tokens, r.audio_tokens AS r_audio_tokens
          FROM raw r FULL JOIN contributor_usage_daily d
            ON d.contributor_id = r.contributor_id AND d.day = r.day AND d.model = r.model
          WHERE r.contributor_id IS NULL OR d.contributor_id IS NULL
-            OR (d.events, d.prompt_tokens, d.completion_tokens, d.official_atto, d.earned_atto, d.charge_atto, d.margin_atto)
+            OR (d.events, d.prompt_tokens, d.completion_tokens, d.official_atto, d.earned_atto, d.charge_atto, d.margin_atto,
+                d.cached_tokens, d.cache_write_tokens, d.audio_tokens)
                IS DISTINCT FROM
-               (r.events, r.prompt_tokens, r.completion_tokens, r.official_atto, r.earned_atto, r.charge_atto, r.margin_atto)
+               (r.events, r.prompt_tokens, r.completion_tokens, r.official_atto, r.earned_atto, r.charge_atto, r.margin_atto,
+                r.cached_tokens, r.cache_write_tokens, r.audio_tokens)
          ORDER BY 1, 2, 3
          LIMIT $1`,
         [limit],
@@ -135,6 +142,9 @@ function sumsFromPrefixed(row: Record<string, string | null>, prefix: 'd_' | 'r_
     events: value('events'),
     promptTokens: value('prompt_tokens'),
     completionTokens: value('completion_tokens'),
+    cachedTokens: value('cached_tokens'),
+    cacheWriteTokens: value('cache_write_tokens'),
+    audioTokens: value('audio_tokens'),
     officialAtto: value('official_atto'),
     earnedAtto: value('earned_atto'),
     chargeAtto: value('charge_atto'),
