@@ -191,4 +191,15 @@ describe('price dimensions: admin prices and usage events', () => {
     expect((await gw(t.http.get('/v1/usage-events/batch-sonar-low')).expect(200)).body.official_usd).toBe('0.0165');
     expect((await gw(t.http.get('/v1/usage-events/batch-qwen-high')).expect(200)).body.official_usd).toBe('0.615');
   });
+
+  it('earnings rows and CSV add the cache read, cache write and audio totals', async () => {
+    const res = await t.admin(t.http.get('/v1/contributors/c_std/earnings?from=2026-11-29&to=2026-11-30&group_by=model')).expect(200);
+    const byModel = new Map(res.body.rows.map((r: { model: string }) => [r.model, r]));
+    // claude-long + claude-us: 100,000 reads and 30,000 writes each; idem-cw: 100 writes.
+    expect(byModel.get(CLAUDE)).toMatchObject({ cached_tokens: 200000, cache_write_tokens: 60100, audio_tokens: 0 });
+    expect(byModel.get('openai/gpt-4o-audio-preview')).toMatchObject({ audio_tokens: 1200, cache_write_tokens: 0 });
+    expect(res.body.totals).toMatchObject({ cache_write_tokens: 60100, audio_tokens: 1200 });
+    const csv = await t.admin(t.http.get('/v1/contributors/c_std/earnings.csv?from=2026-11-29&to=2026-11-30&group_by=model')).expect(200);
+    expect(csv.text.split('\r\n')[0]).toBe('model,events,prompt_tokens,completion_tokens,official_usd,earned_usd,cached_tokens,cache_write_tokens,audio_tokens');
+  });
 });

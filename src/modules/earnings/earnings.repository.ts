@@ -35,6 +35,9 @@ interface SumsRow {
   events: string;
   prompt_tokens: string;
   completion_tokens: string;
+  cached_tokens: string;
+  cache_write_tokens: string;
+  audio_tokens: string;
   official_atto: string;
   earned_atto: string;
 }
@@ -44,6 +47,9 @@ function sumsOf(row: SumsRow) {
     events: toBigInt(row.events),
     promptTokens: toBigInt(row.prompt_tokens),
     completionTokens: toBigInt(row.completion_tokens),
+    cachedTokens: toBigInt(row.cached_tokens),
+    cacheWriteTokens: toBigInt(row.cache_write_tokens),
+    audioTokens: toBigInt(row.audio_tokens),
     officialAtto: toBigInt(row.official_atto),
     earnedAtto: toBigInt(row.earned_atto),
   };
@@ -78,6 +84,7 @@ export class EarningsRepository {
     const result = await this.db.pool.query<SumsRow & { day: string | null; model: string | null }>(
       `SELECT ${grouping.select},
               sum(events) AS events, sum(prompt_tokens) AS prompt_tokens, sum(completion_tokens) AS completion_tokens,
+              sum(cached_tokens) AS cached_tokens, sum(cache_write_tokens) AS cache_write_tokens, sum(audio_tokens) AS audio_tokens,
               sum(official_atto) AS official_atto, sum(earned_atto) AS earned_atto
        FROM contributor_usage_daily
        WHERE contributor_id = $1 AND day >= $2::date AND day < $3::date
