@@ -202,4 +202,12 @@ describe('price dimensions: admin prices and usage events', () => {
     const csv = await t.admin(t.http.get('/v1/contributors/c_std/earnings.csv?from=2026-11-29&to=2026-11-30&group_by=model')).expect(200);
     expect(csv.text.split('\r\n')[0]).toBe('model,events,prompt_tokens,completion_tokens,official_usd,earned_usd,cached_tokens,cache_write_tokens,audio_tokens');
   });
+
+  it('the OpenAPI document describes every price field, tiers and the usage kinds', async () => {
+    const doc = (await t.http.get('/docs-json').expect(200)).body;
+    const text = JSON.stringify(doc.components?.schemas ?? {});
+    for (const field of ['cache_write_1h_usd_per_mtok', 'cached_input_audio_usd_per_mtok', 'output_image_usd_per_mtok', 'reasoning_usd_per_mtok', 'above_input_tokens', 'web_search_billing', 'request_usd', 'price_variant', 'cache_write_5m_tokens', 'completion_image_tokens', 'web_search_calls']) {
+      expect(text).toContain(`"${field}"`);
+    }
+  });
 });
