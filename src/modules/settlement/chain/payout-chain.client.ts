@@ -317,6 +317,12 @@ export class PayoutChainClient {
     }
   }
 
+  /** True when the address holds contract code (a contract, or an EIP-7702 delegated account). */
+  async hasCode(address: Address): Promise<boolean> {
+    const code = await this.publicClient.getCode({ address, blockTag: 'latest' });
+    return code !== undefined && code !== '0x';
+  }
+
   private isBlacklisted(account: Address): Promise<boolean> {
     return this.publicClient.readContract({ ...this.usdc(), functionName: 'isBlacklisted', args: [account] });
   }
