@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { privateKeyToAccount } from 'viem/accounts';
 import type { Address, Hex } from 'viem';
+import { PayoutAddressPolicy } from '../../src/modules/payout-safety/payout-address-policy.service.js';
 import { PayoutChainClient } from '../../src/modules/settlement/chain/payout-chain.client.js';
 import {
   anvil,
@@ -28,6 +29,8 @@ let dir: string;
 let denylistPath: string;
 const listedAtStart = randomAddress();
 const accruedAtto = new Map<string, bigint>();
+/** A settlement whose reconciliation is ok (set by the first test). */
+let reconciledOkId: string;
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'payout-safety-'));
@@ -107,6 +110,8 @@ describe('a line is paid to the payee as it is when the line is sent', () => {
     expect(await usdcBalance(h, newAddress)).toBe(accruedAtto.get('stale-a')! / MICRO_ATTO);
     expect(await usdcBalance(h, oldAddress)).toBe(0n);
     expect((await balancesOf(h, 'stale-a')).payableAtto).toBe(accruedAtto.get('stale-a')! % MICRO_ATTO);
+    expect((await h.reconciliation.reconcileSettlement(next)).ok).toBe(true);
+    reconciledOkId = next;
     await expectLedgerClean();
   });
 
@@ -164,6 +169,7 @@ describe('a line is paid to the payee as it is when the line is sent', () => {
     expect(await lineOf(settlementId, 'legacy-hot')).toMatchObject({ status: 'failed', failure_reason: 'payout_address_refused' });
     await expectAllPayable('legacy-hot');
     expect(await flagOf('legacy-hot')).toBe('payout_address_refused');
+    expect((await h.reconciliation.reconcileSettlement(settlementId)).ok).toBe(true);
     // And the next settlement leaves it out altogether.
     const dry = await h.settlements.createSettlement({ trigger: 'admin', dryRun: true });
     expect(dry.kind === 'dry_run' ? dry.plan.lines.map((l) => l.contributorId) : []).not.toContain('legacy-hot');
@@ -255,5 +261,63 @@ describe('payout addresses refused on create and update (422 payout_address_refu
     const other = randomAddress();
     appendFileSync(denylistPath, `${other}\n`);
     expect((await put('deny-edit', { payout_address: other }).expect(422)).body.error.code).toBe('payout_address_refused');
+  });
+});
+
+describe('an operator resolves a reconciliation failure (audited, history kept)', () => {
+  const resolve = (id: string, body: unknown) => h.t.admin(h.t.http.post(`/v1/admin/settlements/${id}/reconciliation/resolve`)).send(body as object);
+  const ledgerCheck = async () => (await h.t.admin(h.t.http.get('/v1/admin/ledger/check')).expect(200)).body;
+
+  it('clears a hot-wallet self-payment made before payout addresses were screened; new findings fail the check again', async () => {
+    // The sender as it was before this fix (no screen), and a registration made then.
+    const spy = jest.spyOn(PayoutAddressPolicy.prototype, 'screener').mockReturnValue(() => null);
+    let settlementId: string;
+    try {
+      await register('self-pay');
+      await h.db.pool.query('UPDATE contributors SET payout_address = $2 WHERE id = $1', ['self-pay', hotWallet()]);
+      settlementId = await createPending();
+      expect(await approveAndSend(settlementId)).toEqual({ kind: 'finished', status: 'confirmed' });
+    } finally {
+      spy.mockRestore();
+    }
+    await h.db.pool.query('UPDATE contributors SET payout_address = $2 WHERE id = $1', ['self-pay', randomAddress()]);
+    // The batch contract paid the hot wallet: on chain that is a refund, so the paid line is missing.
+    const found = (await h.t.admin(h.t.http.post(`/v1/admin/settlements/${settlementId}/reconcile`)).expect(200)).body;
+    expect(found).toMatchObject({ ok: false, missing_on_chain: 1 });
+    expect(await ledgerCheck()).toMatchObject({ ok: false, settlement: { ok: false, reconciliation_failures: 1 } });
+
+    // Bad requests change nothing.
+    for (const body of [{}, { reason: '   ' }, { reason: 'x', extra: 1 }, { reason: 7 }]) {
+      expect((await resolve(settlementId, body).expect(400)).body.error.code).toBe('validation_failed');
+    }
+    await resolve('00000000-0000-4000-8000-00000000abcd', { reason: 'x' }).expect(404);
+    expect((await resolve(reconciledOkId, { reason: 'nothing wrong' }).expect(409)).body.error.code).toBe('conflict');
+    expect(await ledgerCheck()).toMatchObject({ ok: false });
+
+    const reason = 'hot wallet paid itself (pre-screening registration); USDC stayed in the wallet, contributor re-paid by hand';
+    const resolved = (await resolve(settlementId, { reason }).expect(201)).body;
+    expect(resolved).toMatchObject({ settlement_id: settlementId, reason, resolved_by: expect.any(String), reconciliation: found });
+    expect(await ledgerCheck()).toMatchObject({ ok: true, settlement: { ok: true, reconciliation_failures: 0, reconciliation_failures_resolved: 1 } });
+
+    // History is kept: the stored reconciliation still says what was found; the resolution is append-only.
+    const [stored] = await sqlRows<{ reconciliation: unknown }>(h, 'SELECT reconciliation FROM settlements WHERE id = $1', [settlementId]);
+    expect(stored!.reconciliation).toEqual(found);
+    await expect(h.db.pool.query('UPDATE reconciliation_resolutions SET reason = $1', ['rewritten'])).rejects.toThrow(/append-only/);
+    await expect(h.db.pool.query('DELETE FROM reconciliation_resolutions')).rejects.toThrow(/append-only/);
+    const audit = (await h.t.admin(h.t.http.get('/v1/admin/audit-log?limit=50')).expect(200)).body.data.filter((a: { action: string }) => a.action === 'settlement.reconciliation_resolve');
+    expect(audit).toHaveLength(1);
+    expect(audit[0]).toMatchObject({ target: settlementId, after: { reason, resolution_id: resolved.resolution_id }, before: { reconciliation: { ok: false } } });
+
+    // A replay answers the same resolution and audits nothing; the same findings found again stay resolved.
+    expect((await resolve(settlementId, { reason: 'again' }).expect(200)).body).toMatchObject({ resolution_id: resolved.resolution_id, reason });
+    expect((await h.reconciliation.reconcileSettlement(settlementId)).ok).toBe(false);
+    expect(await ledgerCheck()).toMatchObject({ ok: true });
+
+    // Anything new is a new failure: the booked recipient no longer matches the chain's at all.
+    await h.db.pool.query('UPDATE settlement_lines SET payout_address = $2 WHERE settlement_id = $1', [settlementId, randomAddress()]);
+    expect(await h.reconciliation.reconcileSettlement(settlementId)).toMatchObject({ ok: false, unexpected_on_chain: 1 });
+    expect(await ledgerCheck()).toMatchObject({ ok: false, settlement: { reconciliation_failures: 1, reconciliation_failures_resolved: 0 } });
+    await resolve(settlementId, { reason: 'line address corrected in a test' }).expect(201);
+    expect(await ledgerCheck()).toMatchObject({ ok: true });
   });
 });

@@ -17,6 +17,7 @@ import { DEFAULT_PAYOUT_SENDER_OPTIONS, PAYOUT_SENDER_OPTIONS } from './payout/p
 import { PayoutSenderService } from './payout/payout-sender.service.js';
 import { PayoutTrackerService } from './payout/payout-tracker.service.js';
 import { PayoutTxRepository } from './payout/payout-tx.repository.js';
+import { ReconciliationResolutionRepository } from './payout/reconciliation-resolution.repository.js';
 import { ReconciliationService } from './payout/reconciliation.service.js';
 import { SettlementCheckRepository } from './payout/settlement-check.repository.js';
 import { SettlementLinesRepository } from './payout/settlement-lines.repository.js';
@@ -48,6 +49,7 @@ import { SettlementService } from './statement/settlement.service.js';
     PayoutTrackerService,
     PayoutSenderService,
     ReconciliationService,
+    ReconciliationResolutionRepository,
   ],
   exports: [SettlementService, PayoutSenderService, PayoutFinalityService, ReconciliationService, PayoutChainModule],
 })
