@@ -19,12 +19,13 @@ CREATE TABLE "reconciliation_resolutions" (
 );
 CREATE UNIQUE INDEX "reconciliation_resolutions_settlement_fingerprint_key" ON "reconciliation_resolutions"("settlement_id", "fingerprint");
 
-CREATE FUNCTION "reconciliation_resolutions_append_only"() RETURNS trigger
+-- One function for any append-only table (it names the table it refuses a change to).
+CREATE FUNCTION "refuse_append_only_change"() RETURNS trigger
     LANGUAGE plpgsql AS $$
 BEGIN
-    RAISE EXCEPTION 'reconciliation_resolutions is append-only (% refused)', TG_OP USING ERRCODE = 'restrict_violation';
+    RAISE EXCEPTION '% is append-only (% refused)', TG_TABLE_NAME, TG_OP USING ERRCODE = 'restrict_violation';
 END $$;
-CREATE TRIGGER "reconciliation_resolutions_no_update_delete" BEFORE UPDATE OR DELETE ON "reconciliation_resolutions"
-    FOR EACH ROW EXECUTE FUNCTION "reconciliation_resolutions_append_only"();
+CREATE TRIGGER "reconciliation_resolutions_append_only" BEFORE UPDATE OR DELETE ON "reconciliation_resolutions"
+    FOR EACH ROW EXECUTE FUNCTION "refuse_append_only_change"();
 CREATE TRIGGER "reconciliation_resolutions_no_truncate" BEFORE TRUNCATE ON "reconciliation_resolutions"
-    FOR EACH STATEMENT EXECUTE FUNCTION "reconciliation_resolutions_append_only"();
+    FOR EACH STATEMENT EXECUTE FUNCTION "refuse_append_only_change"();

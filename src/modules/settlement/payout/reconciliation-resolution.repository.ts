@@ -15,31 +15,9 @@ export interface ReconciliationResolutionRecord {
   createdAt: Date;
 }
 
-interface ResolutionRow {
-  id: string;
-  settlement_id: string;
-  fingerprint: string;
-  reconciliation: unknown;
-  reason: string;
-  resolved_by: string | null;
-  resolved_by_role: string;
-  created_at: Date;
-}
-
-const COLUMNS = 'r.id::text AS id, r.settlement_id, r.fingerprint, r.reconciliation, r.reason, r.resolved_by, r.resolved_by_role, r.created_at';
-
-function toRecord(row: ResolutionRow): ReconciliationResolutionRecord {
-  return {
-    id: row.id,
-    settlementId: row.settlement_id,
-    fingerprint: row.fingerprint,
-    reconciliation: row.reconciliation,
-    reason: row.reason,
-    resolvedBy: row.resolved_by,
-    resolvedByRole: row.resolved_by_role,
-    createdAt: row.created_at,
-  };
-}
+// Selected under the record's own names: rows need no mapping (id is bigserial, read as text).
+const COLUMNS = `r.id::text AS id, r.settlement_id AS "settlementId", r.fingerprint, r.reconciliation, r.reason,
+  r.resolved_by AS "resolvedBy", r.resolved_by_role AS "resolvedByRole", r.created_at AS "createdAt"`;
 
 /** Append-only resolutions of failed reconciliations (the table refuses UPDATE and DELETE). */
 @Injectable()
@@ -49,7 +27,7 @@ export class ReconciliationResolutionRepository {
    * reason. null when these findings were resolved before (the existing row is read instead).
    */
   async insertForCurrent(client: SqlClient, input: { settlementId: string; reason: string; resolvedBy: string | null; resolvedByRole: string }): Promise<ReconciliationResolutionRecord | null> {
-    const result = await client.query<ResolutionRow>(
+    const result = await client.query<ReconciliationResolutionRecord>(
       `INSERT INTO reconciliation_resolutions AS r (settlement_id, fingerprint, reconciliation, reason, resolved_by, resolved_by_role)
        SELECT s.id, ${RECONCILIATION_FINGERPRINT_SQL('s.reconciliation')}, s.reconciliation, $2, $3, $4
        FROM settlements s WHERE s.id = $1 AND s.reconciliation->>'ok' = 'false'
@@ -57,17 +35,17 @@ export class ReconciliationResolutionRepository {
        RETURNING ${COLUMNS}`,
       [input.settlementId, input.reason, input.resolvedBy, input.resolvedByRole],
     );
-    return result.rows[0] ? toRecord(result.rows[0]) : null;
+    return result.rows[0] ?? null;
   }
 
   /** The resolution that covers the settlement's current reconciliation, if any. */
   async findForCurrent(client: SqlClient, settlementId: string): Promise<ReconciliationResolutionRecord | null> {
-    const result = await client.query<ResolutionRow>(
+    const result = await client.query<ReconciliationResolutionRecord>(
       `SELECT ${COLUMNS} FROM reconciliation_resolutions r
        JOIN settlements s ON s.id = r.settlement_id
        WHERE r.settlement_id = $1 AND r.fingerprint = ${RECONCILIATION_FINGERPRINT_SQL('s.reconciliation')}`,
       [settlementId],
     );
-    return result.rows[0] ? toRecord(result.rows[0]) : null;
+    return result.rows[0] ?? null;
   }
 }
