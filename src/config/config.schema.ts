@@ -72,6 +72,8 @@ export const envSchema = z.object({
   PAYOUT_CONTRACT_ADDRESS: address,
   PAYOUT_PRIVATE_KEY: privateKey,
   PAYOUT_PRIVATE_KEY_FILE: optionalText,
+  /** Payout addresses never paid nor accepted (src/modules/payout-safety/payout-denylist.ts: one a line, # comments). */
+  PAYOUT_DENYLIST_FILE: optionalText,
   SETTLEMENT_CRON: z.string().default('0 0 * * *'),
   SETTLEMENT_MIN_PAYOUT_USD: usdAmount('10'),
   SETTLEMENT_APPROVAL_THRESHOLD_USD: usdAmount('10000'),

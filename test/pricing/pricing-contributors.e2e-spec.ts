@@ -269,7 +269,6 @@ describe('pricing and contributors (admin API)', () => {
     it.each([
       [{ tier: 'standard', payout_address: '0x123' }, 'payout_address'],
       [{ tier: 'standard', payout_address: '0x52908400098527886E0F7030069857D2E4169Ee7' }, 'payout_address'],
-      [{ tier: 'standard', payout_address: '0x0000000000000000000000000000000000000000' }, 'payout_address'],
       [{ tier: 'standard', payout_address: 12 }, 'payout_address'],
       [{ tier: 'gold', payout_address: ADDRESS_LOWER }, 'tier'],
       [{ tier: 'standard', payout_address: ADDRESS_LOWER, status: 'deleted' }, 'status'],

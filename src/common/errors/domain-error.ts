@@ -16,6 +16,7 @@ export type ErrorCode =
   | 'unprocessable'
   | 'settlement_disabled'
   | 'webhook_url_refused'
+  | 'payout_address_refused'
   | 'rate_limited'
   | 'unavailable'
   | 'internal_error';
@@ -35,6 +36,7 @@ const STATUS_BY_CODE: Record<ErrorCode, number> = {
   unprocessable: 422,
   settlement_disabled: 422,
   webhook_url_refused: 422,
+  payout_address_refused: 422,
   rate_limited: 429,
   internal_error: 500,
   unavailable: 503,

@@ -31,6 +31,7 @@ export class ContributorsController {
   @Put(':id')
   @ApiResponse({ status: 201, type: ContributorResponseDto, description: 'registered' })
   @ApiResponse({ status: 200, type: ContributorResponseDto, description: 'updated (or unchanged)' })
+  @ApiResponse({ status: 422, description: 'payout_address_refused: the zero address, the USDC token, the payout contract, the hot wallet, a deny-listed address, or contract code without allow_contract' })
   async put(
     @CurrentPrincipal() actor: Principal,
     @Param() params: ContributorIdParamDto,
@@ -43,6 +44,7 @@ export class ContributorsController {
       payoutAddress: body.payout_address,
       status: body.status,
       clearFlag: body.clear_flag,
+      allowContract: body.allow_contract,
     });
     res.status(result.created ? 201 : 200);
     return toContributorJson(result.contributor);

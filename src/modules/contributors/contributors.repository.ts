@@ -3,8 +3,8 @@ import { Injectable } from '@nestjs/common';
 import type { Address } from 'viem';
 import { isUniqueViolation } from '../../database/database-errors.js';
 import { preparedStatement } from '../../database/sql.js';
-import { DatabaseService, type PrismaTx } from '../../database/database.service.js';
-import type { Contributor, ContributorStatus, ContributorTier, TierVersion } from './contributors.types.js';
+import { DatabaseService, type PrismaTx, type SqlClient } from '../../database/database.service.js';
+import type { Contributor, ContributorStatus, ContributorTier, PayeeState, TierVersion } from './contributors.types.js';
 
 const TRANSACTION_OPTIONS = { maxWait: 5_000, timeout: 15_000 } as const;
 
@@ -60,6 +60,22 @@ export class ContributorsRepository {
 
   async insertTier(tx: PrismaTx, contributorId: string, tier: ContributorTier, effectiveFrom: Date): Promise<void> {
     await tx.contributorTier.create({ data: { contributorId, tier, effectiveFrom } });
+  }
+
+  /**
+   * Status and payout address of the given contributors, share-locked until the caller's
+   * transaction ends (in id order: no deadlock between two lockers). A concurrent PUT waits for
+   * that commit, so what was read is still true when the caller commits.
+   */
+  async lockPayees(client: SqlClient, ids: readonly string[]): Promise<Map<string, PayeeState>> {
+    if (ids.length === 0) return new Map();
+    const result = await client.query<{ id: string; status: string; payout_address: string; flagged_reason: string | null }>(
+      `SELECT id, status, payout_address, flagged_reason FROM contributors WHERE id = ANY($1::text[]) ORDER BY id FOR SHARE`,
+      [[...new Set(ids)]],
+    );
+    return new Map(
+      result.rows.map((r) => [r.id, { id: r.id, status: r.status as ContributorStatus, payoutAddress: r.payout_address as Address, flaggedReason: r.flagged_reason }]),
+    );
   }
 
   async listActive(): Promise<Contributor[]> {

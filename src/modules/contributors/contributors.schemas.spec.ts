@@ -9,7 +9,6 @@ describe('payoutAddressSchema', () => {
 
   it.each([
     ['0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAeD', /checksum/],
-    ['0x0000000000000000000000000000000000000000', /zero address/],
     ['5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed', /0x-prefixed/],
     ['0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAe', /0x-prefixed/],
     ['0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAeg', /0x-prefixed/],

@@ -1,5 +1,5 @@
 import { createZodDto } from 'nestjs-zod';
-import { getAddress, isAddress, zeroAddress, type Address } from 'viem';
+import { getAddress, isAddress, type Address } from 'viem';
 import { z } from 'zod';
 import { CONTRIBUTOR_STATUSES, CONTRIBUTOR_TIERS } from './contributors.types.js';
 import { contributorBalancesSchema } from '../earnings/earnings.schemas.js';
@@ -16,7 +16,9 @@ export const contributorIdSchema = z
 /**
  * Any 0x-prefixed 20-byte hex address, stored EIP-55 checksummed. All-lower or all-upper hex
  * carries no checksum; a mixed-case address whose checksum does not match is refused: it is most likely a typo, and a typo
- * here sends real USDC to nobody. The zero address is refused too (USDC cannot be sent there).
+ * here sends real USDC to nobody. Which well-formed addresses may be paid (not the zero address,
+ * the token, the batch contract, the hot wallet, the deny list, contract code) is the payout
+ * address policy's business: 422 `payout_address_refused` (src/modules/payout-safety).
  */
 export const payoutAddressSchema = z
   .string({ error: (issue) => (issue.input === undefined ? 'is required' : 'must be a string') })
@@ -31,12 +33,7 @@ export const payoutAddressSchema = z
       ctx.addIssue({ code: 'custom', message: 'mixed-case address with an invalid EIP-55 checksum' });
       return z.NEVER;
     }
-    const checksummed = getAddress(text);
-    if (checksummed === zeroAddress) {
-      ctx.addIssue({ code: 'custom', message: 'must not be the zero address' });
-      return z.NEVER;
-    }
-    return checksummed;
+    return getAddress(text);
   });
 
 export const contributorIdParamSchema = z.object({ id: contributorIdSchema }).strict();
@@ -50,6 +47,8 @@ export const putContributorSchema = z
     status: z.enum(CONTRIBUTOR_STATUSES).optional(),
     /** true: clear a settlement flag after the payee was fixed (a new payout_address clears it too). */
     clear_flag: z.boolean().optional(),
+    /** true: accept a payout address that holds contract code (a contract wallet known to move USDC). */
+    allow_contract: z.boolean().optional(),
   })
   .strict();
 export class PutContributorDto extends createZodDto(putContributorSchema) {}

@@ -2,11 +2,12 @@ import { Injectable } from '@nestjs/common';
 import type { Address } from 'viem';
 import { VersionedSnapshot } from '../../common/cache/versioned-snapshot.js';
 import { DomainError, notFound } from '../../common/errors/index.js';
-import type { PrismaTx } from '../../database/database.service.js';
+import type { PrismaTx, SqlClient } from '../../database/database.service.js';
 import { AuditService } from '../audit/audit.service.js';
+import { PayoutAddressPolicy } from '../payout-safety/payout-address-policy.service.js';
 import type { Principal } from '../auth/auth.types.js';
 import { ContributorsRepository, isContributorIdConflict } from './contributors.repository.js';
-import type { Contributor, ContributorStatus, ContributorTier, TierBook } from './contributors.types.js';
+import type { Contributor, ContributorStatus, ContributorTier, PayeeState, TierBook } from './contributors.types.js';
 import { createTierBook } from './tier-book.js';
 
 /** How stale getTierBook() may be when another process changed a tier (see getTierBookFresh). */
@@ -29,6 +30,8 @@ export interface PutContributorCommand {
   status?: ContributorStatus;
   /** Clears a settlement flag (USDC refused the payee); a new payout address clears it too. */
   clearFlag?: boolean;
+  /** Accept a payout address with contract code (checked only when the address is new or changes). */
+  allowContract?: boolean;
 }
 
 export interface PutContributorResult {
@@ -43,6 +46,7 @@ export class ContributorsService {
   constructor(
     private readonly repository: ContributorsRepository,
     private readonly audit: AuditService,
+    private readonly payoutAddresses: PayoutAddressPolicy,
   ) {
     this.tierBook = new VersionedSnapshot(
       {
@@ -84,11 +88,29 @@ export class ContributorsService {
     return this.repository.listActive();
   }
 
+  /**
+   * For the payout sender, inside the transaction that commits a signed payout: each payee's
+   * status and address as they are now, locked until that commit (see the repository).
+   */
+  lockPayees(client: SqlClient, ids: readonly string[]): Promise<Map<string, PayeeState>> {
+    return this.repository.lockPayees(client, ids);
+  }
+
   /** Creates or updates; a tier change applies to events that occur from now on. */
   async putContributor(actor: Principal, command: PutContributorCommand): Promise<PutContributorResult> {
+    // A new or changed address is checked before the transaction (the contract-code check asks the
+    // chain); the transaction checks again if the row changed meanwhile. An unchanged address is
+    // not re-checked here: a tier or status change must always be possible, and every line is
+    // screened again when it is sent.
+    const before = await this.repository.findById(command.id);
+    let checked: Address | null = null;
+    if (before?.payoutAddress !== command.payoutAddress) {
+      await this.payoutAddresses.assertAcceptable(command.payoutAddress, { allowContract: command.allowContract });
+      checked = command.payoutAddress;
+    }
     for (let attempt = 1; ; attempt += 1) {
       try {
-        const result = await this.repository.transaction((tx) => this.writeContributor(tx, actor, command));
+        const result = await this.repository.transaction((tx) => this.writeContributor(tx, actor, command, checked));
         this.tierBook.invalidate();
         return result;
       } catch (error) {
@@ -98,9 +120,13 @@ export class ContributorsService {
     }
   }
 
-  private async writeContributor(tx: PrismaTx, actor: Principal, command: PutContributorCommand): Promise<PutContributorResult> {
+  private async writeContributor(tx: PrismaTx, actor: Principal, command: PutContributorCommand, checked: Address | null): Promise<PutContributorResult> {
     const now = new Date();
     const existing = await this.repository.findForUpdate(tx, command.id);
+    if (existing?.payoutAddress !== command.payoutAddress && checked !== command.payoutAddress) {
+      await this.payoutAddresses.assertAcceptable(command.payoutAddress, { allowContract: command.allowContract });
+    }
+    const contractAllowed = command.allowContract === true && existing?.payoutAddress !== command.payoutAddress ? { allow_contract: true } : {};
     if (!existing) {
       const created = await this.repository.create(tx, {
         id: command.id,
@@ -111,7 +137,7 @@ export class ContributorsService {
         updatedAt: now,
       });
       await this.repository.insertTier(tx, command.id, command.tier, TIER_HISTORY_START);
-      await this.audit.recordWithPrisma(tx, actor, { action: 'contributor.create', target: `contributor:${command.id}`, after: auditView(created) });
+      await this.audit.recordWithPrisma(tx, actor, { action: 'contributor.create', target: `contributor:${command.id}`, after: { ...auditView(created), ...contractAllowed } });
       return { contributor: created, created: true };
     }
     const clearsFlag = existing.flaggedReason !== null && (command.clearFlag === true || command.payoutAddress !== existing.payoutAddress);
@@ -131,7 +157,7 @@ export class ContributorsService {
       action: 'contributor.update',
       target: `contributor:${command.id}`,
       before: auditView(existing),
-      after: { ...auditView(updated), tier_effective_from: changes.tier !== existing.tier ? now : undefined },
+      after: { ...auditView(updated), tier_effective_from: changes.tier !== existing.tier ? now : undefined, ...contractAllowed },
     });
     return { contributor: updated, created: false };
   }

@@ -19,6 +19,9 @@ export interface Contributor {
   updatedAt: Date;
 }
 
+/** What the payout sender re-reads (locked) when it sends a contributor's line. */
+export type PayeeState = Pick<Contributor, 'id' | 'status' | 'payoutAddress' | 'flaggedReason'>;
+
 /** One row of contributor_tiers: `tier` applies from effectiveFrom on. */
 export interface TierVersion {
   id: bigint;

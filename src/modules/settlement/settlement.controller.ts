@@ -6,9 +6,10 @@ import type { Principal } from '../auth/auth.types.js';
 import { CurrentPrincipal } from '../auth/principal.decorator.js';
 import { Roles } from '../auth/roles.decorator.js';
 import { ReconciliationService } from './payout/reconciliation.service.js';
+import { reconciliationResolutionBody } from './reconciliation-resolution.presenter.js';
 import { createdSettlementBody, settlementBody, settlementDetailBody } from './settlement.presenter.js';
 import { SettlementQueryService } from './settlement-query.service.js';
-import { CreateSettlementDto, SettlementPageQueryDto } from './settlement.schemas.js';
+import { CreateSettlementDto, ResolveReconciliationDto, SettlementPageQueryDto } from './settlement.schemas.js';
 import { SettlementService } from './statement/settlement.service.js';
 
 const settlementId = () => new ParseUUIDPipe({ exceptionFactory: () => new DomainError('not_found', 'settlement not found') });
@@ -55,5 +56,22 @@ export class SettlementController {
   @HttpCode(200)
   async reconcile(@CurrentPrincipal() actor: Principal, @Param('id', settlementId()) id: string) {
     return this.reconciliation.reconcileSettlement(id, actor);
+  }
+
+  /**
+   * 201: an operator accepts the settlement's failed reconciliation with a reason (audited; the
+   * stored reconciliation is not changed) and the ledger check stops counting it; 200 on a replay
+   * for the same findings; 409 when there is no failed reconciliation to resolve.
+   */
+  @Post(':id/reconciliation/resolve')
+  async resolveReconciliation(
+    @CurrentPrincipal() actor: Principal,
+    @Param('id', settlementId()) id: string,
+    @Body() body: ResolveReconciliationDto,
+    @Res({ passthrough: true }) res: FastifyReply,
+  ) {
+    const { resolution, created } = await this.reconciliation.resolveFailure(id, body.reason, actor);
+    res.status(created ? 201 : 200);
+    return reconciliationResolutionBody(resolution);
   }
 }

@@ -3,17 +3,21 @@ import { ContributorsModule } from '../contributors/contributors.module.js';
 import { CHAIN_READINESS, type OptionalReadinessCheck } from '../health/chain-readiness.js';
 import { LedgerCheckRegistry } from '../ledger/ledger-check-extension.js';
 import { LedgerModule } from '../ledger/ledger.module.js';
+import { PayoutSafetyModule } from '../payout-safety/payout-safety.module.js';
 import { WebhooksModule } from '../webhooks/webhooks.module.js';
 import { ContributorPayoutsController } from './contributor-payouts.controller.js';
-import { PAYOUT_CHAIN, payoutChainProvider, type PayoutChainHandle } from './chain/payout-chain.provider.js';
+import { PayoutChainModule } from './chain/payout-chain.module.js';
+import { PAYOUT_CHAIN, type PayoutChainHandle } from './chain/payout-chain.provider.js';
 import { HotWalletService } from './payout/hot-wallet.service.js';
 import { PayoutFinalityService } from './payout/payout-finality.service.js';
 import { PayoutLockRepository } from './payout/payout-lock.repository.js';
+import { PayeeScreenService } from './payout/payee-screen.js';
 import { PayoutOutcomeService } from './payout/payout-outcome.service.js';
 import { DEFAULT_PAYOUT_SENDER_OPTIONS, PAYOUT_SENDER_OPTIONS } from './payout/payout-sender.options.js';
 import { PayoutSenderService } from './payout/payout-sender.service.js';
 import { PayoutTrackerService } from './payout/payout-tracker.service.js';
 import { PayoutTxRepository } from './payout/payout-tx.repository.js';
+import { ReconciliationResolutionRepository } from './payout/reconciliation-resolution.repository.js';
 import { ReconciliationService } from './payout/reconciliation.service.js';
 import { SettlementCheckRepository } from './payout/settlement-check.repository.js';
 import { SettlementLinesRepository } from './payout/settlement-lines.repository.js';
@@ -25,10 +29,9 @@ import { SettlementService } from './statement/settlement.service.js';
 
 /** Settlement creation, approval and queries (API), and the payout sender the worker drives. */
 @Module({
-  imports: [LedgerModule, ContributorsModule, WebhooksModule],
+  imports: [LedgerModule, ContributorsModule, WebhooksModule, PayoutChainModule, PayoutSafetyModule],
   controllers: [SettlementController, ContributorPayoutsController],
   providers: [
-    payoutChainProvider,
     // A copy per app: tests shorten the waits on their own instance.
     { provide: PAYOUT_SENDER_OPTIONS, useFactory: () => ({ ...DEFAULT_PAYOUT_SENDER_OPTIONS }) },
     SettlementRepository,
@@ -40,13 +43,15 @@ import { SettlementService } from './statement/settlement.service.js';
     SettlementQueueProducer,
     SettlementService,
     SettlementQueryService,
+    PayeeScreenService,
     PayoutOutcomeService,
     PayoutFinalityService,
     PayoutTrackerService,
     PayoutSenderService,
     ReconciliationService,
+    ReconciliationResolutionRepository,
   ],
-  exports: [SettlementService, PayoutSenderService, PayoutFinalityService, ReconciliationService, PAYOUT_CHAIN],
+  exports: [SettlementService, PayoutSenderService, PayoutFinalityService, ReconciliationService, PayoutChainModule],
 })
 export class SettlementModule implements OnModuleInit {
   constructor(

@@ -10,3 +10,11 @@ export const createSettlementSchema = z.preprocess(
 export class CreateSettlementDto extends createZodDto(createSettlementSchema) {}
 
 export class SettlementPageQueryDto extends createZodDto(pageQuerySchema.strict()) {}
+
+/** An operator's resolution of a failed reconciliation: why the difference is accepted (audited). */
+export const resolveReconciliationSchema = z
+  .object({
+    reason: z.string().trim().min(1, 'must say why the difference is accepted').max(2000),
+  })
+  .strict();
+export class ResolveReconciliationDto extends createZodDto(resolveReconciliationSchema) {}

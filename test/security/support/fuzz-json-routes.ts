@@ -169,6 +169,17 @@ export const JSON_ROUTES: JsonRouteSpec[] = [
     idempotent: false,
   },
   {
+    // No settlement in the fixture: a valid request is a 404; malformed ones must be 400 first.
+    route: 'POST /v1/admin/settlements/:id/reconciliation/resolve',
+    method: 'POST',
+    caller: 'admin',
+    path: '/v1/admin/settlements/{param}/reconciliation/resolve',
+    param: { kind: 'id', valid: () => '00000000-0000-4000-8000-00000000abcd' },
+    body: (n) => ({ reason: `fuzz resolution ${n}` }),
+    fields: { reason: 'text' },
+    idempotent: true,
+  },
+  {
     route: 'POST /v1/admin/settlements',
     method: 'POST',
     caller: 'admin',

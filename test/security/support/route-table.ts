@@ -88,6 +88,7 @@ export const ROUTE_TABLE: Record<string, RouteAccess> = {
   'GET /v1/admin/settlements/:id': { roles: admin, path: `/v1/admin/settlements/${NO_SUCH_UUID}` },
   'POST /v1/admin/settlements/:id/approve': { roles: admin, path: `/v1/admin/settlements/${NO_SUCH_UUID}/approve` },
   'POST /v1/admin/settlements/:id/reconcile': { roles: admin, path: `/v1/admin/settlements/${NO_SUCH_UUID}/reconcile` },
+  'POST /v1/admin/settlements/:id/reconciliation/resolve': { roles: admin, path: `/v1/admin/settlements/${NO_SUCH_UUID}/reconciliation/resolve` },
 
   // Webhooks (admin); a contributor's own endpoints (contributor for itself, admin for any).
   'POST /v1/admin/webhooks': { roles: admin, path: '/v1/admin/webhooks' },

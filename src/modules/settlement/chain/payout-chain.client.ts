@@ -3,7 +3,9 @@
 import {
   BaseError,
   ContractFunctionRevertedError,
+  ContractFunctionZeroDataError,
   createPublicClient,
+  ExecutionRevertedError,
   defineChain,
   encodeFunctionData,
   getAddress,
@@ -63,6 +65,8 @@ export class PayoutChainClient {
   private readonly chain: Chain;
   private readonly account: PrivateKeyAccount;
   private readonly publicClient: PublicClient;
+  /** null until asked: whether the token implements isBlacklisted (Circle's USDC does). */
+  private tokenHasBlacklist: boolean | null = null;
 
   constructor(config: PayoutChainConfig) {
     this.account = privateKeyToAccount(config.payoutPrivateKey);
@@ -317,13 +321,46 @@ export class PayoutChainClient {
     }
   }
 
-  private isBlacklisted(account: Address): Promise<boolean> {
-    return this.publicClient.readContract({ ...this.usdc(), functionName: 'isBlacklisted', args: [account] });
+  /** True when the address holds contract code (a contract, or an EIP-7702 delegated account). */
+  async hasCode(address: Address): Promise<boolean> {
+    const code = await this.publicClient.getCode({ address, blockTag: 'latest' });
+    return code !== undefined && code !== '0x';
+  }
+
+  /**
+   * USDC's `isBlacklisted`, where the token has it. A token without the function (the first call
+   * reverts with no data, or returns nothing) has no blacklist to consult: false from then on.
+   * Once the function answered, a later failure is an error, never a silent "not listed".
+   */
+  async isBlacklisted(account: Address): Promise<boolean> {
+    if (this.tokenHasBlacklist === false) return false;
+    try {
+      const listed = await this.publicClient.readContract({ ...this.usdc(), functionName: 'isBlacklisted', args: [account] });
+      this.tokenHasBlacklist = true;
+      return listed;
+    } catch (error) {
+      if (this.tokenHasBlacklist === null && lacksFunction(error)) {
+        this.tokenHasBlacklist = false;
+        return false;
+      }
+      throw error;
+    }
   }
 
   private usdc() {
     return { address: this.usdcAddress, abi: usdcAbi } as const;
   }
+}
+
+/** The call reached a contract without that function: a bare revert (no reason, no data) or no return data. */
+function lacksFunction(error: unknown): boolean {
+  if (!(error instanceof BaseError)) return false;
+  if (error.walk((cause) => cause instanceof ContractFunctionZeroDataError)) return true;
+  const revert = findRevert(error);
+  // No revert data (viem then puts the node's "execution reverted" in `reason`).
+  if (revert) return revert.data === undefined && (revert.raw === undefined || revert.raw === '0x');
+  // The node's bare "execution reverted" (no revert data at all).
+  return error.walk((cause) => cause instanceof ExecutionRevertedError) instanceof ExecutionRevertedError;
 }
 
 function findRevert(error: unknown): ContractFunctionRevertedError | null {

@@ -9,12 +9,13 @@ import { LedgerService } from '../../ledger/ledger.service.js';
 import { WebhookOutbox } from '../../webhooks/webhook-outbox.service.js';
 import { finishedEventType, payoutEvents, settlementEvents } from '../settlement-webhooks.js';
 import type { BatchReceiptOutcome } from '../chain/batch-receipt.js';
+import { PayeeScreenService, type LineRefusal } from './payee-screen.js';
 import { PayoutTxRepository, type NewPayoutTx } from './payout-tx.repository.js';
 import type { PayoutTxRecord } from './payout.types.js';
 import { SettlementLinesRepository } from './settlement-lines.repository.js';
 import { SettlementRepository } from '../statement/settlement.repository.js';
 import {
-  FLAG_USDC_TRANSFER_REFUSED,
+  FLAG_OF_FAILURE,
   JOURNAL_SETTLEMENT_FAILED,
   JOURNAL_SETTLEMENT_PAID,
   JOURNAL_SETTLEMENT_REORGED,
@@ -64,16 +65,45 @@ export class PayoutOutcomeService {
     private readonly txs: PayoutTxRepository,
     private readonly settlements: SettlementRepository,
     private readonly webhooks: WebhookOutbox,
+    private readonly payees: PayeeScreenService,
   ) {}
 
-  /** The intent, committed before broadcast: the signed row and its lines move to `submitted` together. */
-  async persistSigned(tx: NewPayoutTx, lineIds: string[]): Promise<void> {
-    await this.db.transaction(async (client) => {
+  /**
+   * The intent, committed before broadcast: the signed row and its lines move to `submitted`
+   * together, in the transaction that screens each payee again (status, current address, deny
+   * list, infrastructure) with its contributor row share-locked until the commit. When a payee is
+   * refused, its line fails back to payable in this transaction and nothing is persisted: the
+   * signed bytes are discarded unbroadcast and the caller signs the remaining lines again.
+   */
+  async persistSigned(tx: NewPayoutTx, lines: SettlementLineRecord[]): Promise<LineRefusal[]> {
+    return this.db.transaction(async (client) => {
+      const refusals = await this.payees.refusals(client, lines);
+      if (refusals.length > 0) {
+        await this.failRefusalsWithin(client, refusals);
+        return refusals;
+      }
       await this.txs.insertSigned(client, tx);
-      const moved = await this.lines.markSubmitted(client, lineIds, tx.id);
+      const moved = await this.lines.markSubmitted(client, lines.map((l) => l.id), tx.id);
       // Fewer rows means another sender took some lines: roll back, broadcast nothing.
-      assert(moved === lineIds.length, `persist ${tx.txHash}: ${moved} of ${lineIds.length} lines were still queued`);
+      assert(moved === lines.length, `persist ${tx.txHash}: ${moved} of ${lines.length} lines were still queued`);
+      return [];
     });
+  }
+
+  /** Before the chain is asked anything: lines whose payee is refused now fail back to payable. */
+  async failRefusedPayees(lines: SettlementLineRecord[]): Promise<LineRefusal[]> {
+    if (lines.length === 0) return [];
+    return this.db.transaction(async (client) => {
+      const refusals = await this.payees.refusals(client, lines);
+      await this.failRefusalsWithin(client, refusals);
+      return refusals;
+    });
+  }
+
+  private async failRefusalsWithin(client: SqlClient, refusals: LineRefusal[]): Promise<void> {
+    const byReason = new Map<LineFailureReason, SettlementLineRecord[]>();
+    for (const r of refusals) byReason.set(r.reason, [...(byReason.get(r.reason) ?? []), r.line]);
+    for (const [reason, lines] of byReason) await this.failWithin(client, lines, reason, null);
   }
 
   /** A fee bump: same nonce and lines, persisted before broadcast; the lines follow the newest attempt. */
@@ -187,7 +217,8 @@ export class PayoutOutcomeService {
     const written = await this.ledger.post(client, lines.map(failedDraft));
     assert(written.size === lines.length, 'a settlement_failed entry already existed');
     await this.webhooks.emit(client, payoutEvents('payout.failed', lines.map((l) => ({ ...l, status: 'failed' as const })), new Date(), reason));
-    if (reason !== 'tx_reverted') await this.lines.flagContributors(client, lines.map((l) => l.contributorId), FLAG_USDC_TRANSFER_REFUSED);
+    const flag = FLAG_OF_FAILURE[reason];
+    if (flag) await this.lines.flagContributors(client, lines, flag);
   }
 
   /** Every line paid or failed: the settlement's final status. */

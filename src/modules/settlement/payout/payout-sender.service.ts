@@ -8,6 +8,7 @@ import type { PayoutChainClient } from '../chain/payout-chain.client.js';
 import { PayoutChainError } from '../chain/payout-chain.errors.js';
 import { PAYOUT_LINES_PER_BATCH_MAX } from '../chain/payout-lines.js';
 import { HotWalletService } from './hot-wallet.service.js';
+import type { LineRefusal } from './payee-screen.js';
 import { PayoutOutcomeService } from './payout-outcome.service.js';
 import { PAYOUT_SENDER_OPTIONS, REVERTED_TXS_PER_SETTLEMENT_MAX, SEND_ROUNDS_MAX, type PayoutSenderOptions } from './payout-sender.options.js';
 import { PayoutTrackerService } from './payout-tracker.service.js';
@@ -103,6 +104,11 @@ export class PayoutSenderService {
       await this.outcomes.failLines(lines, 'tx_reverted');
       return null;
     }
+    // Each payee as it is now (status, current address, deny list, infrastructure): a refused line
+    // fails back to payable before anything is signed; persistSigned checks again, locked.
+    this.logRefusals(settlementId, await this.outcomes.failRefusedPayees(lines));
+    lines = await this.settlements.listLinesWithStatus(settlementId, 'queued');
+    if (lines.length === 0) return null;
     const pre = await this.preflight(chain, lines);
     if (pre.paused) return this.hold(settlementId, 'USDC is paused');
     if (pre.senderBlacklisted) return this.hold(settlementId, 'USDC refuses the hot wallet or the batch contract (blacklisted)');
@@ -116,17 +122,32 @@ export class PayoutSenderService {
     }
     if (pre.allowanceMicroUsdc < totalMicroUsdc) return this.hold(settlementId, 'USDC allowance of the batch contract is too low');
     let nativeLeftWei = pre.nativeWei;
-    for (const batch of chunk(lines, Math.min(this.config.SETTLEMENT_RECIPIENTS_PER_TX, PAYOUT_LINES_PER_BATCH_MAX))) {
-      await this.wallet.assertHeld();
-      const signed = await this.sign(chain, settlementId, batch);
-      if ('hold' in signed) return this.hold(settlementId, signed.hold);
-      const costWei = signed.tx.gasLimit * signed.tx.maxFeePerGasWei;
-      if (costWei > nativeLeftWei) return this.hold(settlementId, 'hot wallet native balance too low for gas');
-      nativeLeftWei -= costWei;
-      await this.outcomes.persistSigned(signed.tx, batch.map((l) => l.id));
-      await this.tracker.broadcast(signed.tx);
+    for (let batch of chunk(lines, Math.min(this.config.SETTLEMENT_RECIPIENTS_PER_TX, PAYOUT_LINES_PER_BATCH_MAX))) {
+      while (batch.length > 0) {
+        await this.wallet.assertHeld();
+        const signed = await this.sign(chain, settlementId, batch);
+        if ('hold' in signed) return this.hold(settlementId, signed.hold);
+        const costWei = signed.tx.gasLimit * signed.tx.maxFeePerGasWei;
+        if (costWei > nativeLeftWei) return this.hold(settlementId, 'hot wallet native balance too low for gas');
+        // A payee changed between the screen above and this commit: its line failed there, these
+        // bytes are never broadcast, and the rest of the batch is signed again without it.
+        const refusals = await this.outcomes.persistSigned(signed.tx, batch);
+        if (refusals.length > 0) {
+          this.logRefusals(settlementId, refusals);
+          const refusedIds = new Set(refusals.map((r) => r.line.id));
+          batch = batch.filter((l) => !refusedIds.has(l.id));
+          continue;
+        }
+        nativeLeftWei -= costWei;
+        await this.tracker.broadcast(signed.tx);
+        break;
+      }
     }
     return null;
+  }
+
+  private logRefusals(settlementId: string, refusals: readonly LineRefusal[]): void {
+    for (const r of refusals) this.logger.warn(`settlement ${settlementId} line ${r.line.id} (${r.line.contributorId}) not sent: ${r.reason}: ${r.detail}`);
   }
 
   private async sign(chain: PayoutChainClient, settlementId: string, batch: SettlementLineRecord[]): Promise<{ tx: NewPayoutTx } | { hold: string }> {

@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { Hex } from 'viem';
-import { notFound } from '../../../common/errors/index.js';
+import { DomainError, notFound } from '../../../common/errors/index.js';
 import { formatAttoAsUsd, formatMicroUsdc, microUsdcToAtto } from '../../../common/money/index.js';
 import { DatabaseService } from '../../../database/database.service.js';
 import { AuditService } from '../../audit/audit.service.js';
@@ -10,6 +10,7 @@ import { TRANSFER_LOG_BLOCK_RANGE_MAX } from '../chain/payout-chain.client.js';
 import type { TransferLog } from '../chain/payout-chain.types.js';
 import { PAYOUT_CHAIN, type PayoutChainHandle } from '../chain/payout-chain.provider.js';
 import { PayoutTxRepository } from './payout-tx.repository.js';
+import { ReconciliationResolutionRepository, type ReconciliationResolutionRecord } from './reconciliation-resolution.repository.js';
 import { reconcile, type Reconciliation } from './reconciliation.js';
 import { SettlementCheckRepository } from './settlement-check.repository.js';
 import { SettlementRepository } from '../statement/settlement.repository.js';
@@ -29,6 +30,7 @@ export class ReconciliationService {
     private readonly settlements: SettlementRepository,
     private readonly txs: PayoutTxRepository,
     private readonly checks: SettlementCheckRepository,
+    private readonly resolutions: ReconciliationResolutionRepository,
   ) {}
 
   async reconcileSettlement(settlementId: string, actor?: Principal): Promise<Reconciliation> {
@@ -59,6 +61,33 @@ export class ReconciliationService {
     return result;
   }
 
+  /**
+   * An operator accepts a failed reconciliation after looking into it (for example a payout the
+   * chain made to the hot wallet before payout addresses were screened): one append-only
+   * resolution row with the reason and a copy of the findings, and an audit entry, in one
+   * transaction. The stored reconciliation is left as it is; the ledger check counts the failure
+   * as resolved while a later reconciliation finds exactly the same, and fails again on anything new.
+   * Replaying it for the same findings returns the first resolution (`created: false`).
+   */
+  async resolveFailure(settlementId: string, reason: string, actor: Principal): Promise<{ resolution: ReconciliationResolutionRecord; created: boolean }> {
+    return this.db.transaction(async (sql) => {
+      const settlement = await this.settlements.lockById(sql, settlementId);
+      if (!settlement) throw notFound('settlement');
+      const current = settlement.reconciliation as { ok?: unknown } | null;
+      if (current === null) throw new DomainError('conflict', 'settlement has not been reconciled yet: POST /v1/admin/settlements/:id/reconcile first');
+      if (current.ok !== false) throw new DomainError('conflict', 'the settlement\'s reconciliation is ok: there is nothing to resolve');
+      const inserted = await this.resolutions.insertForCurrent(sql, { settlementId, reason, resolvedBy: actor.keyId, resolvedByRole: actor.role });
+      if (!inserted) return { resolution: (await this.resolutions.findForCurrent(sql, settlementId))!, created: false };
+      await this.audit.recordWithSql(sql, actor, {
+        action: 'settlement.reconciliation_resolve',
+        target: settlementId,
+        before: { reconciliation: current },
+        after: { resolution_id: inserted.id, reason, fingerprint: inserted.fingerprint },
+      });
+      return { resolution: inserted, created: true };
+    });
+  }
+
   /** The `settlement` section of GET /v1/admin/ledger/check. */
   async ledgerCheck(): Promise<{ ok: boolean } & Record<string, unknown>> {
     const [t, paidJournalAtto, byKind] = await Promise.all([
@@ -77,6 +106,7 @@ export class ReconciliationService {
       open_lines_usdc: formatMicroUsdc(t.openLinesMicroUsdc),
       in_settlement_balance_usd: formatAttoAsUsd(inSettlementBalanceAtto),
       reconciliation_failures: t.reconciliationFailures,
+      reconciliation_failures_resolved: t.reconciliationFailuresResolved,
       unreconciled_settlements: t.unreconciled,
       reorg_conflicts: t.reorgConflicts,
       unfinal_payout_txs: t.unfinalTxs,

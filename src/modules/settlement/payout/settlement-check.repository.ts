@@ -1,11 +1,15 @@
 import { Injectable } from '@nestjs/common';
 import { DatabaseService } from '../../../database/database.service.js';
 import { toBigInt } from '../../../database/sql.js';
+import { RECONCILIATION_FINGERPRINT_SQL } from './reconciliation-resolution.repository.js';
 
 export interface SettlementCheckTotals {
   paidLinesMicroUsdc: bigint;
   openLinesMicroUsdc: bigint;
+  /** Failed reconciliations no operator resolution covers. */
   reconciliationFailures: number;
+  /** Failed reconciliations an operator resolved (audited; the findings are kept as they were). */
+  reconciliationFailuresResolved: number;
   unreconciled: number;
   /** Transactions a reorganisation made pay more than was booked (see payout-finality.service.ts). */
   reorgConflicts: number;
@@ -23,12 +27,20 @@ export class SettlementCheckRepository {
 
   async totals(): Promise<SettlementCheckTotals> {
     const result = await this.db.pool.query<{
-      paid_lines: string; open_lines: string; failures: number; unreconciled: number; reorg_conflicts: number; unfinal_txs: number;
+      paid_lines: string; open_lines: string; failures: number; resolved: number; unreconciled: number; reorg_conflicts: number; unfinal_txs: number;
     }>(
-      `SELECT
+      `WITH failed AS (
+         SELECT EXISTS (
+           SELECT 1 FROM reconciliation_resolutions r
+           WHERE r.settlement_id = s.id AND r.fingerprint = ${RECONCILIATION_FINGERPRINT_SQL('s.reconciliation')}
+         ) AS resolved
+         FROM settlements s WHERE s.reconciliation->>'ok' = 'false'
+       )
+       SELECT
          (SELECT coalesce(sum(amount_micro_usdc), 0) FROM settlement_lines WHERE status = 'paid') AS paid_lines,
          (SELECT coalesce(sum(amount_micro_usdc), 0) FROM settlement_lines WHERE status IN ('queued', 'submitted')) AS open_lines,
-         (SELECT count(*)::int FROM settlements WHERE reconciliation->>'ok' = 'false') AS failures,
+         (SELECT count(*) FILTER (WHERE NOT resolved)::int FROM failed) AS failures,
+         (SELECT count(*) FILTER (WHERE resolved)::int FROM failed) AS resolved,
          (SELECT count(*)::int FROM settlements s WHERE s.reconciliation IS NULL AND s.status IN ('confirmed', 'partially_failed')) AS unreconciled,
          (SELECT count(*)::int FROM settlement_txs WHERE reorg_conflict IS NOT NULL) AS reorg_conflicts,
          (SELECT count(*)::int FROM settlement_txs WHERE status IN ('confirmed', 'reverted') AND final_at IS NULL) AS unfinal_txs`,
@@ -38,6 +50,7 @@ export class SettlementCheckRepository {
       paidLinesMicroUsdc: toBigInt(row.paid_lines),
       openLinesMicroUsdc: toBigInt(row.open_lines),
       reconciliationFailures: row.failures,
+      reconciliationFailuresResolved: row.resolved,
       unreconciled: row.unreconciled,
       reorgConflicts: row.reorg_conflicts,
       unfinalTxs: row.unfinal_txs,

@@ -72,14 +72,18 @@ export class SettlementLinesRepository {
   }
 
   /**
-   * Flags contributors USDC refused to pay, so the next settlements skip them until an admin looks.
-   * Written here because the contributors module exposes no flagging method for a transaction.
+   * Flags the contributors of refused lines, so the next settlements skip them until an admin
+   * looks. Only while the contributor's address is still the line's: an address changed since
+   * (the fix) is not blocked by a refusal of the old one. Written here because the contributors
+   * module exposes no flagging method for a transaction.
    */
-  async flagContributors(client: SqlClient, contributorIds: string[], reason: string): Promise<void> {
-    if (contributorIds.length === 0) return;
+  async flagContributors(client: SqlClient, lines: ReadonlyArray<{ contributorId: string; payoutAddress: string }>, reason: string): Promise<void> {
+    if (lines.length === 0) return;
     await client.query(
-      `UPDATE contributors SET flagged_reason = $2, updated_at = now() WHERE id = ANY($1::text[]) AND flagged_reason IS NULL`,
-      [contributorIds, reason],
+      `UPDATE contributors c SET flagged_reason = $3, updated_at = now()
+       FROM unnest($1::text[], $2::text[]) AS x(id, address)
+       WHERE c.id = x.id AND lower(c.payout_address) = lower(x.address) AND c.flagged_reason IS NULL`,
+      [lines.map((l) => l.contributorId), lines.map((l) => l.payoutAddress), reason],
     );
   }
 }

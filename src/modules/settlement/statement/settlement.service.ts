@@ -1,6 +1,6 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
-import { getAddress, isAddress, isAddressEqual, zeroAddress } from 'viem';
+import { getAddress, isAddress } from 'viem';
 import { assert, DomainError, notFound } from '../../../common/errors/index.js';
 import { formatMicroUsdc, formatScaledDecimal, microUsdcToAtto } from '../../../common/money/index.js';
 import { APP_CONFIG, type AppConfig } from '../../../config/index.js';
@@ -12,6 +12,7 @@ import type { Principal } from '../../auth/auth.types.js';
 import { contributorInSettlement, contributorPayable } from '../../ledger/account-codes.js';
 import type { JournalDraft } from '../../ledger/journal-draft.js';
 import { LedgerService } from '../../ledger/ledger.service.js';
+import { PayoutAddressPolicy } from '../../payout-safety/payout-address-policy.service.js';
 import { WebhookOutbox } from '../../webhooks/webhook-outbox.service.js';
 import { settlementEvents } from '../settlement-webhooks.js';
 import { PAYOUT_CHAIN, type PayoutChainHandle } from '../chain/payout-chain.provider.js';
@@ -79,6 +80,7 @@ export class SettlementService {
     private readonly repository: SettlementRepository,
     private readonly producer: SettlementQueueProducer,
     private readonly webhooks: WebhookOutbox,
+    private readonly payoutAddresses: PayoutAddressPolicy,
   ) {
     this.limits = settlementLimits(config);
   }
@@ -146,13 +148,16 @@ export class SettlementService {
   }
 
   /**
-   * Contributors who may be paid: active (the registry's list), not flagged, with a valid non-zero
-   * payout address and a payable balance read at least the minimum. Read outside the creating
-   * transaction; each balance is locked and read again before a line is made from it.
+   * Contributors who may be paid: active (the registry's list), not flagged, with a valid payout
+   * address the payout policy does not refuse (zero, token, batch contract, hot wallet, deny list)
+   * and a payable balance read at least the minimum. Read outside the creating transaction; each
+   * balance is locked and read again before a line is made from it. Status and address are
+   * checked again when each line is sent (payout/payee-screen.ts).
    */
   private async findCandidates(): Promise<SettlementCandidate[]> {
+    const screen = this.payoutAddresses.screener();
     const contributors = (await this.contributors.listForSettlement()).filter(
-      (c) => c.status === 'active' && c.flaggedReason === null && isAddress(c.payoutAddress, { strict: false }) && !isAddressEqual(c.payoutAddress, zeroAddress),
+      (c) => c.status === 'active' && c.flaggedReason === null && isAddress(c.payoutAddress, { strict: false }) && screen(c.payoutAddress) === null,
     );
     const balances = await this.ledger.balances(contributors.map((c) => contributorPayable(c.id)));
     const candidates: SettlementCandidate[] = [];

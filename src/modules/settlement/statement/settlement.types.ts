@@ -18,11 +18,32 @@ export const JOURNAL_SETTLEMENT_FAILED = 'settlement_failed';
 /** A paid line whose payment a reorganisation removed for good: paid back to payable. */
 export const JOURNAL_SETTLEMENT_REORGED = 'settlement_reorged';
 
-/** Why a line failed; the last two also flag the contributor until an admin clears it. */
-export type LineFailureReason = 'tx_reverted' | 'recipient_blacklisted' | 'usdc_transfer_refused';
+/**
+ * Why a line failed. The payee checks made when the line is sent (payout/payee-screen.ts):
+ * `contributor_suspended`, `payout_address_changed` (paid to the new address by a later
+ * settlement), `payout_address_refused` (zero, token, batch contract, hot wallet),
+ * `payout_address_denylisted` (PAYOUT_DENYLIST_FILE), `recipient_blacklisted` (USDC isBlacklisted).
+ * `usdc_transfer_refused`: the batch contract skipped it on chain. See FLAG_OF_FAILURE for which
+ * ones flag the contributor until an admin clears it (or its address changes).
+ */
+export type LineFailureReason =
+  | 'tx_reverted'
+  | 'recipient_blacklisted'
+  | 'usdc_transfer_refused'
+  | 'contributor_suspended'
+  | 'payout_address_changed'
+  | 'payout_address_refused'
+  | 'payout_address_denylisted';
 /** A paid line whose payment a reorganisation removed for good (its own transition: paid -> failed). */
 export const LINE_FAILURE_REORGED_OUT = 'reorged_out';
 export const FLAG_USDC_TRANSFER_REFUSED = 'usdc_transfer_refused';
+/** The flag a failed line leaves on its contributor (when its address is still the line's); none: not flagged. */
+export const FLAG_OF_FAILURE: Partial<Record<LineFailureReason, string>> = {
+  recipient_blacklisted: FLAG_USDC_TRANSFER_REFUSED,
+  usdc_transfer_refused: FLAG_USDC_TRANSFER_REFUSED,
+  payout_address_refused: 'payout_address_refused',
+  payout_address_denylisted: 'payout_address_denylisted',
+};
 
 export interface SettlementRecord {
   id: string;
