@@ -88,7 +88,7 @@ async function seedCatalog(client: pg.ClientBase, o: SeedOptions) {
     `INSERT INTO prices (model, input_atto_per_mtok, output_atto_per_mtok, cached_input_atto_per_mtok, effective_from, source)
      SELECT model, input, output, cached, $2::timestamptz, 'seed'
      FROM json_to_recordset($1::json) AS x(model text, input numeric, output numeric, cached numeric)
-     ON CONFLICT (model, effective_from) DO NOTHING`,
+     ON CONFLICT (model, variant, effective_from) DO NOTHING`,
     [JSON.stringify(models), PRICE_EFFECTIVE_FROM],
   );
   // The version in force for seeded events is the newest effective at or before the first day.
@@ -152,7 +152,7 @@ FROM t`;
 const AGGREGATE_SQL = `
 INSERT INTO seed_agg
 SELECT contributor_id, user_id, (occurred_at AT TIME ZONE 'UTC')::date, model, count(*), sum(prompt_tokens), sum(completion_tokens),
-       sum(official_atto), sum(payout_atto), sum(charge_atto), sum(margin_atto)
+       sum(official_atto), sum(payout_atto), sum(charge_atto), sum(margin_atto), sum(cached_tokens)
 FROM usage_events WHERE id > $1::bigint AND source = 'seed' AND event_id LIKE $2 || '%'
 GROUP BY 1, 2, 3, 4`;
 
@@ -181,13 +181,14 @@ async function insertEvents(client: pg.ClientBase, o: SeedOptions, runId: string
 }
 
 const ROLLUP_SQL = `
-INSERT INTO contributor_usage_daily AS r (contributor_id, day, model, events, prompt_tokens, completion_tokens, official_atto, earned_atto, charge_atto, margin_atto)
-SELECT contributor_id, day, model, sum(events), sum(prompt_tokens), sum(completion_tokens), sum(official_atto), sum(earned_atto), sum(charge_atto), sum(margin_atto)
+INSERT INTO contributor_usage_daily AS r (contributor_id, day, model, events, prompt_tokens, completion_tokens, official_atto, earned_atto, charge_atto, margin_atto, cached_tokens)
+SELECT contributor_id, day, model, sum(events), sum(prompt_tokens), sum(completion_tokens), sum(official_atto), sum(earned_atto), sum(charge_atto), sum(margin_atto), sum(cached_tokens)
 FROM seed_agg GROUP BY 1, 2, 3 ORDER BY 1, 2, 3
 ON CONFLICT (contributor_id, day, model) DO UPDATE SET
   events = r.events + excluded.events, prompt_tokens = r.prompt_tokens + excluded.prompt_tokens,
   completion_tokens = r.completion_tokens + excluded.completion_tokens, official_atto = r.official_atto + excluded.official_atto,
-  earned_atto = r.earned_atto + excluded.earned_atto, charge_atto = r.charge_atto + excluded.charge_atto, margin_atto = r.margin_atto + excluded.margin_atto`;
+  earned_atto = r.earned_atto + excluded.earned_atto, charge_atto = r.charge_atto + excluded.charge_atto, margin_atto = r.margin_atto + excluded.margin_atto,
+  cached_tokens = r.cached_tokens + excluded.cached_tokens`;
 
 async function postLedger(client: pg.ClientBase, runId: string): Promise<number> {
   const usage = await client.query(
@@ -234,7 +235,7 @@ export async function seedEvents(o: SeedOptions): Promise<SeedResult> {
     await client.query(`SET LOCAL statement_timeout = 0`);
     await client.query(`SET LOCAL synchronous_commit = off`);
     await client.query(`CREATE TEMP TABLE seed_agg (contributor_id text, user_id text, day date, model text, events bigint,
-      prompt_tokens bigint, completion_tokens bigint, official_atto numeric, earned_atto numeric, charge_atto numeric, margin_atto numeric) ON COMMIT DROP`);
+      prompt_tokens bigint, completion_tokens bigint, official_atto numeric, earned_atto numeric, charge_atto numeric, margin_atto numeric, cached_tokens bigint) ON COMMIT DROP`);
     const prices = await seedCatalog(client, o);
     log(`run ${runId}: ${o.events} events, ${o.contributors} contributors, ${o.users} users, ${prices.length} models, ${o.days} days`);
     const before = await client.query<{ id: string }>('SELECT coalesce(max(id), 0) AS id FROM usage_events');

@@ -74,9 +74,10 @@ describe('earnings over events ingested through the API', () => {
 
   it('earnings by day and model equal the sums over the stored priced events', async () => {
     for (const id of ['c_a', 'c_b']) {
-      const raw = await db.query<{ day: string; model: string; events: string; pt: string; ct: string; official: string; earned: string }>(
+      const raw = await db.query<{ day: string; model: string; events: string; pt: string; ct: string; cached: string; cw: string; audio: string; official: string; earned: string }>(
         `SELECT to_char(occurred_at AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS day, model, count(*) AS events, sum(prompt_tokens) AS pt,
-                sum(completion_tokens) AS ct, sum(official_atto) AS official, sum(payout_atto) AS earned
+                sum(completion_tokens) AS ct, sum(cached_tokens) AS cached, sum(cache_write_5m_tokens + cache_write_1h_tokens) AS cw,
+                sum(prompt_audio_tokens + completion_audio_tokens) AS audio, sum(official_atto) AS official, sum(payout_atto) AS earned
          FROM usage_events WHERE contributor_id = $1 AND status = 'priced'
          GROUP BY 1, 2 ORDER BY 1, model COLLATE "C"`,
         [id],
@@ -89,6 +90,9 @@ describe('earnings over events ingested through the API', () => {
           events: Number(r.events),
           prompt_tokens: Number(r.pt),
           completion_tokens: Number(r.ct),
+          cached_tokens: Number(r.cached),
+          cache_write_tokens: Number(r.cw),
+          audio_tokens: Number(r.audio),
           official_usd: formatAttoAsUsd(BigInt(r.official)),
           earned_usd: formatAttoAsUsd(BigInt(r.earned)),
         })),
