@@ -28,7 +28,7 @@ const CONTRIBUTOR_ENTRIES_CTE = `
     SELECT e.id, e.kind, e.ref, e.created_at, e.memo, r.reference, r.payout_id, r.settlement_id, r.amount_micro_usdc, r.tx_id, r.confirmed_at,
            (SELECT coalesce(sum(p.amount), 0) FROM unnest(e.account_codes, e.amounts_atto) AS p(code, amount)
             WHERE p.code = ANY($2::text[])) AS owed_delta_atto
-    FROM refs JOIN journal_entries e ON e.kind = refs.kind AND e.ref = refs.ref
+    FROM refs r JOIN journal_entries e ON e.kind = r.kind AND e.ref = r.ref
     WHERE e.created_at < $3)`;
 
 interface EntryRow {
