@@ -320,4 +320,12 @@ describe('monthly statements over three months of random activity', () => {
     expect((await h.t.admin(h.t.http.get(statementPath('c_a', '2026-09'))).expect(200)).body.month_ended).toBe(true);
     await expectLedgerClean(h.t);
   });
+
+  it('is described in the OpenAPI document with its three media types', async () => {
+    const docs = await h.t.http.get('/docs-json').expect(200);
+    const operation = docs.body.paths['/v1/contributors/{id}/statements/{month}']?.get;
+    expect(operation).toBeDefined();
+    expect(Object.keys(operation.responses['200'].content).sort()).toEqual(['application/json', 'application/pdf', 'text/csv']);
+    expect(JSON.stringify(docs.body.components.schemas)).toContain('clawed_back_usd');
+  });
 });
