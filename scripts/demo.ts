@@ -741,7 +741,29 @@ async function playAndCheck(context: DemoContext): Promise<void> {
   const onChain = await onChainMicroUsdc(context.devchain, context.addresses);
   printBalances(balancesAfter, onChain);
   checkPaid(balancesAfter, onChain, accruedBefore);
+  await printStatement(context, balancesAfter);
   await printLedgerCheck(context);
+}
+
+/** One contributor's statement of this month (JSON, CSV, PDF): it must tie out to the balances. */
+async function printStatement(context: DemoContext, balances: Map<string, any>): Promise<void> {
+  const id = CONTRIBUTORS[0]!.id;
+  const month = new Date().toISOString().slice(0, 7);
+  const path = `/v1/contributors/${id}/statements/${month}`;
+  const s = (await context.admin.expect([200], 'GET', path)).body;
+  const b = balances.get(id);
+  console.log(`\nStatement ${id} ${month} (USD): opening ${s.opening_usd} + earned ${s.earned_usd} (${s.events} events) - clawed back ${s.clawed_back_usd} + adjustments ${s.adjustments_usd} - paid ${s.paid_usd} = closing ${s.closing_usd}`);
+  for (const p of s.payouts) console.log(`  payout ${p.amount_usdc} USDC  tx ${p.tx_hash}  ${p.confirmed_at}`);
+  const [opening, earned, clawed, adjustments, paid, closing] = [s.opening_usd, s.earned_usd, s.clawed_back_usd, s.adjustments_usd, s.paid_usd, s.closing_usd].map(usdToAtto);
+  check(`${id} statement: closing == opening + earned - clawed back + adjustments - paid`, closing === opening! + earned! - clawed! + adjustments! - paid!, s.closing_usd);
+  check(`${id} statement: closing == payable + in settlement now`, closing === usdToAtto(b.payable_usd) + usdToAtto(b.in_settlement_usd), `${s.closing_usd} vs ${b.payable_usd}`);
+  const csv = await context.admin.expect([200], 'GET', `${path}?format=csv`);
+  const rows = String(csv.body).trim().split('\r\n').slice(1).map((line) => line.split(','));
+  const amountColumn = String(csv.body).split('\r\n')[0]!.split(',').indexOf('amount_usd');
+  const movements = rows.slice(1, -1).reduce((sum, row) => sum + usdToAtto(row[amountColumn]), 0n);
+  check(`${id} statement CSV: opening + rows == closing`, usdToAtto(rows[0]![amountColumn]) + movements === closing, `${rows.length} rows`);
+  const pdf = await context.admin.expect([200], 'GET', `${path}?format=pdf`);
+  check(`${id} statement PDF`, pdf.headers.get('content-type') === 'application/pdf' && String(pdf.body).startsWith('%PDF-'), pdf.headers.get('content-type') ?? '');
 }
 
 async function printLedgerCheck(context: DemoContext): Promise<void> {

@@ -8,6 +8,7 @@ import { AuditModule } from './modules/audit/audit.module.js';
 import { AuthModule } from './modules/auth/auth.module.js';
 import { HealthModule } from './modules/health/health.module.js';
 import { DOMAIN_MODULES } from './domain-modules.js';
+import { StatementsModule } from './modules/statements/statements.module.js';
 
 /** The HTTP API: every domain module plus auth, health and the one exception filter. */
 @Module({})
@@ -22,6 +23,8 @@ export class AppModule {
         HealthModule,
         AuthModule,
         ...DOMAIN_MODULES,
+        // API only: the worker has no use for statements.
+        StatementsModule,
         ...extraModules,
       ],
       providers: [

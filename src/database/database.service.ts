@@ -42,32 +42,50 @@ export class DatabaseService implements OnModuleDestroy {
 
   /** Runs fn in one transaction, retrying the whole of it on serialization failure or deadlock. */
   async transaction<T>(fn: (client: SqlClient) => Promise<T>, isolation: 'read committed' | 'serializable' = 'read committed'): Promise<T> {
+    const begin = isolation === 'serializable' ? 'BEGIN ISOLATION LEVEL SERIALIZABLE' : 'BEGIN';
     for (let attempt = 1; ; attempt += 1) {
-      const client = await this.pool.connect();
-      let broken = false;
-      // A checked-out client has no pool listener: a connection lost between two statements
-      // (Postgres restart: FATAL 57P01, or the socket closing) is emitted as 'error' and, unheard,
-      // kills the process. Heard, the next statement fails as "not queryable" (a 503, retryable).
-      const onConnectionError = (error: Error) => {
-        broken = true;
-        this.logger.warn(`database connection lost in a transaction: ${error.message}`);
-      };
-      client.on('error', onConnectionError);
       try {
-        await client.query(isolation === 'serializable' ? 'BEGIN ISOLATION LEVEL SERIALIZABLE' : 'BEGIN');
-        const result = await fn(client);
-        await client.query('COMMIT');
-        return result;
+        return await this.transactionOnce(begin, fn);
       } catch (error) {
-        await client.query('ROLLBACK').catch(() => {
-          broken = true;
-        });
         if (attempt < TRANSACTION_ATTEMPTS_MAX && isRetryableTransactionError(error)) continue;
         throw error;
-      } finally {
-        client.off('error', onConnectionError);
-        client.release(broken);
       }
+    }
+  }
+
+  /**
+   * Runs fn in one read-only REPEATABLE READ transaction: every statement sees the same snapshot,
+   * so a report assembled from several queries (a monthly statement) is consistent with itself.
+   * The reports' read path: when a read replica is configured, this is where it goes.
+   */
+  readSnapshot<T>(fn: (client: SqlClient) => Promise<T>): Promise<T> {
+    return this.transactionOnce('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY', fn);
+  }
+
+  private async transactionOnce<T>(begin: string, fn: (client: SqlClient) => Promise<T>): Promise<T> {
+    const client = await this.pool.connect();
+    let broken = false;
+    // A checked-out client has no pool listener: a connection lost between two statements
+    // (Postgres restart: FATAL 57P01, or the socket closing) is emitted as 'error' and, unheard,
+    // kills the process. Heard, the next statement fails as "not queryable" (a 503, retryable).
+    const onConnectionError = (error: Error) => {
+      broken = true;
+      this.logger.warn(`database connection lost in a transaction: ${error.message}`);
+    };
+    client.on('error', onConnectionError);
+    try {
+      await client.query(begin);
+      const result = await fn(client);
+      await client.query('COMMIT');
+      return result;
+    } catch (error) {
+      await client.query('ROLLBACK').catch(() => {
+        broken = true;
+      });
+      throw error;
+    } finally {
+      client.off('error', onConnectionError);
+      client.release(broken);
     }
   }
 

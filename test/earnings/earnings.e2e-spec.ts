@@ -1,10 +1,10 @@
 // Earnings read from the daily rollup must equal the sums over the raw events, for randomized
 // usage over several days, models, both tiers and a tier change.
-import type { IncomingMessage } from 'node:http';
 import pg from 'pg';
 import { formatAttoAsUsd, parseUsdToAtto } from '../../src/common/money/index.js';
 import { seededRandom } from '../../src/common/random/seeded-random.js';
 import { randomEvents, UsageFactory, utcDay, type WrittenEvent } from '../factories/usage-factory.js';
+import { parseCsv, readText } from '../support/csv.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 
 const SEED = Number(process.env.EARNINGS_TEST_SEED ?? 20261129);
@@ -50,33 +50,6 @@ function expectedRows(events: WrittenEvent[], contributorId: string, from: Date,
   return [...groups.values()]
     .sort((a, b) => (a.day ?? '').localeCompare(b.day ?? '') || Buffer.compare(bytes(a.model), bytes(b.model)))
     .map(({ official, earned, ...rest }) => ({ ...rest, official_usd: formatAttoAsUsd(official), earned_usd: formatAttoAsUsd(earned) }));
-}
-
-/** supertest parser that keeps a text/csv body as a string. */
-function readText(res: IncomingMessage, done: (error: Error | null, body: string) => void) {
-  let text = '';
-  res.setEncoding('utf8');
-  res.on('data', (chunk: string) => (text += chunk));
-  res.on('end', () => done(null, text));
-}
-
-function parseCsv(text: string): string[][] {
-  const rows: string[][] = [];
-  let row: string[] = [];
-  let field = '';
-  let quoted = false;
-  for (let i = 0; i < text.length; i += 1) {
-    const ch = text[i]!;
-    if (quoted) {
-      if (ch === '"' && text[i + 1] === '"') (field += '"'), (i += 1);
-      else if (ch === '"') quoted = false;
-      else field += ch;
-    } else if (ch === '"') quoted = true;
-    else if (ch === ',') row.push(field), (field = '');
-    else if (ch === '\r' && text[i + 1] === '\n') (row.push(field), rows.push(row), (row = []), (field = ''), (i += 1));
-    else field += ch;
-  }
-  return rows;
 }
 
 describe('contributor earnings from the daily rollup', () => {

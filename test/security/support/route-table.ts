@@ -81,6 +81,7 @@ export const ROUTE_TABLE: Record<string, RouteAccess> = {
   'GET /v1/contributors/:id/earnings': { roles: contributorOrAdmin, path: '/v1/contributors/{contributor}/earnings', contributorScoped: true },
   'GET /v1/contributors/:id/earnings.csv': { roles: contributorOrAdmin, path: '/v1/contributors/{contributor}/earnings.csv', contributorScoped: true },
   'GET /v1/contributors/:id/payouts': { roles: contributorOrAdmin, path: '/v1/contributors/{contributor}/payouts', contributorScoped: true },
+  'GET /v1/contributors/:id/statements/:month': { roles: contributorOrAdmin, path: '/v1/contributors/{contributor}/statements/2026-11', contributorScoped: true },
 
   // Settlements (admin).
   'POST /v1/admin/settlements': { roles: admin, path: '/v1/admin/settlements' },
