@@ -41,7 +41,7 @@ export class DatabaseService implements OnModuleDestroy {
   }
 
   /** Runs fn in one transaction, retrying the whole of it on serialization failure or deadlock. */
-  async transaction<T>(fn: (client: SqlClient) => Promise<T>, isolation: 'read committed' | 'serializable' = 'read committed'): Promise<T> {
+  async transaction<T>(fn: (client: SqlClient) => Promise<T>, isolation: 'read committed' | 'repeatable read' | 'serializable' = 'read committed'): Promise<T> {
     for (let attempt = 1; ; attempt += 1) {
       const client = await this.pool.connect();
       let broken = false;
@@ -54,7 +54,7 @@ export class DatabaseService implements OnModuleDestroy {
       };
       client.on('error', onConnectionError);
       try {
-        await client.query(isolation === 'serializable' ? 'BEGIN ISOLATION LEVEL SERIALIZABLE' : 'BEGIN');
+        await client.query(isolation === 'serializable' ? 'BEGIN ISOLATION LEVEL SERIALIZABLE' : isolation === 'repeatable read' ? 'BEGIN ISOLATION LEVEL REPEATABLE READ' : 'BEGIN');
         const result = await fn(client);
         await client.query('COMMIT');
         return result;

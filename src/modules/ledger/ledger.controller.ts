@@ -1,4 +1,5 @@
-import { Controller, Get } from '@nestjs/common';
+import { Controller, Get, Query } from '@nestjs/common';
+import { DomainError } from '../../common/errors/index.js';
 import { ApiBearerAuth, ApiTags } from '@nestjs/swagger';
 import { Roles } from '../auth/roles.decorator.js';
 import { ledgerCheckBody } from './ledger.presenter.js';
@@ -11,10 +12,14 @@ import { LedgerCheckService } from './ledger-check.service.js';
 export class LedgerController {
   constructor(private readonly checks: LedgerCheckService) {}
 
-  /** Recomputes every balance from postings; proves each transaction and the total sum to zero. */
+  /**
+   * Recomputes every balance from postings (from the newest verified checkpoint, or all of them
+   * with ?full=true); proves each transaction and the total sum to zero.
+   */
   @Get('check')
-  async check() {
-    const { ok, report, extensions: extra } = await this.checks.run();
-    return ledgerCheckBody({ ok, report, extra });
+  async check(@Query('full') full?: string) {
+    if (full !== undefined && full !== 'true' && full !== 'false') throw new DomainError('validation_failed', 'full must be true or false', [{ field: 'full', message: 'must be true or false' }]);
+    const { ok, report, mode, checkpoint, extensions: extra } = await this.checks.run({ full: full === 'true' });
+    return ledgerCheckBody({ ok, report, mode, checkpoint, extra });
   }
 }
