@@ -1,4 +1,4 @@
-import { Controller, Get, Query } from '@nestjs/common';
+import { Controller, Get, HttpCode, Post, Query } from '@nestjs/common';
 import { DomainError } from '../../common/errors/index.js';
 import { ApiBearerAuth, ApiTags } from '@nestjs/swagger';
 import { Roles } from '../auth/roles.decorator.js';
@@ -21,5 +21,18 @@ export class LedgerController {
     if (full !== undefined && full !== 'true' && full !== 'false') throw new DomainError('validation_failed', 'full must be true or false', [{ field: 'full', message: 'must be true or false' }]);
     const { ok, report, mode, checkpoint, extensions: extra } = await this.checks.run({ full: full === 'true' });
     return ledgerCheckBody({ ok, report, mode, checkpoint, extra });
+  }
+
+  /**
+   * Writes a verified checkpoint at the journal's frontier now (the worker's ledger-checkpoint job
+   * does it every 10 minutes); `written: false` when nothing was posted since the last one.
+   */
+  @Post('checkpoints')
+  @HttpCode(200)
+  async checkpoint() {
+    const written = await this.checks.writeCheckpoint();
+    return written === null
+      ? { written: false }
+      : { written: true, id: written.id.toString(), through_entry_id: written.throughEntryId.toString(), journal_entries: Number(written.entries) };
   }
 }
