@@ -12,6 +12,8 @@ export interface FullLedgerCheck {
   /** How the balances were recomputed: from the newest checkpoint, or from every entry. */
   mode: 'checkpoint' | 'full';
   checkpoint: CheckpointInfo | null;
+  /** Milliseconds each section took: `ledger` and every extension by name. */
+  timingsMs: Record<string, number>;
   extensions: Array<readonly [string, { ok: boolean } & Record<string, unknown>]>;
 }
 
@@ -34,12 +36,25 @@ export class LedgerCheckService {
    * full when none exists yet; full: every entry.
    */
   async run(options: LedgerCheckOptions = { full: false }): Promise<FullLedgerCheck> {
-    const fromCheckpoint = options.full ? null : await this.checkpoints.check();
-    const report = fromCheckpoint ?? (await this.ledger.check());
-    const extensions = await Promise.all(this.registry.all().map(async (e) => [e.name, await e.run(options)] as const));
+    const timingsMs: Record<string, number> = {};
+    const timed = async <T>(name: string, fn: () => Promise<T>): Promise<T> => {
+      const started = performance.now();
+      try {
+        return await fn();
+      } finally {
+        timingsMs[name] = Math.round((performance.now() - started) * 10) / 10;
+      }
+    };
+    const [{ fromCheckpoint, report }, extensions] = await Promise.all([
+      timed('ledger', async () => {
+        const fromCheckpoint = options.full ? null : await this.checkpoints.check();
+        return { fromCheckpoint, report: fromCheckpoint ?? (await this.ledger.check()) };
+      }),
+      Promise.all(this.registry.all().map(async (e) => [e.name, await timed(e.name, () => e.run(options))] as const)),
+    ]);
     const ok = report.ok && extensions.every(([, r]) => r.ok);
     if (!ok) await this.announceFailure(report, extensions, new Date());
-    return { ok, report, mode: fromCheckpoint ? 'checkpoint' : 'full', checkpoint: fromCheckpoint?.checkpoint ?? null, extensions };
+    return { ok, report, mode: fromCheckpoint ? 'checkpoint' : 'full', checkpoint: fromCheckpoint?.checkpoint ?? null, timingsMs, extensions };
   }
 
   /** Writes a verified checkpoint at the journal's frontier (the ledger-checkpoint job). */

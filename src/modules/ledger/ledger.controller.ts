@@ -1,6 +1,6 @@
 import { Controller, Get, HttpCode, Post, Query } from '@nestjs/common';
 import { DomainError } from '../../common/errors/index.js';
-import { ApiBearerAuth, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiQuery, ApiTags } from '@nestjs/swagger';
 import { Roles } from '../auth/roles.decorator.js';
 import { ledgerCheckBody } from './ledger.presenter.js';
 import { LedgerCheckService } from './ledger-check.service.js';
@@ -17,10 +17,11 @@ export class LedgerController {
    * with ?full=true); proves each transaction and the total sum to zero.
    */
   @Get('check')
+  @ApiQuery({ name: 'full', required: false, enum: ['true', 'false'], description: 'true: recompute from every posting instead of the newest checkpoint' })
   async check(@Query('full') full?: string) {
     if (full !== undefined && full !== 'true' && full !== 'false') throw new DomainError('validation_failed', 'full must be true or false', [{ field: 'full', message: 'must be true or false' }]);
-    const { ok, report, mode, checkpoint, extensions: extra } = await this.checks.run({ full: full === 'true' });
-    return ledgerCheckBody({ ok, report, mode, checkpoint, extra });
+    const { ok, report, mode, checkpoint, timingsMs, extensions: extra } = await this.checks.run({ full: full === 'true' });
+    return { ...ledgerCheckBody({ ok, report, mode, checkpoint, extra }), timings_ms: timingsMs };
   }
 
   /**
