@@ -88,13 +88,13 @@ async function seedCatalog(client: pg.ClientBase, o: SeedOptions) {
     `INSERT INTO prices (model, input_atto_per_mtok, output_atto_per_mtok, cached_input_atto_per_mtok, effective_from, source)
      SELECT model, input, output, cached, $2::timestamptz, 'seed'
      FROM json_to_recordset($1::json) AS x(model text, input numeric, output numeric, cached numeric)
-     ON CONFLICT (model, effective_from) DO NOTHING`,
+     ON CONFLICT (model, variant, effective_from) DO NOTHING`,
     [JSON.stringify(models), PRICE_EFFECTIVE_FROM],
   );
   // The version in force for seeded events is the newest effective at or before the first day.
   const prices = await client.query<{ model: string; id: string; input: string; output: string; cached: string | null }>(
     `SELECT DISTINCT ON (model) model, id, input_atto_per_mtok AS input, output_atto_per_mtok AS output, cached_input_atto_per_mtok AS cached
-     FROM prices WHERE model = ANY($1::text[]) AND effective_from <= $2::timestamptz ORDER BY model, effective_from DESC`,
+     FROM prices WHERE model = ANY($1::text[]) AND variant = 'standard' AND effective_from <= $2::timestamptz ORDER BY model, effective_from DESC`,
     [models.map((m) => m.model), new Date(o.endDay.getTime() - o.days * 86_400_000)],
   );
   const byModel = new Map(prices.rows.map((p) => [p.model, p]));

@@ -231,9 +231,11 @@ async function dropMonth(client: pg.ClientBase, month: string, exported: MonthSu
         now.minId?.toString() ?? null, now.maxId?.toString() ?? null, file.name, file.sha256, file.bytes, tableBytes.toString()],
     );
     await client.query(
-      `INSERT INTO usage_archived_rollups (month, contributor_id, day, model, events, prompt_tokens, completion_tokens, official_atto, earned_atto, charge_atto, margin_atto)
+      `INSERT INTO usage_archived_rollups (month, contributor_id, day, model, events, prompt_tokens, completion_tokens, official_atto, earned_atto, charge_atto, margin_atto,
+         cached_tokens, cache_write_tokens, audio_tokens)
        SELECT $1::date, contributor_id, (occurred_at AT TIME ZONE 'UTC')::date, model, count(*), sum(prompt_tokens), sum(completion_tokens),
-              sum(official_atto), sum(payout_atto), sum(charge_atto), sum(margin_atto)
+              sum(official_atto), sum(payout_atto), sum(charge_atto), sum(margin_atto),
+              sum(cached_tokens), sum(cache_write_5m_tokens + cache_write_1h_tokens), sum(prompt_audio_tokens + completion_audio_tokens)
        FROM "${table}" WHERE status = 'priced' GROUP BY 2, 3, 4`,
       [`${month}-01`],
     );

@@ -55,6 +55,9 @@ CREATE TABLE "usage_archived_rollups" (
     "earned_atto" DECIMAL(38,0) NOT NULL,
     "charge_atto" DECIMAL(38,0) NOT NULL,
     "margin_atto" DECIMAL(38,0) NOT NULL,
+    "cached_tokens" BIGINT NOT NULL,
+    "cache_write_tokens" BIGINT NOT NULL,
+    "audio_tokens" BIGINT NOT NULL,
     CONSTRAINT "usage_archived_rollups_pkey" PRIMARY KEY ("month", "contributor_id", "day", "model"),
     CONSTRAINT "usage_archived_rollups_month_fkey" FOREIGN KEY ("month") REFERENCES "usage_archives" ("month")
 );
