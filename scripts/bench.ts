@@ -1,4 +1,5 @@
 // npm run bench [-- --quick] [--earnings-events N] [--duration S] [--rounds N] [--keep] [--no-build] [--render-from RUN/figures.json] [--only single]
+//   [--history [--history-events N] [--history-steps K]]: only the history phase (scripts/lib/bench-history.ts, docs/history-bench.md)
 // Every figure of docs/performance.md, measured side by side in ONE run on the same Postgres:
 // (a) raw write limits (COPY, multi-row insert, one insert per transaction), (b) batch ingestion
 // through the HTTP API at 10/100/1000 events per request, (c) single-event ingestion with 64
@@ -28,6 +29,7 @@ import { startDevchain, type Devchain } from './lib/devchain.js';
 import { measureEarningsQuery } from './lib/earnings-bench.js';
 import { measurePayoutGas } from './lib/gas-measure.js';
 import { seedEvents } from './lib/seed-events.js';
+import { measureHistory, renderHistoryMarkdown } from './lib/bench-history.js';
 import { CleanupStack, cpuMeter, findPidsByCmdline, readMachineBusySeconds, readRssBytes, sampleRss, sleep, type ManagedProcess } from './lib/processes.js';
 
 interface BenchPlan {
@@ -76,7 +78,7 @@ const say = (line: string) => console.log(`[bench] ${line}`);
 const sayCpu = (phase: string, cpu: PhaseCpu) =>
   say(`${phase} CPU (cores): api ${cpu.apiCores.toFixed(2)}, postgres ${cpu.postgresCores.toFixed(2)}, load generator ${cpu.loadGeneratorCores.toFixed(2)}, other processes ${cpu.otherCores.toFixed(2)}`);
 
-function parsePlan(): BenchPlan & { keep: boolean; noBuild: boolean; renderFrom?: string; onlySingle: boolean } {
+function parsePlan(): BenchPlan & { keep: boolean; noBuild: boolean; renderFrom?: string; onlySingle: boolean; history: { events: number; steps: number } | null } {
   const { values } = parseArgs({
     options: {
       quick: { type: 'boolean', default: false },
@@ -86,6 +88,9 @@ function parsePlan(): BenchPlan & { keep: boolean; noBuild: boolean; renderFrom?
       'no-build': { type: 'boolean', default: false },
       'render-from': { type: 'string' },
       rounds: { type: 'string' },
+      history: { type: 'boolean', default: false },
+      'history-events': { type: 'string', default: '50000000' },
+      'history-steps': { type: 'string', default: '4' },
       // A short targeted run: only the single-event phases (plain and price dimensions), printed, docs untouched.
       only: { type: 'string' },
     },
@@ -99,8 +104,12 @@ function parsePlan(): BenchPlan & { keep: boolean; noBuild: boolean; renderFrom?
   if (!Number.isFinite(durationS) || durationS <= 0) throw new Error('--duration must be a positive number of seconds');
   const ingestionRounds = values.rounds === undefined ? base.ingestionRounds : Number(values.rounds);
   if (!Number.isSafeInteger(ingestionRounds) || ingestionRounds < 1) throw new Error('--rounds must be a positive integer');
+  const historyEvents = Number(values['history-events']!.replace(/_/g, ''));
+  const historySteps = Number(values['history-steps']);
+  if (!Number.isSafeInteger(historyEvents) || historyEvents < 1 || !Number.isSafeInteger(historySteps) || historySteps < 1) throw new Error('--history-events and --history-steps must be positive integers');
+  const history = values.history ? { events: historyEvents, steps: historySteps } : null;
   if (values.only !== undefined && values.only !== 'single') throw new Error('--only takes "single"');
-  return { ...base, quick, durationS, ingestionRounds, earningsEvents, keep: values.keep ?? false, noBuild: values['no-build'] ?? false, renderFrom: values['render-from'], onlySingle: values.only === 'single' };
+  return { ...base, quick, durationS, ingestionRounds, earningsEvents, keep: values.keep ?? false, noBuild: values['no-build'] ?? false, renderFrom: values['render-from'], onlySingle: values.only === 'single', history };
 }
 
 async function machineInfo(databaseUrl: string): Promise<MachineInfo> {
@@ -373,6 +382,15 @@ async function main(): Promise<number> {
   try {
     say(`${plan.quick ? 'quick smoke run' : 'full run'}: ${plan.durationS} s per load phase, earnings database ${plan.earningsEvents.toLocaleString('en-US')} events`);
     const stack = await startStack(runId, runDir, cleanup, plan);
+    if (plan.history) {
+      const key = await seedForIngestion({ baseUrl: stack.baseUrl, adminKey: stack.adminKey });
+      const history = await measureHistory(stack, key, { ...plan.history, durationS: plan.durationS }, say);
+      const machine = await machineInfo(stack.databaseUrl);
+      writeFileSync(join(runDir, 'history-figures.json'), JSON.stringify(history, null, 2));
+      writeFileSync(join(DOCS_DIR, 'history-bench.md'), renderHistoryMarkdown(history, { startedAt, finishedAt: new Date(), durationS: plan.durationS, machine: `${machine.cores} cores (${machine.cpuModel}), ${machine.postgres}, Node ${machine.node}` }));
+      say(`wrote docs/history-bench.md (figures: ${join(runDir, 'history-figures.json')})`);
+      return 0;
+    }
     if (plan.onlySingle) {
       await measureSingleOnly(stack, plan);
       return 0;

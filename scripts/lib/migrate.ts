@@ -61,8 +61,11 @@ async function listMigrations(): Promise<Array<{ name: string; sql: string; chec
   );
 }
 
-/** Applies pending migrations; safe to run twice and concurrently (advisory lock). */
-export async function migrate(databaseUrl: string): Promise<MigrateResult> {
+/**
+ * Applies pending migrations; safe to run twice and concurrently (advisory lock). `before`: only
+ * those whose name sorts before it (a test builds a database as an older release left it).
+ */
+export async function migrate(databaseUrl: string, options: { before?: string } = {}): Promise<MigrateResult> {
   await ensureDatabase(databaseUrl);
   const client = new pg.Client({ connectionString: databaseUrl });
   await client.connect();
@@ -75,6 +78,7 @@ export async function migrate(databaseUrl: string): Promise<MigrateResult> {
     );
     const doneByName = new Map(done.rows.map((r) => [r.migration_name, r.checksum]));
     for (const migration of await listMigrations()) {
+      if (options.before !== undefined && migration.name >= options.before) break;
       const appliedChecksum = doneByName.get(migration.name);
       if (appliedChecksum !== undefined) {
         if (appliedChecksum !== migration.checksum) {

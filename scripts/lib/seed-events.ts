@@ -3,7 +3,7 @@
 // What one run writes, all in ONE transaction (a crash leaves nothing half-seeded):
 // - prices for the seed models (effective 2000-01-01; kept if already there), contributors
 //   `seed-c<NNNNNN>` (every 4th premium) with their tier history, users `seed-u<NNNNN>`;
-// - N usage_events rows, status priced, generated server-side by INSERT ... SELECT FROM
+// - N usage_events rows (and their usage_event_keys; each month's partition), status priced, generated server-side by INSERT ... SELECT FROM
 //   generate_series in chunks (no rows cross the wire), amounts exact: official from the price,
 //   charge = official x 1.3, payout = official x 1.1 or 1.2 by tier, margin = charge - payout;
 // - contributor_usage_daily rows (upserted: adds to what is there), summed from the inserted rows;
@@ -94,7 +94,7 @@ async function seedCatalog(client: pg.ClientBase, o: SeedOptions) {
   // The version in force for seeded events is the newest effective at or before the first day.
   const prices = await client.query<{ model: string; id: string; input: string; output: string; cached: string | null }>(
     `SELECT DISTINCT ON (model) model, id, input_atto_per_mtok AS input, output_atto_per_mtok AS output, cached_input_atto_per_mtok AS cached
-     FROM prices WHERE model = ANY($1::text[]) AND effective_from <= $2::timestamptz ORDER BY model, effective_from DESC`,
+     FROM prices WHERE model = ANY($1::text[]) AND variant = 'standard' AND effective_from <= $2::timestamptz ORDER BY model, effective_from DESC`,
     [models.map((m) => m.model), new Date(o.endDay.getTime() - o.days * 86_400_000)],
   );
   const byModel = new Map(prices.rows.map((p) => [p.model, p]));
@@ -135,7 +135,7 @@ WITH g AS (
   CROSS JOIN LATERAL (SELECT CASE WHEN e.n % 3 = 0 THEN e.pt / 4 ELSE 0 END AS cached,
                              CASE WHEN e.n % 5 = 0 THEN e.ct / 2 ELSE 0 END AS reasoning,
                              e.c % 4 = 0 AS premium) AS x
-)
+), ins AS (
 INSERT INTO usage_events (event_id, request_hash, user_id, contributor_id, model, occurred_at, received_at,
   prompt_tokens, completion_tokens, cached_tokens, reasoning_tokens, source, status, price_id, contributor_tier,
   user_markup, payout_multiplier, official_atto, charge_atto, payout_atto, margin_atto, priced_at)
@@ -146,7 +146,11 @@ SELECT $11::text || lpad(n::text, 10, '0'), 'seed', 'seed-u' || lpad((c % $12::i
   official, official * 13 / 10, official * CASE WHEN premium THEN 12 ELSE 11 END / 10,
   official * 13 / 10 - official * CASE WHEN premium THEN 12 ELSE 11 END / 10,
   $13::timestamptz + make_interval(days => d, secs => s)
-FROM t`;
+FROM t
+RETURNING id, event_id, request_hash, occurred_at
+)
+-- Permanent idempotency (usage_event_keys, docs/history.md): every event has its key.
+INSERT INTO usage_event_keys (event_id, request_hash, id, occurred_at) SELECT event_id, request_hash, id, occurred_at FROM ins`;
 
 // This run's events summed per contributor, user, UTC day and model: one pass over the new rows.
 const AGGREGATE_SQL = `
@@ -238,6 +242,11 @@ export async function seedEvents(o: SeedOptions): Promise<SeedResult> {
       prompt_tokens bigint, completion_tokens bigint, official_atto numeric, earned_atto numeric, charge_atto numeric, margin_atto numeric, cached_tokens bigint) ON COMMIT DROP`);
     const prices = await seedCatalog(client, o);
     log(`run ${runId}: ${o.events} events, ${o.contributors} contributors, ${o.users} users, ${prices.length} models, ${o.days} days`);
+    // usage_events is partitioned by month: each month seeded gets its partition first.
+    await client.query(
+      `SELECT usage_events_ensure_partition(m AT TIME ZONE 'UTC') FROM generate_series(date_trunc('month', $1::timestamptz AT TIME ZONE 'UTC'), $2::timestamptz AT TIME ZONE 'UTC', interval '1 month') AS m`,
+      [new Date(o.endDay.getTime() - o.days * 86_400_000), o.endDay],
+    );
     const before = await client.query<{ id: string }>('SELECT coalesce(max(id), 0) AS id FROM usage_events');
     await insertEvents(client, o, runId, prices);
     await client.query(AGGREGATE_SQL, [before.rows[0]!.id, `seed-${runId}-`]);

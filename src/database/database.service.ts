@@ -41,8 +41,8 @@ export class DatabaseService implements OnModuleDestroy {
   }
 
   /** Runs fn in one transaction, retrying the whole of it on serialization failure or deadlock. */
-  async transaction<T>(fn: (client: SqlClient) => Promise<T>, isolation: 'read committed' | 'serializable' = 'read committed'): Promise<T> {
-    const begin = isolation === 'serializable' ? 'BEGIN ISOLATION LEVEL SERIALIZABLE' : 'BEGIN';
+  async transaction<T>(fn: (client: SqlClient) => Promise<T>, isolation: 'read committed' | 'repeatable read' | 'serializable' = 'read committed'): Promise<T> {
+    const begin = isolation === 'serializable' ? 'BEGIN ISOLATION LEVEL SERIALIZABLE' : isolation === 'repeatable read' ? 'BEGIN ISOLATION LEVEL REPEATABLE READ' : 'BEGIN';
     for (let attempt = 1; ; attempt += 1) {
       try {
         return await this.transactionOnce(begin, fn);

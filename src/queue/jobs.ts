@@ -10,6 +10,9 @@ import { isSignedUsageJob, signedUsageJobSchema, type SignedUsageJob } from './s
 import {
   JOB_DEAD_USAGE_EVENT,
   JOB_EXPIRE_HOLDS,
+  JOB_LEDGER_CHECKPOINT,
+  JOB_USAGE_PARTITIONS,
+  QUEUE_HISTORY,
   JOB_SETTLEMENT_FINALITY,
   JOB_SETTLEMENT_RECONCILE,
   JOB_SETTLEMENT_RUN,
@@ -57,6 +60,14 @@ export const USAGE_JOB_STALLS_MAX = USAGE_JOB_ATTEMPTS;
 const SETTLEMENT_WORKER_CONCURRENCY = 1;
 /** Sends wait for confirmations inside the job; the lock is renewed meanwhile. */
 const SETTLEMENT_JOB_LOCK_MS = 60_000;
+
+/** usage_events partitions are ensured this often (and at worker start), USAGE_PARTITIONS_AHEAD_MONTHS ahead. */
+export const USAGE_PARTITIONS_EVERY_MS = 6 * 3600_000;
+export const USAGE_PARTITIONS_AHEAD_MONTHS = 3;
+/** A verified ledger checkpoint this often: the check's cost is what was written since. */
+export const LEDGER_CHECKPOINT_EVERY_MS = 10 * 60_000;
+/** The first checkpoint reads the whole journal: its lock is renewed meanwhile. */
+const HISTORY_JOB_LOCK_MS = 120_000;
 
 const settlementRef = z.object({ settlement_id: z.string().uuid() });
 
@@ -191,6 +202,20 @@ export const JOBS = {
     handled: true,
     options: (p) => ({ jobId: `dispatch-${p.endpoint_id}`, attempts: 1, removeOnComplete: true, removeOnFail: true }),
   }),
+  /** Creates usage_events' monthly partitions ahead (and moves stray rows out of the default one). */
+  [JOB_USAGE_PARTITIONS]: spec({
+    queue: QUEUE_HISTORY,
+    payload: noPayload,
+    handled: true,
+    options: () => ({ removeOnComplete: { count: SCHEDULED_JOBS_KEPT }, removeOnFail: { count: SCHEDULED_JOBS_KEPT } }),
+  }),
+  /** Writes a verified ledger checkpoint at the journal's frontier (the check then reads only what follows). */
+  [JOB_LEDGER_CHECKPOINT]: spec({
+    queue: QUEUE_HISTORY,
+    payload: noPayload,
+    handled: true,
+    options: () => ({ removeOnComplete: { count: SCHEDULED_JOBS_KEPT }, removeOnFail: { count: SCHEDULED_JOBS_KEPT } }),
+  }),
 } as const;
 
 export type JobName = keyof typeof JOBS;
@@ -212,18 +237,21 @@ export const SCHEDULERS = {
   /** Its pattern is SETTLEMENT_CRON (UTC). */
   settlementRun: { id: 'settlement-cron', queue: QUEUE_SETTLEMENT, job: JOB_SETTLEMENT_RUN },
   webhookRelay: { id: 'webhook-relay', queue: QUEUE_WEBHOOKS, job: JOB_WEBHOOK_RELAY, repeat: { every: WEBHOOK_RELAY_EVERY_MS } },
+  usagePartitions: { id: 'usage-partitions', queue: QUEUE_HISTORY, job: JOB_USAGE_PARTITIONS, repeat: { every: USAGE_PARTITIONS_EVERY_MS } },
+  ledgerCheckpoint: { id: 'ledger-checkpoint', queue: QUEUE_HISTORY, job: JOB_LEDGER_CHECKPOINT, repeat: { every: LEDGER_CHECKPOINT_EVERY_MS } },
 } as const;
 
 /** The job template a scheduler adds: the job's name, no payload, the job's own options. */
-export function scheduledJob(job: typeof JOB_EXPIRE_HOLDS | typeof JOB_SETTLEMENT_FINALITY | typeof JOB_SETTLEMENT_RUN | typeof JOB_WEBHOOK_RELAY) {
+export function scheduledJob(job: typeof JOB_EXPIRE_HOLDS | typeof JOB_SETTLEMENT_FINALITY | typeof JOB_SETTLEMENT_RUN | typeof JOB_WEBHOOK_RELAY | typeof JOB_USAGE_PARTITIONS | typeof JOB_LEDGER_CHECKPOINT) {
   return { name: job, data: {}, opts: jobOptions(job, {}) };
 }
 
 /** Worker options per queue (the @Processor of each queue passes them). */
-export const WORKER_OPTIONS: Record<typeof QUEUE_USAGE_EVENTS | typeof QUEUE_HOLDS | typeof QUEUE_SETTLEMENT | typeof QUEUE_WEBHOOKS | typeof QUEUE_WEBHOOK_DISPATCH, Partial<WorkerOptions>> = {
+export const WORKER_OPTIONS: Record<typeof QUEUE_USAGE_EVENTS | typeof QUEUE_HOLDS | typeof QUEUE_SETTLEMENT | typeof QUEUE_WEBHOOKS | typeof QUEUE_WEBHOOK_DISPATCH | typeof QUEUE_HISTORY, Partial<WorkerOptions>> = {
   [QUEUE_USAGE_EVENTS]: { concurrency: USAGE_QUEUE_CONCURRENCY, maxStalledCount: USAGE_JOB_STALLS_MAX },
   [QUEUE_HOLDS]: {},
   [QUEUE_SETTLEMENT]: { concurrency: SETTLEMENT_WORKER_CONCURRENCY, lockDuration: SETTLEMENT_JOB_LOCK_MS },
   [QUEUE_WEBHOOKS]: {},
   [QUEUE_WEBHOOK_DISPATCH]: { concurrency: WEBHOOK_DISPATCH_CONCURRENCY, lockDuration: WEBHOOK_DISPATCH_LOCK_MS, stalledInterval: WEBHOOK_DISPATCH_LOCK_MS },
+  [QUEUE_HISTORY]: { lockDuration: HISTORY_JOB_LOCK_MS },
 };

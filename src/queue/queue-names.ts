@@ -3,7 +3,7 @@ export const QUEUE_USAGE_EVENTS = 'usage-events';
 export const QUEUE_USAGE_EVENTS_DEAD = 'usage-events-dead';
 export const QUEUE_HOLDS = 'holds';
 export const QUEUE_SETTLEMENT = 'settlement';
-export type QueueName = typeof QUEUE_USAGE_EVENTS | typeof QUEUE_USAGE_EVENTS_DEAD | typeof QUEUE_HOLDS | typeof QUEUE_SETTLEMENT | WebhookQueueName;
+export type QueueName = typeof QUEUE_USAGE_EVENTS | typeof QUEUE_USAGE_EVENTS_DEAD | typeof QUEUE_HOLDS | typeof QUEUE_SETTLEMENT | WebhookQueueName | typeof QUEUE_HISTORY;
 
 export const JOB_USAGE_EVENT = 'usage-event';
 export const JOB_DEAD_USAGE_EVENT = 'dead-usage-event';
@@ -19,3 +19,8 @@ export const QUEUE_WEBHOOK_DISPATCH = 'webhook-dispatch';
 export type WebhookQueueName = typeof QUEUE_WEBHOOKS | typeof QUEUE_WEBHOOK_DISPATCH;
 export const JOB_WEBHOOK_RELAY = 'webhook-relay';
 export const JOB_WEBHOOK_DISPATCH = 'webhook-dispatch';
+
+/** History at scale (docs/history.md): monthly partitions created ahead, ledger checkpoints. */
+export const QUEUE_HISTORY = 'history';
+export const JOB_USAGE_PARTITIONS = 'usage-partitions';
+export const JOB_LEDGER_CHECKPOINT = 'ledger-checkpoint';

@@ -117,7 +117,7 @@ export class UsageFactory {
     const written = seeds.map((seed) => this.plan(seed));
     await this.db.transaction(async (client) => {
       await client.query(
-        `INSERT INTO usage_events (event_id, request_hash, user_id, contributor_id, model, occurred_at, prompt_tokens,
+        `WITH ins AS (INSERT INTO usage_events (event_id, request_hash, user_id, contributor_id, model, occurred_at, prompt_tokens,
            completion_tokens, cached_tokens, reasoning_tokens, source, status, price_id, contributor_tier, user_markup,
            payout_multiplier, official_atto, charge_atto, payout_atto, margin_atto, priced_at)
          SELECT event_id, 'factory', user_id, contributor_id, model, occurred_at, prompt_tokens, completion_tokens, cached_tokens,
@@ -126,7 +126,10 @@ export class UsageFactory {
          FROM json_to_recordset($1::json) AS x(event_id text, user_id text, contributor_id text, model text, occurred_at timestamptz,
            prompt_tokens int, completion_tokens int, cached_tokens int, reasoning_tokens int, status text, price_id bigint,
            contributor_tier text, user_markup text, payout_multiplier text, official_atto numeric, charge_atto numeric,
-           payout_atto numeric, margin_atto numeric)`,
+           payout_atto numeric, margin_atto numeric)
+         RETURNING event_id, request_hash, id, occurred_at)
+         -- Every event has its idempotency key, as the writer's (docs/history.md).
+         INSERT INTO usage_event_keys (event_id, request_hash, id, occurred_at) SELECT event_id, request_hash, id, occurred_at FROM ins ORDER BY event_id`,
         [JSON.stringify(written.map(toEventRow))],
       );
       await this.upsertRollups(client, written);

@@ -13,6 +13,7 @@ export type ErrorCode =
   | 'payload_too_large'
   | 'unsupported_media_type'
   | 'unknown_contributor'
+  | 'event_archived'
   | 'unprocessable'
   | 'settlement_disabled'
   | 'webhook_url_refused'
@@ -33,6 +34,7 @@ const STATUS_BY_CODE: Record<ErrorCode, number> = {
   payload_too_large: 413,
   unsupported_media_type: 415,
   unknown_contributor: 422,
+  event_archived: 410,
   unprocessable: 422,
   settlement_disabled: 422,
   webhook_url_refused: 422,

@@ -100,12 +100,12 @@ export class EarningsRepository {
    * Compares every rollup row with the same sums recomputed from priced events (grouped by
    * contributor, UTC day of occurred_at, model). Full scan: an admin check, not a hot path.
    */
-  async findRollupMismatches(limit: number): Promise<{ rollupRows: bigint; mismatches: RollupMismatch[] }> {
+  async findRollupMismatches(limit: number, sinceDay: string | null = null): Promise<{ rollupRows: bigint; mismatches: RollupMismatch[] }> {
     return this.db.transaction(async (client) => {
       await client.query(`SET LOCAL statement_timeout = '${ROLLUP_CHECK_TIMEOUT}'`);
-      const counted = await client.query<{ n: string }>('SELECT count(*) AS n FROM contributor_usage_daily');
+      const counted = await client.query<{ n: string }>('SELECT count(*) AS n FROM contributor_usage_daily WHERE $1::date IS NULL OR day >= $1::date', [sinceDay]);
       const result = await client.query<Record<string, string | null>>(
-        `WITH raw AS (
+        `WITH stored AS (
            SELECT contributor_id, (occurred_at AT TIME ZONE 'UTC')::date AS day, model,
                   count(*)::bigint AS events, sum(prompt_tokens)::bigint AS prompt_tokens,
                   sum(completion_tokens)::bigint AS completion_tokens, sum(official_atto) AS official_atto,
@@ -113,7 +113,20 @@ export class EarningsRepository {
                   sum(cached_tokens)::bigint AS cached_tokens,
                   sum(cache_write_5m_tokens + cache_write_1h_tokens)::bigint AS cache_write_tokens,
                   sum(prompt_audio_tokens + completion_audio_tokens)::bigint AS audio_tokens
-           FROM usage_events WHERE status = 'priced'
+           FROM usage_events WHERE status = 'priced' AND ($2::date IS NULL OR occurred_at >= ($2::date::timestamp AT TIME ZONE 'UTC'))
+           GROUP BY 1, 2, 3
+         ), raw AS (
+           -- Archived months: what the archive summed of their events before dropping them.
+           SELECT contributor_id, day, model, sum(events)::bigint AS events, sum(prompt_tokens)::bigint AS prompt_tokens,
+                  sum(completion_tokens)::bigint AS completion_tokens, sum(official_atto) AS official_atto,
+                  sum(earned_atto) AS earned_atto, sum(charge_atto) AS charge_atto, sum(margin_atto) AS margin_atto,
+                  sum(cached_tokens)::bigint AS cached_tokens, sum(cache_write_tokens)::bigint AS cache_write_tokens,
+                  sum(audio_tokens)::bigint AS audio_tokens
+           FROM (SELECT * FROM stored
+                 UNION ALL
+                 SELECT contributor_id, day, model, events, prompt_tokens, completion_tokens, official_atto, earned_atto, charge_atto, margin_atto,
+                        cached_tokens, cache_write_tokens, audio_tokens
+                 FROM usage_archived_rollups WHERE $2::date IS NULL OR day >= $2::date) AS x
            GROUP BY 1, 2, 3)
          SELECT coalesce(r.contributor_id, d.contributor_id) AS contributor_id,
                 to_char(coalesce(r.day, d.day), 'YYYY-MM-DD') AS day, coalesce(r.model, d.model) AS model,
@@ -125,7 +138,7 @@ export class EarningsRepository {
                 r.official_atto AS r_official_atto, r.earned_atto AS r_earned_atto, r.charge_atto AS r_charge_atto,
                 r.margin_atto AS r_margin_atto, r.cached_tokens AS r_cached_tokens,
                 r.cache_write_tokens AS r_cache_write_tokens, r.audio_tokens AS r_audio_tokens
-         FROM raw r FULL JOIN contributor_usage_daily d
+         FROM raw r FULL JOIN (SELECT * FROM contributor_usage_daily WHERE $2::date IS NULL OR day >= $2::date) d
            ON d.contributor_id = r.contributor_id AND d.day = r.day AND d.model = r.model
          WHERE r.contributor_id IS NULL OR d.contributor_id IS NULL
             OR (d.events, d.prompt_tokens, d.completion_tokens, d.official_atto, d.earned_atto, d.charge_atto, d.margin_atto,
@@ -135,7 +148,7 @@ export class EarningsRepository {
                 r.cached_tokens, r.cache_write_tokens, r.audio_tokens)
          ORDER BY 1, 2, 3
          LIMIT $1`,
-        [limit],
+        [limit, sinceDay],
       );
       return { rollupRows: toBigInt(counted.rows[0]!.n), mismatches: result.rows.map(toMismatch) };
     });

@@ -1,6 +1,6 @@
 import { Injectable, type OnModuleInit } from '@nestjs/common';
 import { formatAttoAsUsd } from '../../common/money/index.js';
-import { LedgerCheckRegistry } from '../ledger/ledger-check-extension.js';
+import { LedgerCheckRegistry, type LedgerCheckOptions } from '../ledger/ledger-check-extension.js';
 import type { RollupSums } from '../usage/usage.types.js';
 import { EarningsRepository } from './earnings.repository.js';
 
@@ -32,13 +32,21 @@ export class RollupCheck implements OnModuleInit {
   ) {}
 
   onModuleInit(): void {
-    this.registry.register({ name: 'rollups', run: () => this.run() });
+    this.registry.register({ name: 'rollups', run: (options) => this.run(options) });
   }
 
-  async run() {
-    const found = await this.repository.findRollupMismatches(ROLLUP_MISMATCHES_REPORTED_MAX);
+  /**
+   * Without full, only the days of the current and the previous UTC month (their partitions) are
+   * compared, so the check does not grow with history; full compares every day, archived months
+   * against what the archive recorded of them (usage_archived_rollups).
+   */
+  async run(options: LedgerCheckOptions = { full: true }) {
+    const now = new Date();
+    const sinceDay = options.full ? null : new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() - 1, 1)).toISOString().slice(0, 10);
+    const found = await this.repository.findRollupMismatches(ROLLUP_MISMATCHES_REPORTED_MAX, sinceDay);
     return {
       ok: found.mismatches.length === 0,
+      since_day: sinceDay,
       rollup_rows: found.rollupRows.toString(),
       mismatched: found.mismatches.map((m) => ({
         contributor_id: m.contributorId,

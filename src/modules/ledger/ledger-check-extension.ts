@@ -6,7 +6,12 @@ import { Injectable } from '@nestjs/common';
  */
 export interface LedgerCheckExtension {
   name: string;
-  run(): Promise<{ ok: boolean } & Record<string, unknown>>;
+  /** full: GET /v1/admin/ledger/check?full=true (a check may then scan all history). */
+  run(options: LedgerCheckOptions): Promise<{ ok: boolean } & Record<string, unknown>>;
+}
+
+export interface LedgerCheckOptions {
+  full: boolean;
 }
 
 @Injectable()

@@ -2,12 +2,18 @@ import { Injectable } from '@nestjs/common';
 import { formatAttoAsUsd } from '../../common/money/index.js';
 import { DatabaseService } from '../../database/database.service.js';
 import { WebhookOutbox } from '../webhooks/webhook-outbox.service.js';
-import { LedgerCheckRegistry } from './ledger-check-extension.js';
+import { LedgerCheckRegistry, type LedgerCheckOptions } from './ledger-check-extension.js';
+import { LedgerCheckpoints, type CheckpointInfo } from './ledger-checkpoint.service.js';
 import { LedgerService, type LedgerCheckReport } from './ledger.service.js';
 
 export interface FullLedgerCheck {
   ok: boolean;
   report: LedgerCheckReport;
+  /** How the balances were recomputed: from the newest checkpoint, or from every entry. */
+  mode: 'checkpoint' | 'full';
+  checkpoint: CheckpointInfo | null;
+  /** Milliseconds each section took: `ledger` and every extension by name. */
+  timingsMs: Record<string, number>;
   extensions: Array<readonly [string, { ok: boolean } & Record<string, unknown>]>;
 }
 
@@ -22,14 +28,38 @@ export class LedgerCheckService {
     private readonly ledger: LedgerService,
     private readonly registry: LedgerCheckRegistry,
     private readonly webhooks: WebhookOutbox,
+    private readonly checkpoints: LedgerCheckpoints,
   ) {}
 
-  async run(): Promise<FullLedgerCheck> {
-    const report = await this.ledger.check();
-    const extensions = await Promise.all(this.registry.all().map(async (e) => [e.name, await e.run()] as const));
+  /**
+   * Without full: from the newest verified checkpoint (only entries after it are read), or in
+   * full when none exists yet; full: every entry.
+   */
+  async run(options: LedgerCheckOptions = { full: false }): Promise<FullLedgerCheck> {
+    const timingsMs: Record<string, number> = {};
+    const timed = async <T>(name: string, fn: () => Promise<T>): Promise<T> => {
+      const started = performance.now();
+      try {
+        return await fn();
+      } finally {
+        timingsMs[name] = Math.round((performance.now() - started) * 10) / 10;
+      }
+    };
+    const [{ fromCheckpoint, report }, extensions] = await Promise.all([
+      timed('ledger', async () => {
+        const fromCheckpoint = options.full ? null : await this.checkpoints.check();
+        return { fromCheckpoint, report: fromCheckpoint ?? (await this.ledger.check()) };
+      }),
+      Promise.all(this.registry.all().map(async (e) => [e.name, await timed(e.name, () => e.run(options))] as const)),
+    ]);
     const ok = report.ok && extensions.every(([, r]) => r.ok);
     if (!ok) await this.announceFailure(report, extensions, new Date());
-    return { ok, report, extensions };
+    return { ok, report, mode: fromCheckpoint ? 'checkpoint' : 'full', checkpoint: fromCheckpoint?.checkpoint ?? null, timingsMs, extensions };
+  }
+
+  /** Writes a verified checkpoint at the journal's frontier (the ledger-checkpoint job). */
+  writeCheckpoint() {
+    return this.checkpoints.write();
   }
 
   private async announceFailure(report: LedgerCheckReport, extensions: FullLedgerCheck['extensions'], at: Date): Promise<void> {

@@ -1,5 +1,6 @@
-import { Controller, Get } from '@nestjs/common';
-import { ApiBearerAuth, ApiTags } from '@nestjs/swagger';
+import { Controller, Get, HttpCode, Post, Query } from '@nestjs/common';
+import { DomainError } from '../../common/errors/index.js';
+import { ApiBearerAuth, ApiQuery, ApiTags } from '@nestjs/swagger';
 import { Roles } from '../auth/roles.decorator.js';
 import { ledgerCheckBody } from './ledger.presenter.js';
 import { LedgerCheckService } from './ledger-check.service.js';
@@ -11,10 +12,28 @@ import { LedgerCheckService } from './ledger-check.service.js';
 export class LedgerController {
   constructor(private readonly checks: LedgerCheckService) {}
 
-  /** Recomputes every balance from postings; proves each transaction and the total sum to zero. */
+  /**
+   * Recomputes every balance from postings (from the newest verified checkpoint, or all of them
+   * with ?full=true); proves each transaction and the total sum to zero.
+   */
   @Get('check')
-  async check() {
-    const { ok, report, extensions: extra } = await this.checks.run();
-    return ledgerCheckBody({ ok, report, extra });
+  @ApiQuery({ name: 'full', required: false, enum: ['true', 'false'], description: 'true: recompute from every posting instead of the newest checkpoint' })
+  async check(@Query('full') full?: string) {
+    if (full !== undefined && full !== 'true' && full !== 'false') throw new DomainError('validation_failed', 'full must be true or false', [{ field: 'full', message: 'must be true or false' }]);
+    const { ok, report, mode, checkpoint, timingsMs, extensions: extra } = await this.checks.run({ full: full === 'true' });
+    return { ...ledgerCheckBody({ ok, report, mode, checkpoint, extra }), timings_ms: timingsMs };
+  }
+
+  /**
+   * Writes a verified checkpoint at the journal's frontier now (the worker's ledger-checkpoint job
+   * does it every 10 minutes); `written: false` when nothing was posted since the last one.
+   */
+  @Post('checkpoints')
+  @HttpCode(200)
+  async checkpoint() {
+    const written = await this.checks.writeCheckpoint();
+    return written === null
+      ? { written: false }
+      : { written: true, id: written.id.toString(), through_entry_id: written.throughEntryId.toString(), journal_entries: Number(written.entries) };
   }
 }

@@ -5,6 +5,8 @@ import { LedgerController } from './ledger.controller.js';
 import { LedgerRepository } from './ledger.repository.js';
 import { LedgerService } from './ledger.service.js';
 import { LedgerCheckRegistry } from './ledger-check-extension.js';
+import { LedgerCheckpointRepository } from './ledger-checkpoint.repository.js';
+import { LedgerCheckpoints } from './ledger-checkpoint.service.js';
 
-@Module({ imports: [WebhooksModule], controllers: [LedgerController], providers: [LedgerRepository, LedgerService, LedgerCheckRegistry, LedgerCheckService], exports: [LedgerService, LedgerCheckRegistry] })
+@Module({ imports: [WebhooksModule], controllers: [LedgerController], providers: [LedgerRepository, LedgerService, LedgerCheckRegistry, LedgerCheckService, LedgerCheckpointRepository, LedgerCheckpoints], exports: [LedgerService, LedgerCheckRegistry, LedgerCheckService] })
 export class LedgerModule {}

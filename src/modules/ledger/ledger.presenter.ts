@@ -1,12 +1,25 @@
 // API body of GET /v1/admin/ledger/check (money as decimal strings, exact atto alongside).
 import { formatAttoAsUsd } from '../../common/money/index.js';
 import type { LedgerCheckReport } from './ledger.service.js';
+import type { CheckpointInfo } from './ledger-checkpoint.service.js';
 
 /** `extra`: the registered checks' sections (rollups, settlement), each under its name. */
-export function ledgerCheckBody(input: { ok: boolean; report: LedgerCheckReport; extra: ReadonlyArray<readonly [string, unknown]> }) {
+export function ledgerCheckBody(input: { ok: boolean; report: LedgerCheckReport; mode?: 'checkpoint' | 'full'; checkpoint?: CheckpointInfo | null; extra: ReadonlyArray<readonly [string, unknown]> }) {
   const { ok, report, extra } = input;
+  const checkpoint = input.checkpoint ?? null;
   return {
     ok,
+    mode: input.mode ?? 'full',
+    checkpoint:
+      checkpoint === null
+        ? null
+        : {
+            id: checkpoint.id.toString(),
+            through_entry_id: checkpoint.throughEntryId.toString(),
+            created_at: checkpoint.createdAt.toISOString(),
+            intact: checkpoint.intact,
+            entries_since: Number(checkpoint.entriesSince),
+          },
     journal_entries: Number(report.journalEntries),
     postings_sum: formatAttoAsUsd(report.postingsSumAtto),
     postings_sum_atto: report.postingsSumAtto.toString(),

@@ -11,7 +11,7 @@ import { PricingService } from '../pricing/pricing.service.js';
 import { UsageRepository, type InsertedEvents } from './usage.repository.js';
 import type { NormalizedEvent } from './usage-event.js';
 import { planEvent, rollupDeltas, USAGE_JOURNAL_KIND, usageJournalDraft, type Multipliers } from './usage-planner.js';
-import type { PlannedEvent, StoredEvent, WriteOutcome } from './usage.types.js';
+import type { ArchivedEvent, PlannedEvent, StoredEvent, WriteOutcome } from './usage.types.js';
 import { WebhookOutbox } from '../webhooks/webhook-outbox.service.js';
 import { UnpricedAnnouncements, unpricedEvents } from './unpriced-announcements.js';
 
@@ -177,7 +177,9 @@ export class UsageWriter {
     // Rows we just wrote are known; only replays and conflicts need reading back.
     const stored = await this.repository.findByEventIds([...firstById.keys()].filter((id) => !inserted.has(id)));
     for (const [eventId, id] of inserted) stored.set(eventId, eventAsWritten(planned.get(eventId)!, id, receivedAt!));
-    return this.outcomes(events, firstById, planned, inserted, stored);
+    // Not stored: an unknown contributor, or a replay of an event whose month was archived.
+    const archived = await this.repository.findArchived([...firstById.keys()].filter((id) => !stored.has(id)));
+    return this.outcomes(events, firstById, planned, inserted, stored, archived);
   }
 
   private async insert(client: Parameters<LedgerService['post']>[0], planned: PlannedEvent[], announceUnpriced: readonly string[]): Promise<InsertedEvents> {
@@ -209,10 +211,13 @@ export class UsageWriter {
     planned: Map<string, PlannedEvent>,
     inserted: ReadonlyMap<string, bigint>,
     stored: Map<string, StoredEvent>,
+    archived: ReadonlyMap<string, ArchivedEvent>,
   ): WriteOutcome[] {
     const created = new Set<string>();
     return events.map((event): WriteOutcome => {
       const row = stored.get(event.eventId);
+      const gone = row ? undefined : archived.get(event.eventId);
+      if (gone) return gone.requestHash === event.requestHash ? { kind: 'archived', event: gone } : { kind: 'conflict', eventId: event.eventId };
       if (!row) {
         // Not written: only an unknown contributor leaves no row (it never reaches the insert).
         return { kind: 'unknown_contributor', eventId: event.eventId, contributorId: event.contributorId };

@@ -4,7 +4,9 @@ import { arrayLiteral, plainArrayLiteral, preparedStatement, toBigInt, toBigIntO
 import { BALANCE_DELTAS_CTE, POSTED_BALANCES_CTE, POSTING_CTE_PARAM_COUNT, postingCtes, type BatchedPosting } from '../ledger/batched-posting.js';
 import { lowBalanceOutboxCte, unpricedOutboxCte } from '../webhooks/webhook-outbox-ctes.js';
 import { DEFAULT_PRICE_VARIANT, type TokenUsage } from '../pricing/pricing.types.js';
-import type { ContributorTierName, PlannedEvent, RollupDelta, StoredEvent } from './usage.types.js';
+import type { ArchivedEvent, ContributorTierName, PlannedEvent, RollupDelta, StoredEvent } from './usage.types.js';
+import { USAGE_JOURNAL_KIND } from './usage-planner.js';
+import { describeAccount, PLATFORM_REVENUE } from '../ledger/account-codes.js';
 
 /** Rows insertEvents wrote (event_id -> id) and their received_at: one value per transaction. */
 export interface InsertedEvents {
@@ -39,6 +41,9 @@ const EVENT_COLUMNS = `id, event_id, request_hash, user_id, contributor_id, mode
   prompt_tokens, completion_tokens, cached_tokens, reasoning_tokens, ${KIND_COLUMNS}, price_variant, hold_id, metadata, source, status,
   price_id, contributor_tier, user_markup, payout_multiplier, official_atto, charge_atto, payout_atto,
   margin_atto, priced_at, stream`;
+
+/** The same columns of usage_events aliased `e`. */
+const EVENT_COLUMNS_OF_E = EVENT_COLUMNS.split(',').map((c) => `e.${c.trim()}`).join(', ');
 
 interface EventRow {
   id: string;
@@ -87,28 +92,47 @@ interface InsertedRow {
 const INSERTED_COLUMNS = 'id, event_id, floor(extract(epoch FROM received_at) * 1000)::bigint AS received_ms';
 
 /**
- * The multi-row event insert over $1..$25 (see eventParams), without its RETURNING clause. The
- * variant ($24, NULL = standard) and the other usage kinds ($25, one int-array literal per row,
- * NULL = all zero) cost a plain text event two NULL array elements.
+ * The batch's columns, one array parameter each ($1..$25, see eventParams). The variant ($24, NULL
+ * = standard) and the other usage kinds ($25, one int-array literal per row, NULL = all zero) cost
+ * a plain text event two NULL array elements.
  */
-const INSERT_EVENTS_SQL = `INSERT INTO usage_events (event_id, request_hash, user_id, contributor_id, model, occurred_at,
-         prompt_tokens, completion_tokens, cached_tokens, reasoning_tokens, hold_id, metadata, source, status,
-         price_id, contributor_tier, user_markup, payout_multiplier, official_atto, charge_atto, payout_atto,
-         margin_atto, priced_at, stream, price_variant, ${KIND_COLUMNS})
-       SELECT event_id, request_hash, user_id, contributor_id, model, occurred_at,
-         prompt_tokens, completion_tokens, cached_tokens, reasoning_tokens, hold_id, metadata, source, status,
-         price_id, contributor_tier, user_markup, payout_multiplier, official_atto, charge_atto, payout_atto,
-         margin_atto, CASE WHEN status = 'priced' THEN now() END, stream, coalesce(price_variant, 'standard'), ${KIND_VALUES}
-       FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::timestamptz[], $7::int[], $8::int[],
+const EVENT_SOURCE_SQL = `SELECT y.*, x.kinds FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::timestamptz[], $7::int[], $8::int[],
          $9::int[], $10::int[], $11::text[], $12::jsonb[], $13::text[], $14::text[], $15::bigint[], $16::text[],
          $17::text[], $18::text[], $19::numeric[], $20::numeric[], $21::numeric[], $22::numeric[], $23::jsonb[],
          $24::text[], $25::text[])
          AS y(event_id, request_hash, user_id, contributor_id, model, occurred_at, prompt_tokens, completion_tokens,
          cached_tokens, reasoning_tokens, hold_id, metadata, source, status, price_id, contributor_tier, user_markup,
          payout_multiplier, official_atto, charge_atto, payout_atto, margin_atto, stream, price_variant, kinds_text)
-         CROSS JOIN LATERAL (SELECT y.kinds_text::int[] AS kinds) AS x
-       ORDER BY event_id
-       ON CONFLICT (event_id) DO NOTHING`;
+         CROSS JOIN LATERAL (SELECT y.kinds_text::int[] AS kinds) AS x`;
+
+/**
+ * The multi-row event insert as CTEs `src`, `event_keys` and `ins` (ins RETURNING the given
+ * columns). usage_events is partitioned by month, so event_id is unique in usage_event_keys
+ * (permanent idempotency, docs/history.md): the keys are inserted in event_id order (concurrent
+ * batches take the unique-index locks in the same order), existing ones skipped, and only the
+ * events whose key this statement inserted are written, with the id the key took.
+ */
+function insertEventsCtes(returning: string): string {
+  return `src AS (
+     ${EVENT_SOURCE_SQL}
+   ), event_keys AS (
+     INSERT INTO usage_event_keys (event_id, request_hash, id, occurred_at)
+     SELECT event_id, request_hash, nextval('usage_events_id_seq'), occurred_at FROM src ORDER BY event_id
+     ON CONFLICT (event_id) DO NOTHING
+     RETURNING event_id, id
+   ), ins AS (
+     INSERT INTO usage_events (id, event_id, request_hash, user_id, contributor_id, model, occurred_at,
+         prompt_tokens, completion_tokens, cached_tokens, reasoning_tokens, hold_id, metadata, source, status,
+         price_id, contributor_tier, user_markup, payout_multiplier, official_atto, charge_atto, payout_atto,
+         margin_atto, priced_at, stream, price_variant, ${KIND_COLUMNS})
+       SELECT k.id, s.event_id, request_hash, user_id, contributor_id, model, occurred_at,
+         prompt_tokens, completion_tokens, cached_tokens, reasoning_tokens, hold_id, metadata, source, status,
+         price_id, contributor_tier, user_markup, payout_multiplier, official_atto, charge_atto, payout_atto,
+         margin_atto, CASE WHEN status = 'priced' THEN now() END, stream, coalesce(price_variant, 'standard'), ${KIND_VALUES.replaceAll('x.kinds', 's.kinds')}
+       FROM src s JOIN event_keys k ON k.event_id = s.event_id
+     RETURNING ${returning}
+   )`;
+}
 const EVENT_PARAM_COUNT = 25;
 /** The posting's parameters follow the events'; the two webhook parameters come after them. */
 const WEBHOOK_PARAMS_FIRST = EVENT_PARAM_COUNT + POSTING_CTE_PARAM_COUNT + 1;
@@ -133,12 +157,9 @@ const ROLLUP_ACCUMULATE_SQL = `ON CONFLICT (contributor_id, day, model) DO UPDAT
  * balance upserts (the ledger's CTEs, see ledger/batched-posting.ts) and the earnings rollups, in
  * data-modifying CTEs over $1..$23 (events) and the posting's parameters after them.
  */
-const INSERT_EVENTS_AND_POST = preparedStatement('usage_insert_events_and_post', `WITH ins AS (
-     ${INSERT_EVENTS_SQL}
-     RETURNING ${INSERTED_COLUMNS}, user_id, contributor_id, model, occurred_at, status, prompt_tokens,
+const INSERT_EVENTS_AND_POST = preparedStatement('usage_insert_events_and_post', `WITH ${insertEventsCtes(`${INSERTED_COLUMNS}, user_id, contributor_id, model, occurred_at, status, prompt_tokens,
        completion_tokens, official_atto, payout_atto, charge_atto, margin_atto, cached_tokens,
-       cache_write_5m_tokens + cache_write_1h_tokens AS cache_write_tokens, prompt_audio_tokens + completion_audio_tokens AS audio_tokens
-   ), ${postingCtes({ firstParam: EVENT_PARAM_COUNT + 1, source: 'ins', refColumn: 'event_id', userColumn: 'user_id' })},
+       cache_write_5m_tokens + cache_write_1h_tokens AS cache_write_tokens, prompt_audio_tokens + completion_audio_tokens AS audio_tokens`)}, ${postingCtes({ firstParam: EVENT_PARAM_COUNT + 1, source: 'ins', refColumn: 'event_id', userColumn: 'user_id' })},
    ${lowBalanceOutboxCte({ name: 'low_balances', balances: POSTED_BALANCES_CTE, deltas: BALANCE_DELTAS_CTE, thresholdParam: WEBHOOK_PARAMS_FIRST })},
    ${unpricedOutboxCte({ name: 'unpriced_alerts', source: 'ins', modelsParam: WEBHOOK_PARAMS_FIRST + 1 })}, rollups_upserted AS (
      ${ROLLUP_INSERT_SQL}
@@ -166,11 +187,25 @@ const UPSERT_ROLLUPS = preparedStatement('usage_upsert_rollups', `${ROLLUP_INSER
    ORDER BY contributor_id, day, model
    ${ROLLUP_ACCUMULATE_SQL}`);
 
-const FIND_BY_EVENT_IDS = preparedStatement('usage_find_by_event_ids', `SELECT ${EVENT_COLUMNS} FROM usage_events WHERE event_id = ANY($1::text[])`);
+/** Through the key: (id, occurred_at) prunes to the event's partition and probes its primary key. */
+const FIND_BY_EVENT_IDS = preparedStatement('usage_find_by_event_ids', `SELECT ${EVENT_COLUMNS_OF_E}
+   FROM usage_event_keys k JOIN usage_events e ON e.id = k.id AND e.occurred_at = k.occurred_at
+   WHERE k.event_id = ANY($1::text[])`);
 
-const INSERT_EVENTS = preparedStatement('usage_insert_events', `${INSERT_EVENTS_SQL}\n       RETURNING ${INSERTED_COLUMNS}`);
+/**
+ * Keys of events whose month was archived, with the amounts their journal entry posted (the user's
+ * negative posting is the charge, the contributor's payable one the payout, platform:revenue the
+ * margin). Only keys in an archived month are returned.
+ */
+const FIND_ARCHIVED = `SELECT k.event_id, k.request_hash, k.occurred_at, to_char(a.month, 'YYYY-MM') AS month, j.account_codes, j.amounts_atto
+   FROM usage_event_keys k
+   JOIN usage_archives a ON a.month = date_trunc('month', k.occurred_at AT TIME ZONE 'UTC')::date
+   LEFT JOIN journal_entries j ON j.kind = $2 AND j.ref = k.event_id
+   WHERE k.event_id = ANY($1::text[])`;
 
-/** One array parameter per column of INSERT_EVENTS_SQL. */
+const INSERT_EVENTS = preparedStatement('usage_insert_events', `WITH ${insertEventsCtes(INSERTED_COLUMNS)}\n   SELECT * FROM ins`);
+
+/** One array parameter per column of EVENT_SOURCE_SQL. */
 function eventParams(planned: PlannedEvent[]): string[] {
   const n = planned.length;
   const eventIds: string[] = new Array(n);
@@ -328,6 +363,34 @@ export class UsageRepository {
     return new Map(result.rows.map((row) => [row.event_id, eventFromRow(row)]));
   }
 
+  /** Replays of archived events (rare: only ids no stored event answered are looked up). */
+  async findArchived(eventIds: string[]): Promise<Map<string, ArchivedEvent>> {
+    const found = new Map<string, ArchivedEvent>();
+    if (eventIds.length === 0) return found;
+    const result = await this.db.pool.query<{ event_id: string; request_hash: string; occurred_at: Date; month: string; account_codes: string[] | null; amounts_atto: string[] | null }>(
+      FIND_ARCHIVED,
+      [eventIds, USAGE_JOURNAL_KIND],
+    );
+    for (const r of result.rows) {
+      const event: ArchivedEvent = { eventId: r.event_id, requestHash: r.request_hash, occurredAt: r.occurred_at, archivedMonth: r.month, userId: null, contributorId: null, chargeAtto: 0n, payoutAtto: 0n, marginAtto: 0n };
+      (r.account_codes ?? []).forEach((code, i) => {
+        const amount = toBigInt(r.amounts_atto![i]);
+        const account = describeAccount(code);
+        if (account.kind === 'user') {
+          event.userId = account.ownerId;
+          event.chargeAtto -= amount;
+        } else if (account.kind === 'contributor_payable') {
+          event.contributorId = account.ownerId;
+          event.payoutAtto += amount;
+        } else if (code === PLATFORM_REVENUE) {
+          event.marginAtto += amount;
+        }
+      });
+      found.set(r.event_id, event);
+    }
+    return found;
+  }
+
   async listByStatus(status: 'priced' | 'unpriced', limit: number, afterId: bigint | null): Promise<StoredEvent[]> {
     const result = await this.db.pool.query<EventRow>(
       `SELECT ${EVENT_COLUMNS} FROM usage_events WHERE status = $1 AND id > $2 ORDER BY id LIMIT $3`,
@@ -373,7 +436,8 @@ export class UsageRepository {
          charge_atto = x.charge_atto, payout_atto = x.payout_atto, margin_atto = x.margin_atto, priced_at = now()
        FROM json_to_recordset($1::json) AS x(event_id text, price_id bigint, contributor_tier text, user_markup text,
          payout_multiplier text, official_atto numeric, charge_atto numeric, payout_atto numeric, margin_atto numeric)
-       WHERE e.event_id = x.event_id AND e.status = 'unpriced'`,
+       JOIN usage_event_keys k ON k.event_id = x.event_id
+       WHERE e.id = k.id AND e.occurred_at = k.occurred_at AND e.status = 'unpriced'`,
       [JSON.stringify(rows)],
     );
   }

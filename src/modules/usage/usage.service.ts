@@ -12,7 +12,8 @@ import { UsageRepository, type UnpricedModelRow } from './usage.repository.js';
 import { normalizeEvent, type NormalizedEvent, type StreamDetails } from './usage-event.js';
 import { planEvent, rollupDeltas, usageJournalDraft, type Multipliers } from './usage-planner.js';
 import { usageEventSchema, type UsageEventInput } from './usage.schemas.js';
-import type { PlannedEvent, StoredEvent, WriteOutcome } from './usage.types.js';
+import type { ArchivedEvent, PlannedEvent, StoredEvent, WriteOutcome } from './usage.types.js';
+import { formatAttoAsUsd } from '../../common/money/index.js';
 import { UsageWriter } from './usage-writer.js';
 
 const REPRICE_CHUNK_EVENTS = 500;
@@ -86,8 +87,10 @@ export class UsageService {
 
   async get(eventId: string): Promise<StoredEvent> {
     const found = (await this.repository.findByEventIds([eventId])).get(eventId);
-    if (!found) throw notFound('usage event');
-    return found;
+    if (found) return found;
+    const archived = (await this.repository.findArchived([eventId])).get(eventId);
+    if (archived) throw eventArchived(archived);
+    throw notFound('usage event');
   }
 
   list(status: 'priced' | 'unpriced', limit: number, afterId: bigint | null): Promise<StoredEvent[]> {
@@ -135,6 +138,8 @@ export class UsageService {
         return { event: outcome.event, replayed: true };
       case 'conflict':
         throw new DomainError('idempotency_conflict', `event_id ${outcome.eventId} was already used with a different payload`);
+      case 'archived':
+        throw eventArchived(outcome.event);
       case 'unknown_contributor':
         throw new DomainError('unknown_contributor', `contributor ${outcome.contributorId} is not registered`);
     }
@@ -142,9 +147,24 @@ export class UsageService {
 
   private count(outcomes: WriteOutcome[]): void {
     for (const o of outcomes) {
-      this.metrics.usageEvents.inc({ status: o.kind === 'created' ? o.event.status : o.kind });
+      this.metrics.usageEvents.inc({ status: o.kind === 'created' ? o.event.status : o.kind === 'archived' ? 'replayed' : o.kind });
     }
   }
+}
+
+/** A replay (or read) of an event whose month was archived: 410 with what it posted (docs/history.md). */
+function eventArchived(event: ArchivedEvent): DomainError {
+  return new DomainError('event_archived', `usage event ${event.eventId} was archived with its month ${event.archivedMonth}; its original amounts are in details`, {
+    event_id: event.eventId,
+    status: 'priced',
+    occurred_at: event.occurredAt.toISOString(),
+    archived_month: event.archivedMonth,
+    user_id: event.userId,
+    contributor_id: event.contributorId,
+    charge_usd: formatAttoAsUsd(event.chargeAtto),
+    payout_usd: formatAttoAsUsd(event.payoutAtto),
+    margin_usd: formatAttoAsUsd(event.marginAtto),
+  });
 }
 
 function toBatchResult(outcome: WriteOutcome): BatchItemResult {
@@ -152,6 +172,7 @@ function toBatchResult(outcome: WriteOutcome): BatchItemResult {
     case 'created':
       return { event_id: outcome.event.eventId, status: outcome.event.status };
     case 'replayed':
+    case 'archived':
       return { event_id: outcome.event.eventId, status: 'duplicate' };
     case 'conflict':
       return { event_id: outcome.eventId, status: 'rejected', error: { code: 'idempotency_conflict', message: 'event_id was already used with a different payload' } };

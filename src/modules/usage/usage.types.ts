@@ -45,7 +45,26 @@ export type WriteOutcome =
   | { kind: 'created'; event: StoredEvent }
   | { kind: 'replayed'; event: StoredEvent }
   | { kind: 'conflict'; eventId: string }
+  /** A replay of an event whose month was archived (same payload): docs/history.md, a 410 with its amounts. */
+  | { kind: 'archived'; event: ArchivedEvent }
   | { kind: 'unknown_contributor'; eventId: string; contributorId: string };
+
+/**
+ * What is kept of an event after its month was archived (npm run archive): its key in
+ * usage_event_keys and its journal entry, so a replay gets the original amounts.
+ */
+export interface ArchivedEvent {
+  eventId: string;
+  requestHash: string;
+  occurredAt: Date;
+  /** YYYY-MM */
+  archivedMonth: string;
+  userId: string | null;
+  contributorId: string | null;
+  chargeAtto: bigint;
+  payoutAtto: bigint;
+  marginAtto: bigint;
+}
 
 /** What a set of priced events adds to one per contributor/UTC day/model row of the earnings rollup. */
 export interface RollupDelta extends RollupSums {

@@ -4,7 +4,7 @@
 import fc from 'fast-check';
 import { JSON_ROUTES, jsonRouteCases } from './fuzz-json-routes.js';
 import type { FuzzRequest } from './fuzz-mutations.js';
-import { importCases, pathOnlyCases, repriceCases, streamCases } from './fuzz-raw-routes.js';
+import { checkpointCases, importCases, pathOnlyCases, repriceCases, streamCases } from './fuzz-raw-routes.js';
 import { regressionCases } from './fuzz-regressions.js';
 
 export type { FuzzRequest } from './fuzz-mutations.js';
@@ -15,6 +15,7 @@ export const FUZZ_ROUTES: Array<{ route: string; cases: () => fc.Arbitrary<FuzzR
   { route: 'POST /v1/admin/prices/import', cases: importCases },
   { route: 'path-only routes', cases: pathOnlyCases },
   { route: 'POST /v1/admin/usage-events/reprice', cases: repriceCases },
+  { route: 'POST /v1/admin/ledger/checkpoints', cases: checkpointCases },
 ];
 
 /** `total` cases spread evenly over the routes, the same for the same seed, plus the regressions. */
@@ -33,6 +34,7 @@ export const FUZZED_ROUTE_KEYS = [
   'POST /v1/admin/settlements/:id/approve',
   'POST /v1/admin/settlements/:id/reconcile',
   'POST /v1/admin/usage-events/reprice',
+  'POST /v1/admin/ledger/checkpoints',
   'DELETE /v1/admin/webhooks/:id',
   'POST /v1/admin/webhooks/:id/enable',
   'POST /v1/admin/webhooks/:id/deliveries/:delivery_id/retry',

@@ -152,6 +152,20 @@ export function pathOnlyCases(): fc.Arbitrary<FuzzRequest> {
   }));
 }
 
+/** Writes a checkpoint now: takes no body, so any JSON is accepted and a replay writes nothing new. */
+export function checkpointCases(): fc.Arbitrary<FuzzRequest> {
+  return fc.tuple(wireMutations, fc.jsonValue({ maxDepth: 3 })).map(([m, value]) => ({
+    route: 'POST /v1/admin/ledger/checkpoints',
+    mutation: `${m.label} of ${describeValue(value)}`,
+    method: 'POST' as const,
+    path: '/v1/admin/ledger/checkpoints',
+    caller: 'admin' as const,
+    contentType: m.contentType === undefined ? 'application/json' : m.contentType,
+    body: m.bytes(serialize(value)),
+    idempotent: true,
+  }));
+}
+
 export function repriceCases(): fc.Arbitrary<FuzzRequest> {
   return fc.tuple(wireMutations, fc.jsonValue({ maxDepth: 3 })).map(([m, value]) => ({
     route: 'POST /v1/admin/usage-events/reprice',

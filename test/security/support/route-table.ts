@@ -116,6 +116,7 @@ export const ROUTE_TABLE: Record<string, RouteAccess> = {
   'GET /v1/admin/overview': { roles: admin, path: '/v1/admin/overview' },
   'GET /v1/admin/overview/daily': { roles: admin, path: '/v1/admin/overview/daily' },
   'GET /v1/admin/ledger/check': { roles: admin, path: '/v1/admin/ledger/check' },
+  'POST /v1/admin/ledger/checkpoints': { roles: admin, path: '/v1/admin/ledger/checkpoints' },
   'GET /v1/admin/audit-log': { roles: admin, path: '/v1/admin/audit-log' },
 };
 

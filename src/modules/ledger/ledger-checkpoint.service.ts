@@ -1,0 +1,103 @@
+import { Injectable, Logger } from '@nestjs/common';
+import { DatabaseService, type SqlClient } from '../../database/database.service.js';
+import { LedgerCheckpointRepository, type LedgerCheckpointRow } from './ledger-checkpoint.repository.js';
+import { LedgerRepository } from './ledger.repository.js';
+import type { LedgerCheckReport } from './ledger.service.js';
+
+const MISMATCHES_REPORTED_MAX = 100;
+/** Checkpoints kept (older ones are deleted when a new one is written). */
+const CHECKPOINTS_KEPT = 3;
+/** No upper bound: every entry the snapshot sees after the checkpoint. */
+const LAST_ENTRY = 2n ** 63n - 1n;
+
+export interface CheckpointInfo {
+  id: bigint;
+  throughEntryId: bigint;
+  createdAt: Date;
+  /** The stored balance rows still hash to the digest written when the checkpoint was verified. */
+  intact: boolean;
+  entriesSince: bigint;
+}
+
+export type CheckpointedReport = LedgerCheckReport & { checkpoint: CheckpointInfo };
+
+/**
+ * Checkpointed ledger check (docs/history.md). A checkpoint holds every account's sum of postings
+ * up to a journal entry id that no running transaction can still write below (the frontier); it is
+ * written only if, in the same snapshot, its sums plus the entries after it equal every stored
+ * balance. A check then proves the checkpoint's rows intact (their sha256 digest, a zero total)
+ * and recomputes only the entries after it: its cost follows what was written since, not history.
+ */
+@Injectable()
+export class LedgerCheckpoints {
+  private readonly logger = new Logger('LedgerCheckpoints');
+
+  constructor(
+    private readonly db: DatabaseService,
+    private readonly repository: LedgerCheckpointRepository,
+    private readonly ledger: LedgerRepository,
+  ) {}
+
+  /** The check from the newest checkpoint; null when none was written yet (run the full one). */
+  async check(): Promise<CheckpointedReport | null> {
+    const [report, held] = await Promise.all([
+      this.db.transaction(async (client) => {
+        const checkpoint = await this.repository.latest(client);
+        return checkpoint ? this.verify(client, checkpoint) : null;
+      }, 'repeatable read'),
+      this.ledger.findHeldMismatches(MISMATCHES_REPORTED_MAX),
+    ]);
+    if (!report) return null;
+    const heldMismatches = held.map((h) => ({ account: h.code, heldAtto: h.heldAtto, activeHoldsAtto: h.activeHoldsAtto }));
+    return { ...report, heldMismatches, ok: report.ok && heldMismatches.length === 0 };
+  }
+
+  /**
+   * Writes a checkpoint at the journal's frontier from the previous one, verified before it
+   * commits; returns it (or null when nothing was written since the last one).
+   */
+  async write(): Promise<{ id: bigint; throughEntryId: bigint; entries: bigint } | null> {
+    const frontier = await this.repository.frontier();
+    return this.db.transaction(async (client) => {
+      const previous = await this.repository.latest(client);
+      if (previous && previous.throughEntryId >= frontier) return null;
+      if (previous) {
+        const intact = await this.intact(client, previous);
+        if (!intact) throw new Error(`ledger checkpoint ${previous.id} no longer matches its digest: not building on it`);
+      }
+      const range = await this.repository.totalsBetween(client, previous?.throughEntryId ?? 0n, frontier);
+      if (range.unbalancedEntries !== 0n || range.postingsSumAtto !== 0n) {
+        throw new Error(`journal entries up to ${frontier} do not balance (${range.unbalancedEntries} unbalanced, sum ${range.postingsSumAtto}): no checkpoint written`);
+      }
+      const entries = (previous?.entries ?? 0n) + range.entries;
+      await this.repository.insert(client, previous, frontier, entries);
+      const written = (await this.repository.latest(client))!;
+      const verified = await this.verify(client, written);
+      if (!verified.ok) {
+        throw new Error(`ledger checkpoint at entry ${frontier} failed its verification (${verified.mismatchedAccounts.length} accounts differ): not written`);
+      }
+      await this.repository.prune(client, CHECKPOINTS_KEPT);
+      this.logger.log(`checkpoint ${written.id} through entry ${frontier}: ${entries} entries, ${written.accounts} accounts`);
+      return { id: written.id, throughEntryId: frontier, entries };
+    }, 'repeatable read');
+  }
+
+  private async intact(client: SqlClient, checkpoint: LedgerCheckpointRow): Promise<boolean> {
+    const stored = await this.repository.digestOf(client, checkpoint.id);
+    return stored.digest === checkpoint.digest && stored.accounts === checkpoint.accounts && stored.totalAtto === 0n;
+  }
+
+  private async verify(client: SqlClient, checkpoint: LedgerCheckpointRow): Promise<Omit<CheckpointedReport, 'heldMismatches'>> {
+    const intact = await this.intact(client, checkpoint);
+    const since = await this.repository.totalsBetween(client, checkpoint.throughEntryId, null);
+    const mismatched = await this.repository.findMismatchedAccounts(client, checkpoint.id, checkpoint.throughEntryId, LAST_ENTRY, MISMATCHES_REPORTED_MAX);
+    return {
+      ok: intact && since.postingsSumAtto === 0n && since.unbalancedEntries === 0n && mismatched.length === 0,
+      journalEntries: checkpoint.entries + since.entries,
+      postingsSumAtto: since.postingsSumAtto,
+      unbalancedEntries: since.unbalancedEntries,
+      mismatchedAccounts: mismatched.map((m) => ({ account: m.code, storedAtto: m.storedAtto, postedAtto: m.postedAtto })),
+      checkpoint: { id: checkpoint.id, throughEntryId: checkpoint.throughEntryId, createdAt: checkpoint.createdAt, intact, entriesSince: since.entries },
+    };
+  }
+}
