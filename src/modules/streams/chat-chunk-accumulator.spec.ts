@@ -65,10 +65,25 @@ describe('choices (C1-C4)', () => {
       choiceChunk({ reasoning_content: 'think', reasoning: 'hmm' }),
       choiceChunk({ content: 'answer', reasoning_content: 'more' }),
       choiceChunk({ content: null }),
-      choiceChunk({ content: [{ type: 'text', text: 'x' }] }),
+      choiceChunk({ content: { type: 'text', text: 'x' } }),
       choiceChunk({ content: 42 }),
     ]);
     expect(reassembleSse(body).content).toBe('answer');
+  });
+
+  it('C4: content sent as an array of typed parts contributes its text parts, in order', () => {
+    const body = sseBody([
+      choiceChunk({ content: [{ type: 'thinking', thinking: [{ type: 'text', text: 'hidden' }] }, { type: 'text', text: 'Hel' }] }),
+      choiceChunk({ content: [{ type: 'text', text: 'lo' }, { type: 'image_url', image_url: { url: 'data:' } }, { type: 'text', text: ', ' }] }),
+      choiceChunk({ content: [{ type: 'text', text: 42 }, 'bare', null, { text: 'untyped' }] }),
+      choiceChunk({ content: 'world' }, { finish_reason: 'stop' }),
+    ]);
+    expect(reassembleSse(body).content).toBe('Hello, world');
+  });
+
+  it('C4: text parts count against the content limit like string content', () => {
+    const body = sseBody([choiceChunk({ content: [{ type: 'text', text: 'abc' }, { type: 'text', text: 'def' }] })]);
+    expect(reassembleSse(body, { contentBytesMax: 5 })).toMatchObject({ content: '', error: { code: 'content_too_large' } });
   });
 
   it("C4: Perplexity's cumulative choice.message is ignored", () => {

@@ -75,8 +75,13 @@ export class ChatChunkAccumulator {
     return null;
   }
 
-  /** Only `delta.content` counts; reasoning_content / reasoning are ignored (C4). */
-  private appendContent(value: unknown): StreamError | null {
+  /**
+   * Only `delta.content` counts; reasoning_content / reasoning are ignored (C4). Content sent as
+   * an array of typed parts (Mistral's thinking models, some gateways) contributes its
+   * `{type: "text", text}` parts; other parts (thinking, images) are not content.
+   */
+  private appendContent(content: unknown): StreamError | null {
+    const value = Array.isArray(content) ? textOfParts(content) : content;
     if (typeof value !== 'string' || value === '') return null;
     const bytes = utf8ByteLength(value);
     if (this.contentBytes + bytes > this.limits.contentBytesMax) {
@@ -86,6 +91,14 @@ export class ChatChunkAccumulator {
     this.contentBytes += bytes;
     return null;
   }
+}
+
+function textOfParts(parts: unknown[]): string {
+  let text = '';
+  for (const part of parts) {
+    if (isPlainObject(part) && part.type === 'text' && typeof part.text === 'string') text += part.text;
+  }
+  return text;
 }
 
 /**
