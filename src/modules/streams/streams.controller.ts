@@ -29,6 +29,9 @@ const streamQuerySchema = z
       .transform(Number)
       .refine((n) => n <= TOKENS_MAX, `must be at most ${TOKENS_MAX}`)
       .optional(),
+    // The variant to bill at; without it, the stream's service_tier decides (default: standard).
+    // Its format is checked with the event (usage schema).
+    price_variant: z.string().min(1).max(64).optional(),
   })
   .strict();
 
