@@ -66,3 +66,28 @@ describe('POST /v1/usage-events/stream: provider usage conventions', () => {
     expect(text.body.stream.content_length).toBe('You have two apples.'.length);
   });
 });
+
+describe('OpenAPI: the stream endpoint documents its query parameters', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await startTestApp('stream_openapi');
+  });
+  afterAll(async () => {
+    await t?.close();
+  });
+
+  it('lists price_variant beside the other parameters', async () => {
+    const doc = await t.http.get('/docs-json').expect(200);
+    const params = (doc.body.paths['/v1/usage-events/stream'].post.parameters as Array<{ name: string; in: string; required: boolean }>).filter((p) => p.in === 'query');
+    expect(Object.fromEntries(params.map((p) => [p.name, p.required]))).toEqual({
+      event_id: true,
+      user_id: true,
+      contributor_id: true,
+      model: false,
+      hold_id: false,
+      occurred_at: false,
+      prompt_tokens: false,
+      price_variant: false,
+    });
+  });
+});
