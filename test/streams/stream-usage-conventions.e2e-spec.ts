@@ -91,3 +91,72 @@ describe('OpenAPI: the stream endpoint documents its query parameters', () => {
     });
   });
 });
+
+describe('POST /v1/usage-events/stream: every usage kind and the variant, priced (pricing.md)', () => {
+  let t: TestApp;
+  const post = (query: string, body: Buffer | string) =>
+    t.admin(t.http.post(`/v1/usage-events/stream?user_id=u_42&contributor_id=c_std&${query}`)).set('Content-Type', 'text/event-stream').send(body);
+  const price = (body: Record<string, unknown>) =>
+    t.admin(t.http.post('/v1/admin/prices')).send({ effective_from: '2026-01-01T00:00:00Z', ...body }).expect(201);
+
+  beforeAll(async () => {
+    t = await startTestApp('stream_kinds');
+    await seedBilling(t);
+    await price({ model: 'gpt-4o-audio-preview-2025-06-03', input_usd_per_mtok: '2.5', output_usd_per_mtok: '10', cached_input_usd_per_mtok: '1.25', input_audio_usd_per_mtok: '40', output_audio_usd_per_mtok: '80' });
+    await price({ model: 'claude-sonnet-4-5-20250929', input_usd_per_mtok: '3', output_usd_per_mtok: '15', cached_input_usd_per_mtok: '0.3', cache_write_5m_usd_per_mtok: '3.75', cache_write_1h_usd_per_mtok: '6' });
+    await price({ model: 'claude-opus-4-1-20250805', input_usd_per_mtok: '15', output_usd_per_mtok: '75', cached_input_usd_per_mtok: '1.5', cache_write_5m_usd_per_mtok: '18.75', cache_write_1h_usd_per_mtok: '30', web_search_usd_per_call: '0.01' });
+    await price({ model: 'anthropic/claude-sonnet-4', input_usd_per_mtok: '3', output_usd_per_mtok: '15', cached_input_usd_per_mtok: '0.3', cache_write_5m_usd_per_mtok: '3.75' });
+    // No input image price: image input bills at the input price (parent fallback).
+    await price({ model: 'gemini-2.5-flash-image', input_usd_per_mtok: '0.3', output_usd_per_mtok: '2.5', output_image_usd_per_mtok: '30' });
+    await price({ model: 'o3-2025-04-16', input_usd_per_mtok: '2', output_usd_per_mtok: '8', cached_input_usd_per_mtok: '0.5' });
+    await price({ model: 'o3-2025-04-16', variant: 'flex', input_usd_per_mtok: '1', output_usd_per_mtok: '4', cached_input_usd_per_mtok: '0.25' });
+  });
+  afterEach(async () => {
+    await expectLedgerClean(t);
+  });
+  afterAll(async () => {
+    await t?.close();
+  });
+
+  it.each([
+    // 186 text in x 2.5 + 1920 cached x 1.25 + 640 audio in x 40 + 32 text out x 10 + 380 audio out x 80 = 59,185 / 1e6
+    ['40-openai-audio-in-out-cached-usage', { prompt_tokens: 2746, completion_tokens: 412, cached_tokens: 1920, prompt_audio_tokens: 640, completion_audio_tokens: 380 }, '0.059185'],
+    // 1200 x 3 + 18000 cached x 0.3 + 1024 5m x 3.75 + 3072 1h x 6 + 350 x 15 = 36,522 / 1e6
+    ['41-litellm-anthropic-cache-write-5m-1h', { prompt_tokens: 23296, completion_tokens: 350, cached_tokens: 18000, cache_write_5m_tokens: 1024, cache_write_1h_tokens: 3072 }, '0.036522'],
+    // 86 x 15 + 12000 x 1.5 + 500 x 18.75 + 2000 x 30 + 640 x 75 = 136,665 / 1e6, + 3 searches x 0.01
+    ['42-gateway-anthropic-native-usage-web-search', { prompt_tokens: 14586, completion_tokens: 640, cached_tokens: 12000, cache_write_5m_tokens: 500, cache_write_1h_tokens: 2000, web_search_calls: 3 }, '0.166665'],
+    // 210 x 3 + 8192 x 0.3 + 2048 x 3.75 + 180 x 15 = 13,467.6 / 1e6
+    ['43-openrouter-cache-write-tokens', { prompt_tokens: 10450, completion_tokens: 180, cached_tokens: 8192, cache_write_5m_tokens: 2048 }, '0.0134676'],
+    // 14 text + 258 image in x 0.3 + 12 text out x 2.5 + 1290 image out x 30 = 38,811.6 / 1e6
+    ['48-gemini-compat-image-in-and-out', { prompt_tokens: 272, completion_tokens: 1302, prompt_image_tokens: 258, completion_image_tokens: 1290 }, '0.0388116'],
+  ])('%s bills every kind its provider reported at its own price', async (name, usage, officialUsd) => {
+    const id = `kind-${name.slice(0, 2)}`;
+    const res = await post(`event_id=${id}`, fixture(name)).expect(201);
+    expect(res.body).toMatchObject({ status: 'priced', official_usd: officialUsd, stream: { usage_source: 'provider' } });
+    const stored = await t.admin(t.http.get(`/v1/usage-events/${id}`)).expect(200);
+    expect(stored.body).toMatchObject({ official_usd: officialUsd, usage, price_variant: 'standard' });
+  });
+
+  it('a flex stream bills at the flex price; the query parameter overrides the stream', async () => {
+    // flex: 256 x 1 + 2944 x 0.25 + 1850 x 4 = 8,392 / 1e6; standard: 256 x 2 + 2944 x 0.5 + 1850 x 8 = 16,784 / 1e6
+    const flex = await post('event_id=flex-1', fixture('49-openai-flex-service-tier')).expect(201);
+    expect(flex.body).toMatchObject({ status: 'priced', official_usd: '0.008392' });
+    expect((await t.admin(t.http.get('/v1/usage-events/flex-1')).expect(200)).body.price_variant).toBe('flex');
+    const standard = await post('event_id=flex-2&price_variant=standard', fixture('49-openai-flex-service-tier')).expect(201);
+    expect(standard.body.official_usd).toBe('0.016784');
+    // No version for (o3, priority): unpriced, never priced at another variant.
+    const priority = await post('event_id=flex-3&price_variant=priority', fixture('49-openai-flex-service-tier')).expect(202);
+    expect(priority.body.status).toBe('unpriced');
+  });
+
+  it('refuses a provider usage whose parts exceed the prompt with a 400 naming the field, and bills nothing', async () => {
+    const before = await expectLedgerClean(t);
+    const body = 'data: {"model":"anthropic/claude-sonnet-4","choices":[{"index":0,"delta":{"content":"x"},"finish_reason":"stop"}],' +
+      '"usage":{"prompt_tokens":100,"completion_tokens":5,"prompt_tokens_details":{"cached_tokens":60,"cache_write_tokens":50}}}\n\ndata: [DONE]\n\n';
+    const res = await post('event_id=bad-kinds', body).expect(400);
+    expect(res.body.error.details.map((d: { field: string }) => d.field).join(' ')).toMatch(/^usage\./);
+    const badVariant = await post('event_id=bad-variant&price_variant=Not%20A%20Variant', fixture('49-openai-flex-service-tier')).expect(400);
+    expect(badVariant.body.error.details.map((d: { field: string }) => d.field)).toEqual(['price_variant']);
+    expect((await expectLedgerClean(t)).journal_entries).toBe(before.journal_entries);
+  });
+});

@@ -11,6 +11,7 @@ import { RateLimited } from '../auth/rate-limited.decorator.js';
 import { Roles } from '../auth/roles.decorator.js';
 import { streamedSignatureOf, type StreamedSignature } from '../auth/signed-request-verifier.js';
 import { sendEvent } from '../usage/usage.controller.js';
+import { priceVariantSchema } from '../pricing/pricing.schemas.js';
 import { UsageService } from '../usage/usage.service.js';
 import { StreamReassembler } from './sse-reassembler.js';
 import { planStreamBilling } from './stream-billing.js';
@@ -30,8 +31,7 @@ const streamQuerySchema = z
       .refine((n) => n <= TOKENS_MAX, `must be at most ${TOKENS_MAX}`)
       .optional(),
     // The variant to bill at; without it, the stream's service_tier decides (default: standard).
-    // Its format is checked with the event (usage schema).
-    price_variant: z.string().min(1).max(64).optional(),
+    price_variant: priceVariantSchema.optional(),
   })
   .strict();
 
