@@ -1,4 +1,3 @@
-import { parseUsage, readChunkUsage } from './chat-chunk-accumulator.js';
 import { reassembleSse } from './sse-reassembler.js';
 import { choiceChunk, dataEvent, sseBody, splitEvery, toBytes } from './testing/sse-test-helpers.js';
 
@@ -65,10 +64,25 @@ describe('choices (C1-C4)', () => {
       choiceChunk({ reasoning_content: 'think', reasoning: 'hmm' }),
       choiceChunk({ content: 'answer', reasoning_content: 'more' }),
       choiceChunk({ content: null }),
-      choiceChunk({ content: [{ type: 'text', text: 'x' }] }),
+      choiceChunk({ content: { type: 'text', text: 'x' } }),
       choiceChunk({ content: 42 }),
     ]);
     expect(reassembleSse(body).content).toBe('answer');
+  });
+
+  it('C4: content sent as an array of typed parts contributes its text parts, in order', () => {
+    const body = sseBody([
+      choiceChunk({ content: [{ type: 'thinking', thinking: [{ type: 'text', text: 'hidden' }] }, { type: 'text', text: 'Hel' }] }),
+      choiceChunk({ content: [{ type: 'text', text: 'lo' }, { type: 'image_url', image_url: { url: 'data:' } }, { type: 'text', text: ', ' }] }),
+      choiceChunk({ content: [{ type: 'text', text: 42 }, 'bare', null, { text: 'untyped' }] }),
+      choiceChunk({ content: 'world' }, { finish_reason: 'stop' }),
+    ]);
+    expect(reassembleSse(body).content).toBe('Hello, world');
+  });
+
+  it('C4: text parts count against the content limit like string content', () => {
+    const body = sseBody([choiceChunk({ content: [{ type: 'text', text: 'abc' }, { type: 'text', text: 'def' }] })]);
+    expect(reassembleSse(body, { contentBytesMax: 5 })).toMatchObject({ content: '', error: { code: 'content_too_large' } });
   });
 
   it("C4: Perplexity's cumulative choice.message is ignored", () => {
@@ -103,38 +117,25 @@ describe('usage (C5)', () => {
     expect(reassembleSse(sseBody([{ choices: [], usage: usage(1, 1, 2), ...groq }])).usage).toEqual(usage(1, 1, 2));
   });
 
-  it('copies cached/reasoning tokens only when sent (0 included) and total_tokens as sent', () => {
-    expect(
-      parseUsage({
-        ...usage(7, 8, 99),
-        prompt_tokens_details: { cached_tokens: 0 },
-        completion_tokens_details: { reasoning_tokens: 4 },
-      }),
-    ).toEqual({ ...usage(7, 8, 99), cached_tokens: 0, reasoning_tokens: 4 });
-    const plain = parseUsage({ ...usage(7, 8, 15), prompt_tokens_details: { cached_tokens: null } });
-    expect(plain).toEqual(usage(7, 8, 15));
-    expect(Object.keys(plain ?? {})).toEqual(['prompt_tokens', 'completion_tokens', 'total_tokens']);
-  });
-
-  it('ignores a usage object with a missing, negative, fractional, unsafe or non-number total', () => {
-    const invalid = [
-      {},
-      { prompt_tokens: 1, completion_tokens: 2 },
-      usage(-1, 2, 1),
-      usage(1.5, 2, 3.5),
-      usage(1, Number.MAX_SAFE_INTEGER + 1, 3),
-      { prompt_tokens: '1', completion_tokens: 2, total_tokens: 3 },
-      'usage',
-    ];
-    for (const value of invalid) expect(parseUsage(value)).toBeNull();
-    // An invalid later usage keeps the earlier valid one; an invalid detail is just left out.
+  it('an invalid later usage keeps the earlier valid one; an invalid detail is just left out', () => {
     const body = sseBody([
       { choices: [], usage: usage(1, 2, 3) },
       { choices: [], usage: usage(-5, 2, 3) },
       { choices: [], usage: { ...usage(1, 2, 4), prompt_tokens_details: { cached_tokens: -1 } } },
     ]);
     expect(reassembleSse(body).usage).toEqual(usage(1, 2, 4));
-    expect(readChunkUsage({ usage: 'x', x_groq: { usage: usage(1, 1, 2) } })).toBeNull();
+  });
+
+  it('service_tier: the last non-empty one of the chunks or of their usage, verbatim', () => {
+    const body = sseBody([
+      choiceChunk({ content: 'a' }, { service_tier: 'flex' }),
+      choiceChunk({ content: 'b' }, { service_tier: '' }),
+      choiceChunk({}, { finish_reason: 'stop', service_tier: null }),
+    ]);
+    expect(reassembleSse(body).service_tier).toBe('flex');
+    const anthropic = sseBody([{ choices: [], usage: { input_tokens: 3, output_tokens: 4, service_tier: 'priority' } }]);
+    expect(reassembleSse(anthropic).service_tier).toBe('priority');
+    expect(reassembleSse(sseBody([choiceChunk({ content: 'x' })])).service_tier).toBeNull();
   });
 });
 

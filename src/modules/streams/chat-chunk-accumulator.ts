@@ -6,15 +6,17 @@ import {
   type ReassemblerLimits,
   type StreamError,
   StreamErrorCode,
+  isFirstChoice,
   isPlainObject,
   limitError,
   utf8ByteLength,
 } from './reassembler-types.js';
+import { readChunkUsage } from './stream-usage.js';
 import { ToolCallTracker } from './tool-call-tracker.js';
 
 export type AccumulatedChunks = Pick<
   ReassembledStream,
-  'content' | 'finish_reason' | 'tool_calls' | 'usage' | 'model'
+  'content' | 'finish_reason' | 'tool_calls' | 'usage' | 'model' | 'service_tier'
 >;
 
 export type ChunkLimits = Pick<ReassemblerLimits, 'contentBytesMax' | 'toolCallsMax' | 'toolArgumentsBytesMax'>;
@@ -25,6 +27,7 @@ export class ChatChunkAccumulator {
   private finishReason: string | null = null;
   private usage: ReassembledUsage | null = null;
   private model: string | null = null;
+  private serviceTier: string | null = null;
   private readonly toolCalls: ToolCallTracker;
 
   constructor(private readonly limits: ChunkLimits) {
@@ -38,8 +41,11 @@ export class ChatChunkAccumulator {
   /** Applies one chunk; returns a limit error when one is hit (accumulation must then stop). */
   applyChunk(chunk: Record<string, unknown>): StreamError | null {
     if (this.model === null && typeof chunk.model === 'string' && chunk.model !== '') this.model = chunk.model;
-    // Last wins, never summed: vLLM and Perplexity send running totals (C5).
-    this.usage = readChunkUsage(chunk) ?? this.usage;
+    // Last wins, never summed: vLLM, xAI and Perplexity send running totals (C5).
+    const read = readChunkUsage(chunk);
+    if (read !== null) this.usage = read.usage;
+    const tier = typeof chunk.service_tier === 'string' && chunk.service_tier !== '' ? chunk.service_tier : read?.serviceTier;
+    if (tier) this.serviceTier = tier;
     const choices = chunk.choices;
     // [], null or a missing `choices` marks a metadata chunk (C1).
     if (!Array.isArray(choices)) return null;
@@ -58,6 +64,7 @@ export class ChatChunkAccumulator {
       tool_calls: this.toolCalls.finish(),
       usage: this.usage,
       model: this.model,
+      service_tier: this.serviceTier,
     };
   }
 
@@ -75,8 +82,13 @@ export class ChatChunkAccumulator {
     return null;
   }
 
-  /** Only `delta.content` counts; reasoning_content / reasoning are ignored (C4). */
-  private appendContent(value: unknown): StreamError | null {
+  /**
+   * Only `delta.content` counts; reasoning_content / reasoning are ignored (C4). Content sent as
+   * an array of typed parts (Mistral's thinking models, some gateways) contributes its
+   * `{type: "text", text}` parts; other parts (thinking, images) are not content.
+   */
+  private appendContent(content: unknown): StreamError | null {
+    const value = Array.isArray(content) ? textOfParts(content) : content;
     if (typeof value !== 'string' || value === '') return null;
     const bytes = utf8ByteLength(value);
     if (this.contentBytes + bytes > this.limits.contentBytesMax) {
@@ -88,47 +100,10 @@ export class ChatChunkAccumulator {
   }
 }
 
-/**
- * C1: only choice.index === 0 counts (not choices[0]). A choice with no index at all is taken
- * as index 0: single-choice providers that omit it would otherwise lose their whole output.
- */
-function isFirstChoice(choice: Record<string, unknown>): boolean {
-  return choice.index === 0 || choice.index === undefined || choice.index === null;
-}
-
-/** Top-level `usage`, or Groq's `x_groq.usage` when the top-level one is absent (C5). */
-export function readChunkUsage(chunk: Record<string, unknown>): ReassembledUsage | null {
-  if (chunk.usage !== undefined && chunk.usage !== null) return parseUsage(chunk.usage);
-  const groq = chunk.x_groq;
-  return isPlainObject(groq) ? parseUsage(groq.usage) : null;
-}
-
-/**
- * The three totals must be non-negative safe integers, else the whole object is ignored (an
- * earlier valid usage stays). cached/reasoning tokens are copied only when sent and valid (0 too).
- * total_tokens is copied as sent, never recomputed.
- */
-export function parseUsage(value: unknown): ReassembledUsage | null {
-  if (!isPlainObject(value)) return null;
-  const prompt_tokens = toTokenCount(value.prompt_tokens);
-  const completion_tokens = toTokenCount(value.completion_tokens);
-  const total_tokens = toTokenCount(value.total_tokens);
-  if (prompt_tokens === null || completion_tokens === null || total_tokens === null) return null;
-  const usage: ReassembledUsage = { prompt_tokens, completion_tokens, total_tokens };
-  const cached = detailCount(value.prompt_tokens_details, 'cached_tokens');
-  if (cached !== null) usage.cached_tokens = cached;
-  const reasoning = detailCount(value.completion_tokens_details, 'reasoning_tokens');
-  if (reasoning !== null) usage.reasoning_tokens = reasoning;
-  return usage;
-}
-
-function detailCount(details: unknown, key: string): number | null {
-  if (!isPlainObject(details)) return null;
-  return toTokenCount(details[key]);
-}
-
-/** A non-negative safe integer (-0 becomes 0), else null. */
-function toTokenCount(value: unknown): number | null {
-  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 0) return null;
-  return value === 0 ? 0 : value;
+function textOfParts(parts: unknown[]): string {
+  let text = '';
+  for (const part of parts) {
+    if (isPlainObject(part) && part.type === 'text' && typeof part.text === 'string') text += part.text;
+  }
+  return text;
 }

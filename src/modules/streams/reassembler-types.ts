@@ -23,12 +23,25 @@ export interface ReassembledToolCall {
   arguments_error: boolean;
 }
 
+/**
+ * Provider usage in the usage field names of api.md (see stream-usage.ts for the sources).
+ * total_tokens is copied as sent (absent when not sent); cached/reasoning are present when sent,
+ * 0 included; every other kind only when non-zero.
+ */
 export interface ReassembledUsage {
   prompt_tokens: number;
   completion_tokens: number;
-  total_tokens: number;
+  total_tokens?: number;
   cached_tokens?: number;
   reasoning_tokens?: number;
+  cache_write_5m_tokens?: number;
+  cache_write_1h_tokens?: number;
+  prompt_audio_tokens?: number;
+  cached_audio_tokens?: number;
+  prompt_image_tokens?: number;
+  completion_audio_tokens?: number;
+  completion_image_tokens?: number;
+  web_search_calls?: number;
 }
 
 export interface ReassembledStream {
@@ -42,6 +55,8 @@ export interface ReassembledStream {
   usage: ReassembledUsage | null;
   /** First non-empty `model` of the chunks. */
   model: string | null;
+  /** Last non-empty `service_tier` of the chunks (or of their usage, as Anthropic sends it), verbatim. */
+  service_tier: string | null;
   /** Why reassembly stopped early; null when it did not. */
   error: StreamError | null;
   /** No error, no [DONE], and either no finish_reason or the body ended inside an event. */
@@ -127,4 +142,12 @@ function isLowSurrogate(unit: number): boolean {
 
 export function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/**
+ * C1: only choice.index === 0 counts (not choices[0]). A choice with no index at all is taken
+ * as index 0: single-choice providers that omit it would otherwise lose their whole output.
+ */
+export function isFirstChoice(choice: Record<string, unknown>): boolean {
+  return choice.index === 0 || choice.index === undefined || choice.index === null;
 }

@@ -20,10 +20,20 @@ function byName(prefix: string): Uint8Array {
 }
 
 describe('SSE fixtures (test/fixtures/sse)', () => {
-  it('has all 18 fixture cases, each with an expected.json', () => {
-    expect(fixtures.map((f) => f.name.slice(0, 2))).toEqual(
-      ['01', '02', '03', '04', '05', '07', '09', '11', '12', '14', '15', '17', '19', '22', '24', '26', '28', '32'],
-    );
+  it('has all 30 fixture cases, each with an expected.json', () => {
+    expect(fixtures.map((f) => f.name.slice(0, 2))).toEqual([
+      '01', '02', '03', '04', '05', '07', '09', '11', '12', '14', '15', '17', '19', '22', '24', '26', '28', '32',
+      // provider usage conventions (pricing.md) and the two reassembler fixes
+      '40', '41', '42', '43', '44', '45', '46', '47', '48', '49', '50', '51',
+    ]);
+  });
+
+  it('the service tier each usage fixture names (the price variant unless the request names one)', () => {
+    const tiers = Object.fromEntries(fixtures.filter((f) => f.name >= '40').map((f) => [f.name.slice(0, 2), reassembleSse(f.body).service_tier]));
+    expect(tiers).toEqual({
+      '40': 'default', '41': null, '42': 'standard', '43': null, '44': null, '45': null,
+      '46': null, '47': 'on_demand', '48': null, '49': 'flex', '50': null, '51': null,
+    });
   });
 
   describe.each(fixtures.map((f) => [f.name, f] as const))('%s', (_name, fixture) => {

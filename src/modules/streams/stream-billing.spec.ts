@@ -31,3 +31,52 @@ describe('planStreamBilling: stored stream details', () => {
     expect(plan.ok && plan.details.tool_calls[0]?.name).toBe('wetter_☀️');
   });
 });
+
+describe('planStreamBilling: usage and variant in api.md names', () => {
+  const query = { event_id: 'e1', user_id: 'u1', contributor_id: 'c1' };
+  const plan = (chunks: unknown[], extra: Partial<Parameters<typeof planStreamBilling>[1]> = {}) => {
+    const result = planStreamBilling(reassemble(sseBody(chunks)), { ...query, ...extra }, 'sha');
+    if (!result.ok) throw new Error(result.message);
+    return result.payload;
+  };
+  const anthropicViaLiteLlm = {
+    prompt_tokens: 6050,
+    completion_tokens: 300,
+    total_tokens: 6350,
+    prompt_tokens_details: { cached_tokens: 2000, cache_creation_tokens: 4000 },
+    cache_creation_input_tokens: 4000,
+    cache_read_input_tokens: 2000,
+    cache_creation: { ephemeral_5m_input_tokens: 1000, ephemeral_1h_input_tokens: 3000 },
+    server_tool_use: { web_search_requests: 2 },
+  };
+
+  it('forwards every provider-reported kind (non-zero ones), never total_tokens', () => {
+    const payload = plan([choiceChunk({ content: 'hi' }), choiceChunk({}, { finish_reason: 'stop', usage: anthropicViaLiteLlm })]);
+    expect(payload.usage).toEqual({
+      prompt_tokens: 6050,
+      completion_tokens: 300,
+      cached_tokens: 2000,
+      reasoning_tokens: 0,
+      cache_write_5m_tokens: 1000,
+      cache_write_1h_tokens: 3000,
+      web_search_calls: 2,
+    });
+    expect(payload).not.toHaveProperty('price_variant');
+  });
+
+  it('bills at the variant the stream names in service_tier; default and standard are left out (absent = standard)', () => {
+    const done = (tier: string) => choiceChunk({}, { finish_reason: 'stop', service_tier: tier, usage: { prompt_tokens: 1, completion_tokens: 1 } });
+    expect(plan([done('flex')]).price_variant).toBe('flex');
+    expect(plan([done('priority')]).price_variant).toBe('priority');
+    expect(plan([done('default')])).not.toHaveProperty('price_variant');
+    expect(plan([done('standard')])).not.toHaveProperty('price_variant');
+  });
+
+  it('the query parameter price_variant wins over the stream, also for an estimated stream', () => {
+    const flex = choiceChunk({ content: 'x' }, { finish_reason: 'stop', service_tier: 'flex', usage: { prompt_tokens: 1, completion_tokens: 1 } });
+    expect(plan([flex], { price_variant: 'batch' }).price_variant).toBe('batch');
+    expect(plan([flex], { price_variant: 'standard' })).not.toHaveProperty('price_variant');
+    const estimated = plan([choiceChunk({ content: 'hello' }, { finish_reason: 'stop', service_tier: 'flex' })], { prompt_tokens: 3, model: 'gpt-4o' });
+    expect(estimated).toMatchObject({ price_variant: 'flex', usage: { prompt_tokens: 3, cached_tokens: 0, reasoning_tokens: 0 } });
+  });
+});

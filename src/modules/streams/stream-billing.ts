@@ -1,7 +1,8 @@
 // Pure: turns a reassembled stream plus the query metadata into a usage-event payload.
 import type { FieldIssue } from '../../common/errors/index.js';
 import type { StreamDetails } from '../usage/usage-event.js';
-import type { ReassembledStream } from './reassembler-types.js';
+import type { ReassembledStream, ReassembledUsage } from './reassembler-types.js';
+import { serviceTierVariant } from './stream-usage.js';
 import { estimateCompletionTokens } from './token-estimator.js';
 
 export interface StreamQuery {
@@ -12,6 +13,8 @@ export interface StreamQuery {
   hold_id?: string;
   occurred_at?: string;
   prompt_tokens?: number;
+  /** Overrides the stream's own `service_tier`. */
+  price_variant?: string;
 }
 
 export type StreamBillingPlan =
@@ -42,12 +45,7 @@ export function planStreamBilling(stream: ReassembledStream, query: StreamQuery,
   let usageSource: StreamDetails['usage_source'];
   if (stream.usage) {
     usageSource = 'provider';
-    usage = {
-      prompt_tokens: stream.usage.prompt_tokens,
-      completion_tokens: stream.usage.completion_tokens,
-      cached_tokens: stream.usage.cached_tokens ?? 0,
-      reasoning_tokens: stream.usage.reasoning_tokens ?? 0,
-    };
+    usage = providerUsagePayload(stream.usage);
   } else {
     if (query.prompt_tokens === undefined) {
       return { ok: false, message: 'stream has no usage', issues: [{ field: 'prompt_tokens', message: 'required when the stream carries no usage' }] };
@@ -77,7 +75,24 @@ export function planStreamBilling(stream: ReassembledStream, query: StreamQuery,
     model,
     usage,
   };
+  const variant = query.price_variant ?? (stream.service_tier === null ? null : serviceTierVariant(stream.service_tier));
+  // Absent means standard (api.md): only another variant is written, so the payload of a standard
+  // stream (and its idempotency fingerprint) is what it was before variants existed.
+  if (variant !== null && variant !== STANDARD_VARIANT) payload.price_variant = variant;
   if (query.hold_id !== undefined) payload.hold_id = query.hold_id;
   if (query.occurred_at !== undefined) payload.occurred_at = query.occurred_at;
   return { ok: true, payload, details };
+}
+
+const STANDARD_VARIANT = 'standard';
+
+/**
+ * The provider usage as the event's `usage` (api.md names): prompt, completion, cached and
+ * reasoning always (absent = 0), every other kind only when non-zero. total_tokens is not part of
+ * an event. Containment (pricing.md) is checked by the usage schema the payload goes through, so
+ * inconsistent provider counts are a 400 naming the field, never billed as something else.
+ */
+export function providerUsagePayload(usage: ReassembledUsage): Record<string, number> {
+  const { total_tokens: _total, ...kinds } = usage;
+  return { ...kinds, cached_tokens: usage.cached_tokens ?? 0, reasoning_tokens: usage.reasoning_tokens ?? 0 };
 }

@@ -1,5 +1,5 @@
 import { Controller, Inject, Post, Query, Req, Res } from '@nestjs/common';
-import { ApiBearerAuth, ApiConsumes, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiConsumes, ApiQuery, ApiTags } from '@nestjs/swagger';
 import type { FastifyRequest, FastifyReply } from 'fastify';
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
@@ -11,6 +11,7 @@ import { RateLimited } from '../auth/rate-limited.decorator.js';
 import { Roles } from '../auth/roles.decorator.js';
 import { streamedSignatureOf, type StreamedSignature } from '../auth/signed-request-verifier.js';
 import { sendEvent } from '../usage/usage.controller.js';
+import { priceVariantSchema } from '../pricing/pricing.schemas.js';
 import { UsageService } from '../usage/usage.service.js';
 import { StreamReassembler } from './sse-reassembler.js';
 import { planStreamBilling } from './stream-billing.js';
@@ -29,6 +30,8 @@ const streamQuerySchema = z
       .transform(Number)
       .refine((n) => n <= TOKENS_MAX, `must be at most ${TOKENS_MAX}`)
       .optional(),
+    // The variant to bill at; without it, the stream's service_tier decides (default: standard).
+    price_variant: priceVariantSchema.optional(),
   })
   .strict();
 
@@ -46,6 +49,19 @@ export class StreamsController {
   @Roles('gateway', 'admin')
   @RateLimited('ingest')
   @ApiConsumes('text/event-stream')
+  @ApiQuery({ name: 'event_id', required: true, type: String })
+  @ApiQuery({ name: 'user_id', required: true, type: String })
+  @ApiQuery({ name: 'contributor_id', required: true, type: String })
+  @ApiQuery({ name: 'model', required: false, type: String, description: 'default: the first `model` of the chunks' })
+  @ApiQuery({ name: 'hold_id', required: false, type: String })
+  @ApiQuery({ name: 'occurred_at', required: false, type: String, description: 'ISO 8601; default now' })
+  @ApiQuery({ name: 'prompt_tokens', required: false, type: 'integer', description: 'required when the stream carries no usage' })
+  @ApiQuery({
+    name: 'price_variant',
+    required: false,
+    type: String,
+    description: 'variant to bill at; default: the stream\'s service_tier ("default" = "standard"), else "standard"',
+  })
   async ingestStream(@Query() query: Record<string, unknown>, @Req() req: FastifyRequest, @Res({ passthrough: true }) res: FastifyReply) {
     if (mediaType(req.headers['content-type']) !== 'text/event-stream') throw new DomainError('unsupported_media_type', 'body must be Content-Type: text/event-stream');
     const parsedQuery = streamQuerySchema.safeParse(query);

@@ -96,6 +96,34 @@ describe('indexes (T3)', () => {
     ]);
   });
 
+  it('an id changed mid-call without a name continues the call (a new call needs function.name)', () => {
+    const result = reassembleCalls(
+      [{ index: 0, id: 'call_1', type: 'function', ...fn('get_weather', '') }],
+      [{ index: 0, id: 'call_1b', ...fn(undefined, '{"city":') }], // same call, the provider renamed its id
+      [{ index: 0, id: 'call_1c', ...fn(undefined, '"Paris"}') }],
+      [{ index: 1, id: 'call_2', ...fn('get_time', '{}') }],
+      [{ id: 'call_1b', ...fn(undefined, '') }], // the renamed id still finds the first call
+    );
+    expect(summary(result)).toEqual([
+      [0, 'call_1', 'get_weather', '{"city":"Paris"}'],
+      [1, 'call_2', 'get_time', '{}'],
+    ]);
+    expect(result.tool_calls[0]?.arguments).toEqual({ city: 'Paris' });
+  });
+
+  it('an unknown id without index or name continues the most recent call', () => {
+    const result = reassembleCalls([{ id: 'g1', ...fn('f', '{"a":') }], [{ id: 'g1-next', ...fn(undefined, '1}') }]);
+    expect(summary(result)).toEqual([[0, 'g1', 'f', '{"a":1}']]);
+  });
+
+  it('a changed id with a name at the same index is still a new call', () => {
+    const result = reassembleCalls([{ index: 0, id: 'a', ...fn('f', '{"n":') }], [{ index: 0, id: 'b', ...fn('f', '{}') }]);
+    expect(summary(result)).toEqual([
+      [0, 'a', 'f', '{"n":'],
+      [1, 'b', 'f', '{}'],
+    ]);
+  });
+
   it('a missing index (Gemini) gives highest + 1 in arrival order', () => {
     const result = reassembleCalls([{ index: 3, id: 'p', ...fn('f', '{}') }], [{ id: 'q', ...fn('g', '{}') }, { id: 'r', ...fn('h', '{}') }]);
     expect(result.tool_calls.map((c) => [c.index, c.id])).toEqual([

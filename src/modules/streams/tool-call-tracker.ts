@@ -57,36 +57,39 @@ export class ToolCallTracker {
   private applyDelta(delta: Record<string, unknown>): StreamError | null {
     const id = nonEmptyString(delta.id); // an id of "" counts as absent (T1)
     const providerIndex = readIndex(delta.index);
-    const call = this.findCall(id, providerIndex) ?? this.createCall(providerIndex);
+    const fn = isPlainObject(delta.function) ? delta.function : {};
+    const name = nonEmptyString(fn.name);
+    const call = this.findCall(id, providerIndex, name !== null) ?? this.createCall(providerIndex);
     if (call === null) {
       return limitError(
         StreamErrorCode.tooManyToolCalls,
         `more than ${this.limits.toolCallsMax} tool calls in one stream`,
       );
     }
-    const fn = isPlainObject(delta.function) ? delta.function : {};
     // id and name are set once, never concatenated; they may come after the first delta (T2).
-    if (call.id === '' && id !== null) {
-      call.id = id;
-      this.callsById.set(id, call);
-    }
-    const name = nonEmptyString(fn.name);
+    // A later, different id (a provider that renames the call mid-call) is kept as an alias,
+    // so deltas that carry only that id still find the call.
+    if (call.id === '' && id !== null) call.id = id;
+    if (id !== null && !this.callsById.has(id)) this.callsById.set(id, call);
     if (call.name === '' && name !== null) call.name = name;
     return this.appendArguments(call, fn.arguments);
   }
 
-  /** Rule T1: by known id, else by provider index (unless the ids differ), else the latest call. */
-  private findCall(id: string | null, providerIndex: number | null): ToolCallState | null {
+  /**
+   * Rule T1: by known id, else by provider index, else (no index) the latest call. An unknown id
+   * starts a new call only when the delta also names a function: some providers change a call's
+   * id mid-call, and a fragment without a name cannot begin a call (Ollama's reused indexes do
+   * carry the name).
+   */
+  private findCall(id: string | null, providerIndex: number | null, named: boolean): ToolCallState | null {
     if (id !== null) {
       const known = this.callsById.get(id);
       if (known !== undefined) return known;
     }
-    if (providerIndex !== null) {
-      const atIndex = this.callsByProviderIndex.get(providerIndex);
-      if (atIndex !== undefined && (id === null || atIndex.id === '')) return atIndex;
-      return null;
-    }
-    return id === null ? (this.calls.at(-1) ?? null) : null;
+    const continues = (call: ToolCallState | undefined) =>
+      call !== undefined && (id === null || call.id === '' || !named) ? call : null;
+    if (providerIndex !== null) return continues(this.callsByProviderIndex.get(providerIndex));
+    return continues(this.calls.at(-1));
   }
 
   /** Rule T3: keep the provider index unless it is missing or already taken; then highest + 1. */
