@@ -1,5 +1,5 @@
 import { Body, Controller, Get, HttpCode, Param, Post, Query, Res } from '@nestjs/common';
-import { ApiBearerAuth, ApiBody, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiBody, ApiOkResponse, ApiTags } from '@nestjs/swagger';
 import type { FastifyRequest, FastifyReply } from 'fastify';
 import { z } from 'zod';
 import { validationFailed } from '../../common/errors/index.js';
@@ -7,7 +7,7 @@ import { cursorRowIdSchema, decodeCursor, encodeCursor } from '../../common/http
 import { RateLimited } from '../auth/rate-limited.decorator.js';
 import { Roles } from '../auth/roles.decorator.js';
 import { repriceBody, usageEventBody, usageEventDetailBody } from './usage.presenter.js';
-import { BATCH_EVENTS_MAX, UnpricedQueryDto, UsageBatchBodyDto, UsageBatchDto, UsageEventDto } from './usage.schemas.js';
+import { BATCH_EVENTS_MAX, RepriceResponseDto, UnpricedQueryDto, UsageBatchBodyDto, UsageBatchDto, UsageEventDto } from './usage.schemas.js';
 import { UsageService } from './usage.service.js';
 import type { StoredEvent } from './usage.types.js';
 
@@ -92,6 +92,7 @@ export class UsageController {
   @Post('admin/usage-events/reprice')
   @Roles('admin')
   @HttpCode(200)
+  @ApiOkResponse({ type: RepriceResponseDto })
   async reprice() {
     const result = await this.usage.reprice();
     return repriceBody(result);

@@ -206,6 +206,9 @@ function insertedEvents(rows: InsertedRow[]): InsertedEvents {
   return { ids, receivedAt: first ? new Date(Number(first.received_ms)) : null };
 }
 
+/** The advisory lock key that serializes POST /v1/admin/usage-events/reprice runs. */
+const REPRICE_LOCK_KEY = 'usage-reprice';
+
 @Injectable()
 export class UsageRepository {
   constructor(private readonly db: DatabaseService) {}
@@ -284,9 +287,48 @@ export class UsageRepository {
   }
 
   /** Locks a chunk of unpriced events for repricing; concurrent repricers skip each other's rows. */
+  /**
+   * One reprice at a time across processes: a session-level advisory lock on a connection held for
+   * the whole run (Postgres frees it if the process dies). null when another run holds it.
+   */
+  async tryRepriceLock(): Promise<{ release(): Promise<void> } | null> {
+    const client = await this.db.pool.connect();
+    const onError = () => undefined; // a lost connection ends the session, which frees the lock
+    client.on('error', onError);
+    const done = (destroy: boolean) => {
+      client.off('error', onError);
+      client.release(destroy);
+    };
+    try {
+      const result = await client.query<{ ok: boolean }>('SELECT pg_try_advisory_lock(hashtextextended($1, 0)) AS ok', [REPRICE_LOCK_KEY]);
+      if (!result.rows[0]?.ok) {
+        done(false);
+        return null;
+      }
+    } catch (error) {
+      done(true);
+      throw error;
+    }
+    return {
+      release: async () => {
+        try {
+          await client.query('SELECT pg_advisory_unlock_all()');
+          done(false);
+        } catch {
+          done(true);
+        }
+      },
+    };
+  }
+
+  /**
+   * Waits for rows another transaction holds (it does not skip them: a skipped row was answered as
+   * still unpriced while it was being priced). Runs under tryRepriceLock, so reprices never wait
+   * for each other here.
+   */
   async lockUnpriced(client: SqlClient, afterId: bigint, limit: number): Promise<StoredEvent[]> {
     const result = await client.query<EventRow>(
-      `SELECT ${EVENT_COLUMNS} FROM usage_events WHERE status = 'unpriced' AND id > $1 ORDER BY id LIMIT $2 FOR UPDATE SKIP LOCKED`,
+      `SELECT ${EVENT_COLUMNS} FROM usage_events WHERE status = 'unpriced' AND id > $1 ORDER BY id LIMIT $2 FOR UPDATE`,
       [afterId.toString(), limit],
     );
     return result.rows.map(eventFromRow);

@@ -83,3 +83,10 @@ export class UsageEventDto extends createZodDto(usageEventSchema) {}
 export class UsageBatchBodyDto extends createZodDto(usageBatchSchema) {}
 export class UnpricedQueryDto extends createZodDto(unpricedQuerySchema) {}
 export class UsageBatchDto extends createZodDto(z.object({ events: z.array(usageEventSchema).max(BATCH_EVENTS_MAX) })) {}
+
+export const repriceResponseSchema = z.object({
+  priced: z.number().int().describe('events this call priced'),
+  still_unpriced: z.number().int().describe('unpriced events left when the call answered'),
+  in_progress: z.boolean().describe('another reprice was running: this call priced nothing, that run is pricing them'),
+});
+export class RepriceResponseDto extends createZodDto(repriceResponseSchema) {}
