@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DatabaseService, type SqlClient, type SqlRunner } from '../../database/database.service.js';
 import { arrayLiteral, plainArrayLiteral, preparedStatement, toBigInt, toBigIntOrNull } from '../../database/sql.js';
+import { trySessionLock, type SessionLock } from '../../database/session-lock.js';
 import { BALANCE_DELTAS_CTE, POSTED_BALANCES_CTE, POSTING_CTE_PARAM_COUNT, postingCtes, type BatchedPosting } from '../ledger/batched-posting.js';
 import { lowBalanceOutboxCte, unpricedOutboxCte } from '../webhooks/webhook-outbox-ctes.js';
 import type { ContributorTierName, PlannedEvent, RollupDelta, StoredEvent } from './usage.types.js';
@@ -291,34 +292,8 @@ export class UsageRepository {
    * One reprice at a time across processes: a session-level advisory lock on a connection held for
    * the whole run (Postgres frees it if the process dies). null when another run holds it.
    */
-  async tryRepriceLock(): Promise<{ release(): Promise<void> } | null> {
-    const client = await this.db.pool.connect();
-    const onError = () => undefined; // a lost connection ends the session, which frees the lock
-    client.on('error', onError);
-    const done = (destroy: boolean) => {
-      client.off('error', onError);
-      client.release(destroy);
-    };
-    try {
-      const result = await client.query<{ ok: boolean }>('SELECT pg_try_advisory_lock(hashtextextended($1, 0)) AS ok', [REPRICE_LOCK_KEY]);
-      if (!result.rows[0]?.ok) {
-        done(false);
-        return null;
-      }
-    } catch (error) {
-      done(true);
-      throw error;
-    }
-    return {
-      release: async () => {
-        try {
-          await client.query('SELECT pg_advisory_unlock_all()');
-          done(false);
-        } catch {
-          done(true);
-        }
-      },
-    };
+  tryRepriceLock(): Promise<SessionLock | null> {
+    return trySessionLock(this.db.pool, REPRICE_LOCK_KEY);
   }
 
   /**
