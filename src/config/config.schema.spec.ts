@@ -1,3 +1,4 @@
+import { parseBearer } from '../modules/auth/api-key.js';
 import { ConfigError, parseEnv } from './config.schema.js';
 
 describe('parseEnv', () => {
@@ -35,5 +36,34 @@ describe('parseEnv', () => {
     expect(() => parseEnv({ PORT: 'abc' })).toThrow(/PORT/);
     expect(() => parseEnv({ USDC_ADDRESS: '0x12' })).toThrow(/USDC_ADDRESS/);
     expect(() => parseEnv({ NODE_ENV: 'production' })).toThrow(ConfigError);
+  });
+
+  // Issue 14 item 4: USER_MARKUP=1.1 booted and gave premium events (1.2) a negative margin.
+  it.each([
+    [{ USER_MARKUP: '1.1' }, /PAYOUT_PREMIUM: must not exceed USER_MARKUP/],
+    [{ USER_MARKUP: '1.15', PAYOUT_PREMIUM: '1.1501' }, /PAYOUT_PREMIUM: must not exceed USER_MARKUP/],
+    [{ USER_MARKUP: '0' }, /USER_MARKUP: must be positive/],
+    [{ PAYOUT_STANDARD: '0' }, /PAYOUT_STANDARD: must be positive/],
+    [{ PAYOUT_PREMIUM: '0.0000' }, /PAYOUT_PREMIUM: must be positive/],
+    [{ PAYOUT_STANDARD: '1.4' }, /PAYOUT_STANDARD: must not exceed USER_MARKUP/],
+  ])('refuses a payout multiplier that is not positive or above the user markup: %j', (env, message) => {
+    expect(() => parseEnv(env)).toThrow(ConfigError);
+    expect(() => parseEnv(env)).toThrow(message);
+  });
+
+  it('accepts payouts up to the user markup (a zero margin)', () => {
+    expect(parseEnv({ USER_MARKUP: '1.2', PAYOUT_STANDARD: '1.2', PAYOUT_PREMIUM: '1.2' }).PAYOUT_PREMIUM.text).toBe('1.2');
+    expect(parseEnv({ USER_MARKUP: '1.0001', PAYOUT_STANDARD: '0.0001', PAYOUT_PREMIUM: '1.0001' }).USER_MARKUP.text).toBe('1.0001');
+  });
+
+  // Issue 14 item 10: a key the Bearer parser refuses booted and could never sign in.
+  it.each(['change me please 16+', 'abcdefghijklmnop\u00e9', 'abcdefghijklmnop\t', 'abcdefghijklmnop,q', `${'k'.repeat(513)}`])('refuses an ADMIN_API_KEY the Bearer parser cannot read: %j', (key) => {
+    expect(() => parseEnv({ ADMIN_API_KEY: key })).toThrow(/ADMIN_API_KEY: must be at most 512 of the characters/);
+  });
+
+  it('accepts every ADMIN_API_KEY the Bearer parser reads, and the parser reads it back', () => {
+    const key = 'Az09_-.~+/=Az09_-.~+/=';
+    expect(parseEnv({ ADMIN_API_KEY: key }).ADMIN_API_KEY).toBe(key);
+    expect(parseBearer(`Bearer ${key}`)).toBe(key);
   });
 });

@@ -3,6 +3,7 @@
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import { MoneyFormatError, parseMultiplier, parseUsdToAtto, type DecimalMultiplier } from '../common/money/index.js';
+import { API_KEY_TEXT, API_KEY_TEXT_MESSAGE } from '../common/validation/api-key-text.js';
 
 const multiplier = (name: string, fallback: string) =>
   z
@@ -46,7 +47,8 @@ export const envSchema = z.object({
   QUEUE_PREFIX: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/).default('ledger'),
   PORT: intFromEnv(3000, 0, 65535),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
-  ADMIN_API_KEY: z.string().min(16, 'must be at least 16 characters').optional(),
+  // The Bearer parser reads only these characters: any other key would boot but never sign in.
+  ADMIN_API_KEY: z.string().min(16, 'must be at least 16 characters').regex(API_KEY_TEXT, API_KEY_TEXT_MESSAGE).optional(),
   USER_MARKUP: multiplier('USER_MARKUP', '1.3'),
   PAYOUT_STANDARD: multiplier('PAYOUT_STANDARD', '1.1'),
   PAYOUT_PREMIUM: multiplier('PAYOUT_PREMIUM', '1.2'),
@@ -143,6 +145,25 @@ export class ConfigError extends Error {
   }
 }
 
+/**
+ * Every payout multiplier must be positive and at most the user markup: a payout above the charge
+ * is a negative margin on every event of that tier (USER_MARKUP=1.1 booted and did that to premium
+ * events), and a zero markup or payout bills or pays nothing. Equal is allowed (zero margin).
+ */
+function multiplierProblems(env: Pick<Env, 'USER_MARKUP' | 'PAYOUT_STANDARD' | 'PAYOUT_PREMIUM'>): string[] {
+  const problems: string[] = [];
+  if (env.USER_MARKUP.numerator <= 0n) problems.push(`USER_MARKUP: must be positive (got ${env.USER_MARKUP.text})`);
+  for (const name of ['PAYOUT_STANDARD', 'PAYOUT_PREMIUM'] as const) {
+    const payout = env[name];
+    if (payout.numerator <= 0n) problems.push(`${name}: must be positive (got ${payout.text})`);
+    // Same denominator (10^MULTIPLIER_DECIMALS_MAX), so numerators compare as the values do.
+    else if (payout.numerator * env.USER_MARKUP.denominator > env.USER_MARKUP.numerator * payout.denominator) {
+      problems.push(`${name}: must not exceed USER_MARKUP (${payout.text} > ${env.USER_MARKUP.text}: a negative margin)`);
+    }
+  }
+  return problems;
+}
+
 /** Parses the environment; throws ConfigError naming every bad variable. */
 export function parseEnv(source: NodeJS.ProcessEnv): Env {
   const cleaned = Object.fromEntries(Object.entries(source).filter(([, value]) => value !== undefined && value !== ''));
@@ -152,6 +173,8 @@ export function parseEnv(source: NodeJS.ProcessEnv): Env {
     throw new ConfigError(`invalid environment: ${problems.join('; ')}`);
   }
   const env = withAttoKeys(result.data);
+  const multipliers = multiplierProblems(env);
+  if (multipliers.length > 0) throw new ConfigError(`invalid environment: ${multipliers.join('; ')}`);
   if (!env.PAYOUT_PRIVATE_KEY && env.PAYOUT_PRIVATE_KEY_FILE) {
     const key = readFileSync(env.PAYOUT_PRIVATE_KEY_FILE, 'utf8').trim();
     const parsed = envSchema.shape.PAYOUT_PRIVATE_KEY.safeParse(key);

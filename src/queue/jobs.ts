@@ -7,6 +7,7 @@ import type { JobsOptions } from 'bullmq';
 import { z } from 'zod';
 import { usageEventSchema } from '../modules/usage/usage.schemas.js';
 import { isSignedUsageJob, signedUsageJobSchema, type SignedUsageJob } from './signed-usage-job.js';
+import { usageJobId as jobIdOfEvent } from './usage-job-id.js';
 import {
   JOB_DEAD_USAGE_EVENT,
   JOB_EXPIRE_HOLDS,
@@ -94,11 +95,14 @@ const usageJobPayload = z.unknown().transform((value, ctx): UsageJobData => {
   return z.NEVER;
 });
 
-/** Job id = event_id for both forms (a signed job's event id is inside its signed text). */
+/**
+ * Job id = usageJobId(event_id) for both forms (a signed job's event id is inside its signed text):
+ * the event_id itself, escaped when BullMQ would refuse it (usage-job-id.ts).
+ */
 function usageJobId(payload: UsageJobData): string {
-  if (!isSignedUsageJob(payload)) return (payload as { event_id: string }).event_id;
+  if (!isSignedUsageJob(payload)) return jobIdOfEvent((payload as { event_id: string }).event_id);
   const eventId = (JSON.parse((payload as SignedUsageJob).signed.body) as { event_id?: unknown }).event_id;
-  return typeof eventId === 'string' ? eventId : `signed-${(payload as SignedUsageJob).signed.webhook_id}`;
+  return typeof eventId === 'string' ? jobIdOfEvent(eventId) : `signed-${(payload as SignedUsageJob).signed.webhook_id}`;
 }
 const noPayload = z.object({}).passthrough();
 
@@ -116,7 +120,12 @@ interface JobSpec<S extends z.ZodType> {
 const spec = <S extends z.ZodType>(s: JobSpec<S>) => s;
 
 export const JOBS = {
-  /** Job id = event_id: BullMQ drops a second add while the first is kept; the ledger dedupes anyway. */
+  /**
+   * Job id = usageJobId(event_id): BullMQ drops a second add while the first is kept; the ledger
+   * dedupes anyway. A job that is dead-lettered is removed as it fails (the letter keeps its data
+   * and reason), so a republish after the cause is fixed is a new job and is billed; any other
+   * failed job is kept for an operator.
+   */
   [JOB_USAGE_EVENT]: spec({
     queue: QUEUE_USAGE_EVENTS,
     payload: usageJobPayload,
@@ -129,12 +138,16 @@ export const JOBS = {
       removeOnFail: false,
     }),
   }),
-  /** A usage job that can never succeed, with the reason: kept until an operator looks. */
+  /**
+   * A usage job that can never succeed, with the reason: kept until an operator or the gateway
+   * removes it (README: "Recovering dead letters"). One letter per failed job (its id and creation
+   * time), so a republished job that fails again gets a letter of its own.
+   */
   [JOB_DEAD_USAGE_EVENT]: spec({
     queue: QUEUE_USAGE_EVENTS_DEAD,
-    payload: z.object({ job_id: z.string().optional(), code: z.string(), details: z.unknown(), data: z.unknown(), failed_at: z.string() }),
+    payload: z.object({ job_id: z.string().optional(), job_timestamp: z.number().optional(), code: z.string(), details: z.unknown(), data: z.unknown(), failed_at: z.string() }),
     handled: false,
-    options: (p) => ({ jobId: `dead-${p.job_id}`, removeOnComplete: false, removeOnFail: false }),
+    options: (p) => ({ jobId: `dead-${p.job_id}-${p.job_timestamp ?? 0}`, removeOnComplete: false, removeOnFail: false }),
   }),
   [JOB_EXPIRE_HOLDS]: spec({
     queue: QUEUE_HOLDS,

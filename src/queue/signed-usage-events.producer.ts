@@ -6,8 +6,9 @@ import { signGatewayRequest } from './gateway-signing.js';
 import { jobOptions, type JobPayload } from './jobs.js';
 import { JOB_USAGE_EVENT } from './queue-names.js';
 import type { SignedUsageJob } from './signed-usage-job.js';
+import { usageJobId } from './usage-job-id.js';
 
-/** The job data for one signed usage event (job id = event_id, as for unsigned ones). */
+/** The job data for one signed usage event (job id = usageJobId(event_id), as for unsigned ones). */
 export function signedUsageJob(signer: { keyId: string; signingSecret: string }, payload: { event_id: string } & Record<string, unknown>, options: { now?: Date } = {}): SignedUsageJob {
   const body = JSON.stringify(payload);
   const headers = signGatewayRequest(signer.signingSecret, body, { now: options.now });
@@ -22,5 +23,5 @@ export function signedUsageJob(signer: { keyId: string; signingSecret: string },
  */
 export function publishSignedUsageEvent(queue: Queue, signer: { keyId: string; signingSecret: string }, payload: { event_id: string } & Record<string, unknown>, options: { now?: Date } = {}) {
   const data = signedUsageJob(signer, payload, options);
-  return queue.add(JOB_USAGE_EVENT, data, { ...jobOptions(JOB_USAGE_EVENT, data as JobPayload<typeof JOB_USAGE_EVENT>), jobId: payload.event_id, ...(options.now ? { timestamp: options.now.getTime() } : {}) });
+  return queue.add(JOB_USAGE_EVENT, data, { ...jobOptions(JOB_USAGE_EVENT, data as JobPayload<typeof JOB_USAGE_EVENT>), jobId: usageJobId(payload.event_id), ...(options.now ? { timestamp: options.now.getTime() } : {}) });
 }

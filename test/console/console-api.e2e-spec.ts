@@ -177,7 +177,7 @@ describe('console API reads', () => {
     for (const model of ['lab/new-model', 'lab/other']) {
       await t.admin(t.http.post('/v1/admin/prices')).send({ model, input_usd_per_mtok: '1', output_usd_per_mtok: '2', effective_from: '2026-11-01T00:00:00Z' }).expect(201);
     }
-    expect((await t.admin(t.http.post('/v1/admin/usage-events/reprice')).expect(200)).body).toEqual({ priced: 3, still_unpriced: 0 });
+    expect((await t.admin(t.http.post('/v1/admin/usage-events/reprice')).expect(200)).body).toEqual({ priced: 3, still_unpriced: 0, in_progress: false });
     expect((await t.admin(t.http.get('/v1/admin/usage-events/unpriced-by-model')).expect(200)).body).toEqual({ data: [] });
     expect(GPT4O).toBe('openai/gpt-4o');
   });

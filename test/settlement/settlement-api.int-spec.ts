@@ -104,6 +104,10 @@ describe('settlement API on Anvil', () => {
       expect.objectContaining({ contributor_id: 'api-b', amount_usdc: '30.999999', status: 'paid' }),
     ]);
     expect(detail.body.transactions).toEqual([expect.objectContaining({ status: 'confirmed', line_count: 2, nonce: expect.any(Number), gas_used: expect.stringMatching(/^\d+$/), block_number: expect.stringMatching(/^\d+$/) })]);
+    // api.md names the field `hash` (and `block`); `tx_hash` and `block_number` stay as aliases (issue 14 item 11).
+    const [tx] = detail.body.transactions;
+    expect(tx).toMatchObject({ hash: expect.stringMatching(/^0x[0-9a-f]{64}$/), block: tx.block_number });
+    expect(tx.hash).toBe(tx.tx_hash);
     const reconciled = await h.t.admin(h.t.http.post(`/v1/admin/settlements/${settlementId}/reconcile`)).expect(200);
     expect(reconciled.body).toMatchObject({ ok: true, paid_lines: 2, chain_payouts: 2 });
   });

@@ -3,7 +3,7 @@ import { Queue } from 'bullmq';
 import { QUEUE_USAGE_EVENTS, QUEUE_USAGE_EVENTS_DEAD } from '../../src/queue/queue-names.js';
 import { publishSignedUsageEvent } from '../../src/queue/signed-usage-events.producer.js';
 import { signGatewayRequest } from '../../src/queue/gateway-signing.js';
-import { publishUsageEvent } from '../../src/queue/usage-events.producer.js';
+import { deadLettersOf, publishUsageEvent } from '../../src/queue/usage-events.producer.js';
 import { JOB_USAGE_EVENT as USAGE_JOB_NAME } from '../../src/queue/queue-names.js';
 import { jobOptions } from '../../src/queue/jobs.js';
 
@@ -69,8 +69,8 @@ describe('signed usage jobs', () => {
     await queue.add(USAGE_JOB_NAME, { signed: { key_id: signer.keyId, webhook_id: recent['webhook-id'], webhook_timestamp: recent['webhook-timestamp'], webhook_signature: recent['webhook-signature'], body: recentBody } }, usageJobOptions('sq-recent'));
     await publishUsageEvent(queue, exampleEvent({ event_id: 'sq-unsigned' }));
     for (const jobId of ['sq-altered', 'sq-replayed', 'sq-wrong-key', 'sq-stale-6', 'sq-unsigned']) {
-      const deadJob = await waitFor(() => dead.getJob(`dead-${jobId}`));
-      expect({ jobId, code: deadJob.data.code }).toEqual({ jobId, code: 'bad_signature' });
+      const [deadJob] = await waitFor(async () => ((await deadLettersOf(dead, jobId)).length > 0 ? deadLettersOf(dead, jobId) : null));
+      expect({ jobId, code: deadJob!.data.code }).toEqual({ jobId, code: 'bad_signature' });
     }
     for (const eventId of ['sq-altered', 'sq-wrong-key', 'sq-stale-6', 'sq-unsigned']) expect(await stored(eventId)).toBe(false);
     await waitFor(() => stored('sq-recent'));

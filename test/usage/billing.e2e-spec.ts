@@ -77,15 +77,15 @@ describe('billing core: usage events, idempotency, unpriced, ledger', () => {
     const listed = await t.admin(t.http.get('/v1/admin/usage-events?status=unpriced')).expect(200);
     expect(listed.body.data.map((e: { event_id: string }) => e.event_id)).toEqual(['unpriced-1']);
     const none = await t.admin(t.http.post('/v1/admin/usage-events/reprice')).expect(200);
-    expect(none.body).toEqual({ priced: 0, still_unpriced: 1 });
+    expect(none.body).toEqual({ priced: 0, still_unpriced: 1, in_progress: false });
     await t.admin(t.http.post('/v1/admin/prices')).send({ model: 'acme/new-model', input_usd_per_mtok: '1', output_usd_per_mtok: '2', effective_from: '2026-11-01T00:00:00Z' }).expect(201);
     const repriced = await t.admin(t.http.post('/v1/admin/usage-events/reprice')).expect(200);
-    expect(repriced.body).toEqual({ priced: 1, still_unpriced: 0 });
+    expect(repriced.body).toEqual({ priced: 1, still_unpriced: 0, in_progress: false });
     const stored = await gw(t.http.get('/v1/usage-events/unpriced-1')).expect(200);
     // 1200 prompt at 1 (no cached price: input price) + 350 at 2, per million = 0.0019
     expect(stored.body).toMatchObject({ status: 'priced', official_usd: '0.0019', charge_usd: '0.00247', payout_usd: '0.00209' });
     const again = await t.admin(t.http.post('/v1/admin/usage-events/reprice')).expect(200);
-    expect(again.body).toEqual({ priced: 0, still_unpriced: 0 });
+    expect(again.body).toEqual({ priced: 0, still_unpriced: 0, in_progress: false });
   });
 
   it('applies a tier change only to events that occur after it', async () => {

@@ -1,11 +1,16 @@
-import { Queue } from 'bullmq';
-import { publishUsageEvent } from '../../src/queue/usage-events.producer.js';
-import { QUEUE_USAGE_EVENTS, QUEUE_USAGE_EVENTS_DEAD } from '../../src/queue/queue-names.js';
+import { Queue, Worker } from 'bullmq';
+import fc from 'fast-check';
+import { jobOptions } from '../../src/queue/jobs.js';
+import { deadLettersOf, publishUsageEvent, republishDeadLetter } from '../../src/queue/usage-events.producer.js';
+import { JOB_USAGE_EVENT, QUEUE_USAGE_EVENTS, QUEUE_USAGE_EVENTS_DEAD } from '../../src/queue/queue-names.js';
+import { usageJobId } from '../../src/queue/usage-job-id.js';
 import { exampleEvent, expectLedgerClean, seedBilling } from '../support/billing-fixtures.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 import { startTestWorker, waitFor } from '../support/test-worker.js';
 
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+
+const CONTRIBUTOR_ADDRESS = '0x3333333333333333333333333333333333333333';
 
 describe('usage-events queue (real Redis, real worker)', () => {
   let t: TestApp;
@@ -21,6 +26,14 @@ describe('usage-events queue (real Redis, real worker)', () => {
     queue = new Queue(QUEUE_USAGE_EVENTS, { connection, prefix: worker.queuePrefix });
     dead = new Queue(QUEUE_USAGE_EVENTS_DEAD, { connection, prefix: worker.queuePrefix });
   });
+  /** The one letter of an event's failed job, once it is written. */
+  const letterOf = async (eventId: string) => (await waitFor(async () => ((await deadLettersOf(dead, eventId)).length > 0 ? deadLettersOf(dead, eventId) : null)))[0]!;
+  /** Stored and billed through the API, or null. */
+  const storedEvent = async (eventId: string) => {
+    const res = await t.admin(t.http.get(`/v1/usage-events/${encodeURIComponent(eventId)}`));
+    return res.status === 200 ? res.body : null;
+  };
+
   afterAll(async () => {
     await queue?.obliterate({ force: true }).catch(() => undefined);
     await dead?.obliterate({ force: true }).catch(() => undefined);
@@ -52,28 +65,109 @@ describe('usage-events queue (real Redis, real worker)', () => {
 
   it('sends an invalid payload to the dead-letter queue with its validation error, without retrying', async () => {
     await publishUsageEvent(queue, { event_id: 'queued-bad', user_id: 'u_42', contributor_id: 'c_std', model: 'x', usage: { prompt_tokens: -1, completion_tokens: 1 } });
-    const deadJob = await waitFor(async () => dead.getJob('dead-queued-bad'));
+    const deadJob = await letterOf('queued-bad');
     expect(deadJob.data).toMatchObject({ job_id: 'queued-bad', code: 'validation_failed' });
     expect(JSON.stringify(deadJob.data.details)).toContain('usage.prompt_tokens');
-    const original = await queue.getJob('queued-bad');
-    await waitFor(async () => (await original?.isFailed()) ?? false);
-    expect(original!.attemptsMade).toBe(1);
+    // Failed on its first attempt, then removed: the letter is the record and the job id is free.
+    await waitFor(async () => (await queue.getJobState('queued-bad')) === 'unknown');
     await t.admin(t.http.get('/v1/usage-events/queued-bad')).expect(404);
   });
 
   it('dead-letters an unknown contributor instead of retrying forever', async () => {
     await publishUsageEvent(queue, exampleEvent({ event_id: 'queued-nobody', contributor_id: 'c_nobody' }));
-    const deadJob = await waitFor(async () => dead.getJob('dead-queued-nobody'));
+    const deadJob = await letterOf('queued-nobody');
     expect(deadJob.data.code).toBe('unknown_contributor');
   });
 
   it('dead-letters a job of another name (no handler on this queue) instead of leaving it unbilled', async () => {
     await queue.add('usage-event-v2', exampleEvent({ event_id: 'queued-renamed' }), { jobId: 'queued-renamed', attempts: 5 });
-    const deadJob = await waitFor(async () => dead.getJob('dead-queued-renamed'));
+    const deadJob = await letterOf('queued-renamed');
     expect(deadJob.data).toMatchObject({ job_id: 'queued-renamed', code: 'unknown_job' });
-    const original = await queue.getJob('queued-renamed');
-    await waitFor(async () => (await original?.isFailed()) ?? false);
-    expect(original!.attemptsMade).toBe(1);
+    await waitFor(async () => (await queue.getJobState('queued-renamed')) === 'unknown');
     await t.admin(t.http.get('/v1/usage-events/queued-renamed')).expect(404);
+  });
+
+  // Issue 14 item 3: the failed job was kept under the event's job id, so this republish (what the
+  // README told gateways to do) was dropped by BullMQ and the event never billed.
+  it('bills a dead-lettered event republished with the same job id once its contributor is registered', async () => {
+    const payload = exampleEvent({ event_id: 'queued-late-contributor', contributor_id: 'c_late' });
+    await publishUsageEvent(queue, payload);
+    const letter = await letterOf('queued-late-contributor');
+    expect(letter.data).toMatchObject({ code: 'unknown_contributor', job_id: 'queued-late-contributor', data: payload });
+    await t.admin(t.http.put('/v1/admin/contributors/c_late')).send({ tier: 'standard', payout_address: CONTRIBUTOR_ADDRESS }).expect(201);
+    await waitFor(async () => (await queue.getJobState('queued-late-contributor')) === 'unknown');
+    // A plain add, as a gateway without our helper does it.
+    await queue.add(JOB_USAGE_EVENT, letter.data.data, { jobId: 'queued-late-contributor', attempts: 20, backoff: { type: 'exponential', delay: 1000 } });
+    const stored = await waitFor(() => storedEvent('queued-late-contributor'));
+    expect(stored).toMatchObject({ status: 'priced', contributor_id: 'c_late', source: 'queue' });
+    await expectLedgerClean(t);
+  });
+
+  it('republishDeadLetter: a second failure gets a letter of its own, the fixed republish is billed, letters are removed', async () => {
+    const payload = exampleEvent({ event_id: 'queued-twice-dead', contributor_id: 'c_later' });
+    await publishUsageEvent(queue, payload);
+    const first = await letterOf('queued-twice-dead');
+    // Republished at once, before the cause is fixed: it fails again, with a new letter.
+    await republishDeadLetter(queue, first);
+    const second = await letterOf('queued-twice-dead');
+    expect(second.id).not.toBe(first.id);
+    expect(second.data.code).toBe('unknown_contributor');
+    await t.admin(t.http.put('/v1/admin/contributors/c_later')).send({ tier: 'premium', payout_address: CONTRIBUTOR_ADDRESS }).expect(201);
+    await republishDeadLetter(queue, second);
+    expect(await waitFor(() => storedEvent('queued-twice-dead'))).toMatchObject({ status: 'priced', contributor_tier: 'premium' });
+    expect(await deadLettersOf(dead, 'queued-twice-dead')).toEqual([]);
+  });
+
+  it('republishDeadLetter clears a failed job kept under the id (failed before this fix, or stalled too often) instead of being dropped', async () => {
+    // A queue of its own, with a worker that fails its job and keeps it, as usage jobs were kept.
+    const connection = { url: REDIS_URL };
+    const probe = new Queue('usage-kept-failed-probe', { connection, prefix: worker.queuePrefix });
+    const failing = new Worker('usage-kept-failed-probe', async () => { throw new Error('boom'); }, { connection, prefix: worker.queuePrefix });
+    try {
+      const payload = exampleEvent({ event_id: 'kept-failed' });
+      await probe.add(JOB_USAGE_EVENT, payload, { jobId: 'kept-failed', attempts: 1, removeOnFail: false });
+      await waitFor(async () => (await probe.getJobState('kept-failed')) === 'failed');
+      await failing.close();
+      const letter = await dead.add('dead-usage-event', { job_id: 'kept-failed', code: 'retries_exhausted', data: payload }, { jobId: 'dead-kept-failed-probe' });
+      const job = await republishDeadLetter(probe, letter);
+      expect(await probe.getJobState('kept-failed')).toBe('waiting');
+      expect(job.data).toEqual(payload);
+      expect(await dead.getJob('dead-kept-failed-probe')).toBeUndefined();
+    } finally {
+      await failing.close();
+      await probe.obliterate({ force: true });
+      await probe.close();
+    }
+  });
+
+  // Issue 14 item 7: BullMQ refuses a custom job id it reads as an integer, or with a ':', at add.
+  it('queues events whose event_id BullMQ refuses as a job id (numeric, with ":", starting with "~")', async () => {
+    const ids = ['1744536634', '-5', 'gw:1', 'a:b:c:d', '~tilde', '~1744536634'];
+    for (const eventId of ids) await publishUsageEvent(queue, exampleEvent({ event_id: eventId }));
+    for (const eventId of ids) expect(await waitFor(() => storedEvent(eventId))).toMatchObject({ event_id: eventId, status: 'priced', source: 'queue' });
+    // The same event pushed again is still one job and one charge.
+    await publishUsageEvent(queue, exampleEvent({ event_id: '1744536634' }));
+    expect((await queue.getJob(usageJobId('1744536634')))?.data.event_id).toBe('1744536634');
+    await expectLedgerClean(t);
+  });
+
+  it('BullMQ accepts usageJobId of any valid event_id at add (generated ids, real Redis)', async () => {
+    // A queue nobody consumes: only add's own checks run.
+    const probe = new Queue('usage-job-id-probe', { connection: { url: REDIS_URL }, prefix: worker.queuePrefix });
+    const printable = fc.string({ unit: fc.integer({ min: 0x21, max: 0x7e }).map((c) => String.fromCharCode(c)), minLength: 1, maxLength: 200 });
+    const eventIds = fc.oneof(printable, fc.integer().map(String), fc.constantFrom(':', '~', '0', '%3A'));
+    try {
+      await fc.assert(
+        fc.asyncProperty(eventIds, async (eventId) => {
+          const jobId = usageJobId(eventId);
+          const job = await probe.add(JOB_USAGE_EVENT, { event_id: eventId }, { ...jobOptions(JOB_USAGE_EVENT, exampleEvent({ event_id: eventId }) as never) });
+          return job.id === jobId;
+        }),
+        { numRuns: 300, seed: 20261201 },
+      );
+    } finally {
+      await probe.obliterate({ force: true });
+      await probe.close();
+    }
   });
 });

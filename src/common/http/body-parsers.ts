@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { isUtf8 } from 'node:buffer';
 import type { IncomingMessage } from 'node:http';
 import { DomainError } from '../errors/domain-error.js';
-import { jsonBodyProblem, mayHoldUnstorableText } from './json-body-checks.js';
+import { inexactJsonNumber, jsonBodyProblem, mayHoldUnstorableText } from './json-body-checks.js';
 
 const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH']);
 /**
@@ -81,6 +81,12 @@ export function parseJsonBody(bytes: Buffer): unknown {
   // Both checks below need a walk of the parsed body; the byte scan says when one can matter.
   const problem = mayHoldUnstorableText(bytes) ? jsonBodyProblem(body) : null;
   if (problem) throw new DomainError('validation_failed', 'request validation failed', [problem]);
+  const inexact = inexactJsonNumber(text);
+  if (inexact !== null) {
+    throw new DomainError('validation_failed', 'request validation failed', [
+      { field: '(body)', message: `the number ${inexact.slice(0, 40)} cannot be kept exactly (beyond double precision): send it as a string` },
+    ]);
+  }
   return body;
 }
 

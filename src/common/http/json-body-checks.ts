@@ -63,3 +63,48 @@ export function jsonBodyProblem(body: unknown): FieldIssue | null {
   }
   return null;
 }
+
+/** A JSON number's value as (digits without leading or trailing zeros, power of ten), or 0. */
+function decimalValue(text: string): string {
+  const match = /^-?(\d*)(?:\.(\d*))?(?:[eE]([+-]?\d+))?$/.exec(text);
+  if (!match) return text;
+  const [, whole = '', fraction = '', exponent = '0'] = match;
+  let digits = (whole + fraction).replace(/^0+/, '');
+  let power = BigInt(exponent) - BigInt(fraction.length);
+  const trimmed = digits.replace(/0+$/, '');
+  power += BigInt(digits.length - trimmed.length);
+  digits = trimmed;
+  if (digits === '') return '0';
+  return `${text.startsWith('-') ? '-' : ''}${digits}e${power}`;
+}
+
+/** Does JSON.parse keep this number literal's value exactly (as the shortest text of its double says)? */
+export function isExactJsonNumber(literal: string): boolean {
+  // At most 15 significant digits and no exponent: always kept (a double holds 15 decimal digits).
+  if (literal.length <= 15 && !/[eE]/.test(literal)) return true;
+  const parsed = Number(literal);
+  return Number.isFinite(parsed) && decimalValue(String(parsed)) === decimalValue(literal);
+}
+
+// JSON strings (removed before looking for numbers: their digits are not numbers).
+const JSON_STRING = /"[^"\\]*(?:\\.[^"\\]*)*"/g;
+// A number literal that may be inexact: 16+ characters of digits, or with an exponent.
+const LONG_OR_EXPONENT_NUMBER = /-?\d[\d.]{15,}(?:[eE][+-]?\d+)?|-?\d[\d.]*[eE][+-]?\d+/g;
+// Only a number of 16+ characters or with an exponent can be inexact, and a number follows ':', ','
+// or '[': most bodies have none (digits and hex inside strings rarely follow one), so no scan.
+const MAY_HOLD_INEXACT_NUMBER = /[:,[]\s*-?(?:[\d.]{16}|\d+(?:\.\d+)?[eE])/;
+
+/**
+ * The first number of a JSON text whose value JSON.parse does not keep (9007199254740993,
+ * 100.00000000000000001, 1e400), or null. Such a payload would be stored and hashed as a
+ * different number than was sent: two payloads differing only there replayed as 200 instead of
+ * 409. Call on text that JSON.parse accepted.
+ */
+export function inexactJsonNumber(text: string): string | null {
+  if (!MAY_HOLD_INEXACT_NUMBER.test(text)) return null;
+  const outsideStrings = text.replace(JSON_STRING, '""');
+  for (const match of outsideStrings.matchAll(LONG_OR_EXPONENT_NUMBER)) {
+    if (!isExactJsonNumber(match[0])) return match[0];
+  }
+  return null;
+}

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { DomainError } from '../errors/index.js';
+import { idSchema } from '../validation/fields.js';
 
 export const PAGE_SIZE_DEFAULT = 50;
 export const PAGE_SIZE_MAX = 500;
@@ -22,3 +23,29 @@ export function decodeCursor<T extends Record<string, unknown>>(cursor: string |
     throw new DomainError('validation_failed', 'invalid cursor', [{ field: 'cursor', message: 'not a cursor returned by this API' }]);
   }
 }
+
+// Fields of cursors, bounded as the SQL that reads them needs: a cursor is opaque but forgeable
+// (base64url of JSON), and a forged one past a column's range reached Postgres (an int8 id past
+// 2^63-1 or a time past year 9999 was a 500, a payable past NUMERIC(38,0) a 422). Anything outside
+// these is a 400 like any malformed cursor.
+const INT8_MAX = 2n ** 63n - 1n;
+/** Microseconds since 1970 of 9999-12-31T23:59:59.999999Z, the last instant the API reads or writes. */
+const TIMESTAMP_MICROS_MAX = 253_402_300_799_999_999n;
+
+/** A bigint row id (bigserial): 0..2^63-1 as decimal text. */
+export const cursorRowIdSchema = z
+  .string()
+  .regex(/^\d{1,19}$/)
+  .refine((text) => BigInt(text) <= INT8_MAX, 'out of range');
+
+/** A timestamp as microseconds since 1970, within the years the API accepts (up to 9999). */
+export const cursorMicrosSchema = z
+  .string()
+  .regex(/^\d{1,18}$/)
+  .refine((text) => BigInt(text) <= TIMESTAMP_MICROS_MAX, 'out of range');
+
+/** An atto-USD amount of a NUMERIC(38,0) column. */
+export const cursorAttoSchema = z.string().regex(/^-?\d{1,38}$/);
+
+/** An internal id (contributor, user): the same rule as in paths and bodies (no NUL, no spaces). */
+export const cursorIdSchema = idSchema;

@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { z } from 'zod';
 import { validationFailed } from '../../common/errors/index.js';
-import { decodeCursor, encodeCursor } from '../../common/http/pagination.js';
+import { cursorAttoSchema, cursorIdSchema, cursorRowIdSchema, decodeCursor, encodeCursor } from '../../common/http/pagination.js';
 import { microUsdcToAtto } from '../../common/money/index.js';
 import { APP_CONFIG, type AppConfig } from '../../config/index.js';
 import { AuditService } from '../audit/audit.service.js';
@@ -12,10 +12,10 @@ import { UsageService } from '../usage/usage.service.js';
 import { AdminRepository } from './admin.repository.js';
 
 const contributorCursorSchema = z.union([
-  z.object({ s: z.literal('id'), id: z.string().min(1) }).strict(),
-  z.object({ s: z.literal('payable_desc'), p: z.string().regex(/^-?\d{1,40}$/), id: z.string().min(1) }).strict(),
+  z.object({ s: z.literal('id'), id: cursorIdSchema }).strict(),
+  z.object({ s: z.literal('payable_desc'), p: cursorAttoSchema, id: cursorIdSchema }).strict(),
 ]);
-const auditCursorSchema = z.object({ id: z.string().regex(/^\d{1,19}$/) }).strict();
+const auditCursorSchema = z.object({ id: cursorRowIdSchema }).strict();
 
 /** Platform totals in atto-USD, with the settlement module's hot wallet and last settlement. */
 export interface AdminOverview {

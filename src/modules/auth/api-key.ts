@@ -1,4 +1,5 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { API_KEY_CHARS, API_KEY_LENGTH_MAX } from '../../common/validation/api-key-text.js';
 import type { Role } from './auth.types.js';
 
 const KEY_BYTES = 32;
@@ -19,8 +20,10 @@ export function sameHash(leftHex: string, rightHex: string): boolean {
   return timingSafeEqual(Buffer.from(leftHex, 'hex'), Buffer.from(rightHex, 'hex'));
 }
 
+const BEARER = new RegExp(`^Bearer\\s+(${API_KEY_CHARS}{8,${API_KEY_LENGTH_MAX}})\\s*$`);
+
 export function parseBearer(header: string | undefined): string | null {
   if (!header) return null;
-  const match = /^Bearer\s+([A-Za-z0-9_\-.~+/=]{8,512})\s*$/.exec(header);
+  const match = BEARER.exec(header);
   return match?.[1] ?? null;
 }

@@ -2,8 +2,9 @@ import { Injectable, type CanActivate, type ExecutionContext } from '@nestjs/com
 import { Reflector } from '@nestjs/core';
 import { DomainError } from '../../common/errors/index.js';
 import { parseBearer } from './api-key.js';
+import { assertCanReadContributor } from './access.js';
 import { AuthService } from './auth.service.js';
-import type { Role } from './auth.types.js';
+import type { Principal, Role } from './auth.types.js';
 import type { AuthedRequest } from './principal.decorator.js';
 import { PUBLIC_KEY, ROLES_KEY } from './roles.decorator.js';
 import { AuthFailureLimiter } from './auth-failure-limiter.js';
@@ -46,6 +47,7 @@ export class AuthGuard implements CanActivate {
     if (!roles.includes(principal.role)) {
       throw new DomainError('forbidden', `this route is for ${roles.join(', ')} keys`);
     }
+    assertOwnContributorRoute(request, principal);
     // One property test for unsigned keys: their path does no other work.
     if (principal.signingKey !== undefined) await this.verifySignature(request, clientId, principal.keyId, principal.signingKey);
     request.principal = principal;
@@ -62,4 +64,18 @@ export class AuthGuard implements CanActivate {
       throw error;
     }
   }
+}
+
+/** Routes under a contributor's own path; `:id` is the contributor (as registered with Fastify). */
+const CONTRIBUTOR_ROUTE = /^\/v1\/contributors\/:id(?:\/|$)/i;
+
+/**
+ * A contributor key may reach only its own `/v1/contributors/:id/...` routes. Checked here, before
+ * pipes validate query and body: another contributor's id with a bad query was a 400 (telling the
+ * caller about the route's inputs) where it must be the same 403 as any other request for it.
+ * The services keep their own check (assertCanReadContributor) too.
+ */
+function assertOwnContributorRoute(request: AuthedRequest, principal: Principal): void {
+  if (principal.role !== 'contributor' || !CONTRIBUTOR_ROUTE.test(request.routeOptions.url ?? '')) return;
+  assertCanReadContributor(principal, String((request.params as Record<string, unknown> | undefined)?.id ?? ''));
 }

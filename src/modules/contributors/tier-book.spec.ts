@@ -31,8 +31,11 @@ describe('createTierBook / tierAt', () => {
     expect(book.tierAt('c1', new Date('2027-01-01T00:00:00Z'))).toBe('standard');
   });
 
-  it('has no tier before the first row', () => {
-    expect(book.tierAt('c1', new Date('1969-12-31T23:59:59.999Z'))).toBeNull();
+  // Issue 14 item 9: an occurred_at before 1970 was answered 422 unknown_contributor.
+  it('gives a registered contributor its first tier before its first row (before 1970, back to year 1)', () => {
+    expect(book.tierAt('c1', new Date('1969-12-31T23:59:59.999Z'))).toBe('standard');
+    expect(book.tierAt('c2', new Date('0001-01-01T00:00:00Z'))).toBe('premium');
+    expect(book.tierAt('nobody', new Date('0001-01-01T00:00:00Z'))).toBeNull();
   });
 
   it('lets the later row win when two changes share an instant', () => {

@@ -28,8 +28,10 @@ export function createTierBook(versions: readonly TierVersion[]): TierBook {
     tierAt: (contributorId: string, at: Date) => {
       const history = byContributor.get(contributorId);
       if (!history) return null;
+      // Before its first row (1970, TIER_HISTORY_START) a registered contributor has its first tier:
+      // an event that occurred before 1970 was refused as an unknown contributor.
       const index = lastIndexAtOrBefore(history.effectiveFromMs, at.getTime());
-      return index < 0 ? null : history.tiers[index]!;
+      return history.tiers[Math.max(index, 0)]!;
     },
   });
 }

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { z } from 'zod';
 import { notFound } from '../../common/errors/index.js';
-import { decodeCursor, encodeCursor } from '../../common/http/pagination.js';
+import { cursorMicrosSchema, decodeCursor, encodeCursor } from '../../common/http/pagination.js';
 import { assertCanReadContributor } from '../auth/access.js';
 import type { Principal } from '../auth/auth.types.js';
 import { ContributorsService } from '../contributors/contributors.service.js';
@@ -10,7 +10,7 @@ import { SettlementRepository, type TimeCursor } from './statement/settlement.re
 import type { PayoutTxRecord } from './payout/payout.types.js';
 import type { SettlementLineRecord, SettlementRecord } from './statement/settlement.types.js';
 
-const timeCursorSchema = z.object({ us: z.string().regex(/^\d{1,20}$/), id: z.string().uuid() });
+const timeCursorSchema = z.object({ us: cursorMicrosSchema, id: z.string().uuid() });
 
 export interface Page<T> {
   data: T[];

@@ -39,14 +39,17 @@ export function plannedLineBody(l: PlannedLine) {
   return { contributor_id: l.contributorId, payout_address: l.payoutAddress, amount_usdc: formatMicroUsdc(l.amountMicroUsdc) };
 }
 
+/** api.md's fields are `hash` and `block`; `tx_hash` and `block_number` stay beside them as aliases. */
 export function txBody(t: PayoutTxRecord) {
   return {
+    hash: t.txHash,
     tx_hash: t.txHash,
     nonce: t.nonce,
     attempt: t.attempt,
     batch_id: t.batchId,
     status: t.status,
     gas_used: t.gasUsed?.toString() ?? null,
+    block: t.blockNumber?.toString() ?? null,
     block_number: t.blockNumber?.toString() ?? null,
     block_hash: t.blockHash,
     final: t.finalAt !== null,

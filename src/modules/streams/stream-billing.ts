@@ -3,7 +3,7 @@ import type { FieldIssue } from '../../common/errors/index.js';
 import type { StreamDetails } from '../usage/usage-event.js';
 import type { ReassembledStream, ReassembledUsage } from './reassembler-types.js';
 import { serviceTierVariant } from './stream-usage.js';
-import { estimateCompletionTokens } from './token-estimator.js';
+import { estimateCompletionTokens, type CompletionTokenInput, type TokenEstimate } from './token-estimator.js';
 
 export interface StreamQuery {
   event_id: string;
@@ -33,7 +33,18 @@ function isEmpty(stream: ReassembledStream): boolean {
   return stream.content === '' && stream.tool_calls.length === 0 && stream.finish_reason === null && stream.usage === null;
 }
 
-export function planStreamBilling(stream: ReassembledStream, query: StreamQuery, bodySha256: string): StreamBillingPlan {
+/**
+ * What planStreamBilling would estimate for this stream (no provider usage, a model and
+ * prompt_tokens known), or null: lets a request handler count it off the hot loop first
+ * (estimateCompletionTokensYielding) and pass the result in.
+ */
+export function estimateInputOf(stream: ReassembledStream, query: StreamQuery): CompletionTokenInput | null {
+  const model = query.model ?? stream.model;
+  if (stream.usage || !model || query.prompt_tokens === undefined || isEmpty(stream)) return null;
+  return { model, content: stream.content, toolCalls: stream.tool_calls.map((c) => ({ name: c.name, arguments_raw: c.arguments_raw })) };
+}
+
+export function planStreamBilling(stream: ReassembledStream, query: StreamQuery, bodySha256: string, estimated?: TokenEstimate): StreamBillingPlan {
   if (isEmpty(stream)) {
     const why = stream.error ? `stream error: ${stream.error.message}` : 'the body carries no chat-completion chunks';
     return { ok: false, message: 'nothing to bill in this stream', issues: [{ field: '(body)', message: why }] };
@@ -51,11 +62,13 @@ export function planStreamBilling(stream: ReassembledStream, query: StreamQuery,
       return { ok: false, message: 'stream has no usage', issues: [{ field: 'prompt_tokens', message: 'required when the stream carries no usage' }] };
     }
     usageSource = 'estimated';
-    const estimate = estimateCompletionTokens({
-      model,
-      content: stream.content,
-      toolCalls: stream.tool_calls.map((c) => ({ name: c.name, arguments_raw: c.arguments_raw })),
-    });
+    const estimate =
+      estimated ??
+      estimateCompletionTokens({
+        model,
+        content: stream.content,
+        toolCalls: stream.tool_calls.map((c) => ({ name: c.name, arguments_raw: c.arguments_raw })),
+      });
     usage = { prompt_tokens: query.prompt_tokens, completion_tokens: estimate.tokens, cached_tokens: 0, reasoning_tokens: 0 };
   }
   const details: StreamDetails = {

@@ -14,7 +14,8 @@ import { sendEvent } from '../usage/usage.controller.js';
 import { priceVariantSchema } from '../pricing/pricing.schemas.js';
 import { UsageService } from '../usage/usage.service.js';
 import { StreamReassembler } from './sse-reassembler.js';
-import { planStreamBilling } from './stream-billing.js';
+import { estimateInputOf, planStreamBilling } from './stream-billing.js';
+import { estimateCompletionTokensYielding } from './token-estimator.js';
 
 const streamQuerySchema = z
   .object({
@@ -72,7 +73,10 @@ export class StreamsController {
     if (stream.error?.source === 'limit') throw new DomainError('payload_too_large', stream.error.message);
     // A signed key's body is verified in full before anything is planned or stored.
     await signature?.complete();
-    const plan = planStreamBilling(stream, parsedQuery.data, sha256);
+    // Tokenizing a large completion takes a while: in slices, so other requests are served meanwhile.
+    const toEstimate = estimateInputOf(stream, parsedQuery.data);
+    const estimate = toEstimate ? await estimateCompletionTokensYielding(toEstimate) : undefined;
+    const plan = planStreamBilling(stream, parsedQuery.data, sha256, estimate);
     if (!plan.ok) throw validationFailed(plan.issues, plan.message);
     const parsed = this.usage.parse(plan.payload, 'stream', plan.details);
     if ('issues' in parsed) throw validationFailed(parsed.issues, 'stream usage is not billable');

@@ -45,9 +45,62 @@ export function normalizeModelName(model: string): string {
   return base.startsWith('ft:') ? base.slice(3) : base;
 }
 
+/**
+ * Longest text handed to the tokenizer at once. Byte-pair encoding is quadratic in the length of one
+ * pre-tokenized piece, and a run of letters with no space (or CJK text, or a run of punctuation) is
+ * one piece: 40,000 letters took 6.8 s, 400 KB about two minutes, on the event loop. Each segment
+ * costs at most a bounded amount, so a text costs time linear in its length (1 MB of letters:
+ * about 50 ms).
+ */
+export const TOKEN_SEGMENT_CHARS_MAX = 512;
+/** Text tokenized between two yields to the event loop in estimateCompletionTokensYielding (about 1 ms). */
+export const TOKEN_YIELD_EVERY_CHARS = 16 * 1024;
+
+const LETTER = /\p{L}/u;
+const WHITESPACE = /\s/;
+
+/**
+ * Where a segment may end without changing the count: before a space that follows a non-space and
+ * precedes a letter ("word| word", "x=| y"). In both encodings' pre-tokenizer such a space begins a
+ * new piece (" word"), and nothing before it reaches past it, so counting each side apart gives the
+ * same tokens. Ordinary text is cut only there (counts equal to the whole text's, property-tested);
+ * a stretch of TOKEN_SEGMENT_CHARS_MAX without such a place is cut at the limit (between UTF-16
+ * surrogates never), which may move a token or two per cut: it is an estimate of text no tokenizer
+ * splits well anyway.
+ */
+function isCleanCut(text: string, at: number): boolean {
+  return text.charCodeAt(at) === 0x20 && !WHITESPACE.test(text[at - 1]!) && LETTER.test(text[at + 1] ?? '');
+}
+
+/** The text in consecutive segments of 1..TOKEN_SEGMENT_CHARS_MAX characters (their concatenation is the text). */
+export function* tokenSegments(text: string, charsMax: number = TOKEN_SEGMENT_CHARS_MAX): Generator<string> {
+  let start = 0;
+  while (text.length - start > charsMax) {
+    let end = start + charsMax;
+    while (end > start + 1 && !isCleanCut(text, end)) end -= 1;
+    if (end === start + 1) {
+      end = start + charsMax;
+      // Never between the two halves of a surrogate pair.
+      const code = text.charCodeAt(end - 1);
+      if (code >= 0xd800 && code <= 0xdbff) end -= 1;
+    }
+    yield text.slice(start, end);
+    start = end;
+  }
+  if (start < text.length) yield text.slice(start);
+}
+
+/** Tokens of a text, in bounded segments (linear time; see TOKEN_SEGMENT_CHARS_MAX). */
 export function countTextTokens(text: string, encoding: TokenEncodingName): number {
   if (text === '') return 0;
-  return loadEncoding(encoding).countTokens(text, PLAIN_TEXT);
+  const encoder = loadEncoding(encoding);
+  let tokens = 0;
+  for (const segment of tokenSegments(text)) tokens += encoder.countTokens(segment, PLAIN_TEXT);
+  return tokens;
+}
+
+function completionTexts(input: CompletionTokenInput): string[] {
+  return [input.content, ...(input.toolCalls ?? []).flatMap((call) => [call.name, call.arguments_raw])];
 }
 
 /**
@@ -56,9 +109,35 @@ export function countTextTokens(text: string, encoding: TokenEncodingName): numb
  */
 export function estimateCompletionTokens(input: CompletionTokenInput): TokenEstimate {
   const encoding = encodingForModel(input.model);
-  let tokens = countTextTokens(input.content, encoding);
-  for (const call of input.toolCalls ?? []) {
-    tokens += countTextTokens(call.name, encoding) + countTextTokens(call.arguments_raw, encoding);
+  let tokens = 0;
+  for (const text of completionTexts(input)) tokens += countTextTokens(text, encoding);
+  return { tokens, encoding };
+}
+
+/** Lets the event loop run what waits (other requests' I/O) before the next slice of work. */
+const yieldToEventLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+/**
+ * estimateCompletionTokens for a request handler: the same count, tokenized in slices of about
+ * TOKEN_YIELD_EVERY_CHARS with a turn of the event loop between them, so a 16 MiB completion
+ * (hundreds of milliseconds of tokenizing) does not hold up every other request meanwhile.
+ */
+export async function estimateCompletionTokensYielding(input: CompletionTokenInput, options: { yieldEveryChars?: number } = {}): Promise<TokenEstimate> {
+  const yieldEveryChars = options.yieldEveryChars ?? TOKEN_YIELD_EVERY_CHARS;
+  const encoding = encodingForModel(input.model);
+  let tokens = 0;
+  let sinceYield = 0;
+  for (const text of completionTexts(input)) {
+    if (text === '') continue;
+    const encoder = loadEncoding(encoding);
+    for (const segment of tokenSegments(text)) {
+      tokens += encoder.countTokens(segment, PLAIN_TEXT);
+      sinceYield += segment.length;
+      if (sinceYield >= yieldEveryChars) {
+        sinceYield = 0;
+        await yieldToEventLoop();
+      }
+    }
   }
   return { tokens, encoding };
 }

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import fc from 'fast-check';
-import { canonicalEventPayload, canonicalJson, hashedPayload, normalizeEvent } from './usage-event.js';
+import { canonicalEventPayload, canonicalInstant, canonicalJson, hashedPayload, normalizeEvent, occurredAtAsPriced } from './usage-event.js';
 import { usageEventSchema, type UsageEventInput } from './usage.schemas.js';
 
 // Stored request_hash values must keep matching replays: the fast canonical text of the hashed
@@ -96,7 +96,9 @@ describe('canonicalEventPayload', () => {
         const occurredAt = input.occurred_at === undefined ? null : new Date(input.occurred_at).toISOString();
         const expected = createHash('sha256').update(canonicalJson(hashedPayload(input, occurredAt, stream?.body_sha256 ?? null))).digest('hex');
         expect(event.requestHash).toBe(expected);
-        expect(event.occurredAt.toISOString()).toBe(occurredAt ?? '2026-01-01T00:00:00.000Z');
+        // Stored and priced as sent, or as of receipt when that is later (occurredAtAsPriced).
+        const receivedAt = '2026-01-01T00:00:00.000Z';
+        expect(event.occurredAt.toISOString()).toBe(occurredAt === null || occurredAt > receivedAt ? receivedAt : occurredAt);
       }),
       { numRuns: 500 },
     );
@@ -120,5 +122,51 @@ describe('canonicalEventPayload', () => {
       { now: new Date(), source: 'api', stream: { body_sha256: 'ab'.repeat(32) } as never },
     );
     expect(full.requestHash).toBe('d70bc2a6aa7ec9d04c5528b6d716c7729d4647a92605ab8464823e4c9b3e7b04');
+  });
+});
+
+// Issue 14 items 5 and 9: what is hashed of occurred_at, and the instant an event is priced at.
+describe('canonicalInstant', () => {
+  it('hashes a millisecond timestamp as before (toISOString), whatever its offset or trailing zeros', () => {
+    fc.assert(
+      fc.property(instant, fc.constantFrom('Z', '+00:00', '.000Z', '.000000+00:00'), (d, suffix) => {
+        const iso = d.toISOString();
+        const text = suffix === 'Z' ? iso : suffix.startsWith('.') && d.getUTCMilliseconds() === 0 ? iso.replace('.000Z', suffix) : iso.replace('Z', '+00:00');
+        return canonicalInstant(text) === iso;
+      }),
+    );
+    expect(canonicalInstant('2026-11-29T11:00:00.5+01:00')).toBe('2026-11-29T10:00:00.500Z');
+  });
+
+  it('keeps sub-millisecond digits: payloads that differ only there are different payloads', () => {
+    expect(canonicalInstant('2026-11-29T10:00:00.0001Z')).toBe('2026-11-29T10:00:00.0001Z');
+    expect(canonicalInstant('2026-11-29T10:00:00.0001Z')).not.toBe(canonicalInstant('2026-11-29T10:00:00.0002Z'));
+    expect(canonicalInstant('2026-11-29T10:00:00.0001Z')).not.toBe(canonicalInstant('2026-11-29T10:00:00Z'));
+    expect(canonicalInstant('2026-11-29T11:00:00.123456+01:00')).toBe(canonicalInstant('2026-11-29T10:00:00.1234560Z'));
+    fc.assert(
+      fc.property(instant, fc.integer({ min: 1, max: 999_999 }), fc.integer({ min: 1, max: 999_999 }), (d, a, b) => {
+        const at = (sub: number) => d.toISOString().replace('Z', `${String(sub).padStart(6, '0')}Z`);
+        return (canonicalInstant(at(a)) === canonicalInstant(at(b))) === (a === b);
+      }),
+    );
+  });
+
+  it('the hash of an event follows: sub-millisecond occurred_at changes request_hash', () => {
+    const input = (occurred_at: string) => usageEventSchema.parse({ event_id: 'e', user_id: 'u', contributor_id: 'c', model: 'm', occurred_at, usage: { prompt_tokens: 1, completion_tokens: 1 } });
+    const now = new Date('2026-12-01T00:00:00Z');
+    const hashOf = (t: string) => normalizeEvent(input(t), { now, source: 'api' }).requestHash;
+    expect(hashOf('2026-11-29T10:00:00.0001Z')).not.toBe(hashOf('2026-11-29T10:00:00.0002Z'));
+    expect(hashOf('2026-11-29T10:00:00.000Z')).toBe(hashOf('2026-11-29T10:00:00Z'));
+  });
+});
+
+describe('occurredAtAsPriced', () => {
+  const receivedAt = new Date('2026-12-01T12:00:00.000Z');
+  it('prices an occurred_at ahead of the receipt time as of the receipt, any other as sent', () => {
+    expect(occurredAtAsPriced(new Date('2026-12-01T12:04:59Z'), receivedAt)).toEqual(receivedAt);
+    expect(occurredAtAsPriced(new Date('2026-12-01T12:00:00.001Z'), receivedAt)).toEqual(receivedAt);
+    expect(occurredAtAsPriced(new Date('2026-12-01T11:59:59Z'), receivedAt)).toEqual(new Date('2026-12-01T11:59:59Z'));
+    expect(occurredAtAsPriced(null, receivedAt)).toEqual(receivedAt);
+    fc.assert(fc.property(instant, (d) => occurredAtAsPriced(d, receivedAt).getTime() <= receivedAt.getTime()));
   });
 });

@@ -106,7 +106,7 @@ export function normalizeEvent(
   // occurred_at defaults to now, but only what the gateway sent is hashed: a replay without it
   // must still match the original.
   const givenAt = input.occurred_at === undefined ? null : new Date(input.occurred_at);
-  const givenOccurredAt = givenAt === null ? null : givenAt.toISOString();
+  const givenOccurredAt = input.occurred_at === undefined ? null : canonicalInstant(input.occurred_at);
   const stream = options.stream ?? null;
   const canonical = canonicalEventPayload(input, givenOccurredAt, stream?.body_sha256 ?? null);
   return {
@@ -115,7 +115,7 @@ export function normalizeEvent(
     contributorId: input.contributor_id,
     model: input.model,
     priceVariant: input.price_variant ?? DEFAULT_PRICE_VARIANT,
-    occurredAt: givenAt ?? options.now,
+    occurredAt: occurredAtAsPriced(givenAt, options.now),
     usage: tokenUsageOf(input.usage),
     holdId: input.hold_id ?? null,
     metadata: input.metadata ?? null,
@@ -123,4 +123,29 @@ export function normalizeEvent(
     stream,
     requestHash: hash('sha256', canonical, 'hex'),
   };
+}
+
+/**
+ * The instant an event is stored and priced at. An occurred_at ahead of the server's clock (the
+ * schema allows EVENT_OCCURRED_AT_FUTURE_SKEW_MS for gateway clocks that run fast) is taken as the
+ * receipt time: the prices and tiers in force at a future instant are not known yet (a tier change
+ * or a scheduled price may still land before it), so pricing it at once made two events of one
+ * instant get different tiers and prices. At or before the receipt time they are settled.
+ */
+export function occurredAtAsPriced(given: Date | null, receivedAt: Date): Date {
+  return given === null || given.getTime() > receivedAt.getTime() ? receivedAt : given;
+}
+
+/**
+ * An RFC 3339 instant as hashed: toISOString() (UTC, milliseconds), with the sub-millisecond
+ * digits the gateway sent appended when they are not zero ("...00.0001Z"), so two payloads that
+ * differ below the millisecond are different payloads (a 409, not a replay) while a millisecond
+ * timestamp hashes as it always did. Same instant, same text: offsets and trailing zeros do not
+ * matter.
+ */
+export function canonicalInstant(text: string): string {
+  const iso = new Date(text).toISOString();
+  const fraction = /^[^.]*T\d{2}:\d{2}:\d{2}\.(\d+)/.exec(text)?.[1] ?? '';
+  const subMillisecond = fraction.slice(3).replace(/0+$/, '');
+  return subMillisecond === '' ? iso : `${iso.slice(0, -1)}${subMillisecond}Z`;
 }

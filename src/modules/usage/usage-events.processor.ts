@@ -7,6 +7,7 @@ import { jobOptions, WORKER_OPTIONS, type JobPayload } from '../../queue/jobs.js
 import { JobProcessor, OnJob } from '../../queue/on-job.js';
 import { JOB_DEAD_USAGE_EVENT, JOB_USAGE_EVENT, QUEUE_USAGE_EVENTS, QUEUE_USAGE_EVENTS_DEAD } from '../../queue/queue-names.js';
 import { isSignedUsageJob, type SignedUsageJob } from '../../queue/signed-usage-job.js';
+import { usageJobId } from '../../queue/usage-job-id.js';
 import { APP_CONFIG, type AppConfig } from '../../config/index.js';
 import { SignedJobVerifier } from '../auth/signed-job-verifier.js';
 import { UsageService } from './usage.service.js';
@@ -36,8 +37,9 @@ export class UsageEventsProcessor extends JobProcessor {
   async ingest(payload: JobPayload<typeof JOB_USAGE_EVENT>, job: Job, token?: string): Promise<unknown> {
     const parsed = isSignedUsageJob(payload) ? this.usage.parse(await this.verifiedBody(payload, job, token), 'queue') : await this.unsigned(payload, job);
     if ('issues' in parsed) return this.deadLetter(job, 'validation_failed', parsed.issues);
-    if (job.id !== undefined && job.id !== parsed.event.eventId) {
-      return this.deadLetter(job, 'validation_failed', [{ field: 'jobId', message: 'job id must equal event_id' }]);
+    const expectedJobId = usageJobId(parsed.event.eventId);
+    if (job.id !== undefined && job.id !== expectedJobId) {
+      return this.deadLetter(job, 'validation_failed', [{ field: 'jobId', message: `job id must be usageJobId(event_id) = ${JSON.stringify(expectedJobId)}` }]);
     }
     try {
       const result = await this.usage.ingestOne(parsed.event);
@@ -45,6 +47,8 @@ export class UsageEventsProcessor extends JobProcessor {
     } catch (error) {
       if (error instanceof DomainError) return this.deadLetter(job, error.code, error.details ?? error.message);
       if (isDatabaseUnavailable(error)) return this.delay(job, token, 'database unavailable');
+      // The last attempt of an unexpected failure leaves a letter too: nothing is dropped unseen.
+      if (job.attemptsMade + 1 >= (job.opts.attempts ?? 1)) return this.deadLetter(job, 'retries_exhausted', error instanceof Error ? error.message : String(error));
       throw error;
     }
   }
@@ -89,9 +93,17 @@ export class UsageEventsProcessor extends JobProcessor {
     return this.deadLetter(job, 'unknown_job', `no job named ${job.name} on ${QUEUE_USAGE_EVENTS}; publish ${JOB_USAGE_EVENT}`);
   }
 
+  /**
+   * Writes the letter, then fails the job so that BullMQ removes it: a kept failed job held the
+   * job id, and a gateway republishing the event once its cause was fixed (job id = event_id, as
+   * documented) was dropped silently by `add`. The letter, written first, is the record; a crash
+   * in between runs the job again and writes the same letter (same id).
+   */
   private async deadLetter(job: Job, code: string, details: unknown): Promise<never> {
-    const letter = { job_id: job.id, code, details, data: job.data, failed_at: new Date().toISOString() };
+    const letter = { job_id: job.id, job_timestamp: job.timestamp, code, details, data: job.data, failed_at: new Date().toISOString() };
     await this.deadLetters.add(JOB_DEAD_USAGE_EVENT, letter, jobOptions(JOB_DEAD_USAGE_EVENT, letter));
+    // The worker fails the job with this Job object's options (Job.moveToFailed reads opts.removeOnFail).
+    job.opts.removeOnFail = true;
     throw new UnrecoverableError(`${code}: ${JSON.stringify(details).slice(0, 500)}`);
   }
 }

@@ -22,7 +22,8 @@ const gpt4o: PriceVersion = {
 };
 const book = (price: PriceVersion | null): PriceBook => ({ priceAt: (model, at) => (price && model === price.model && at >= price.effectiveFrom ? price : null) });
 const tiers = (tier: 'standard' | 'premium' | null) => ({ tierAt: () => tier });
-const now = new Date('2026-11-29T12:00:00Z');
+// The receipt time of the examples: after every occurred_at they use (a later one is priced as of receipt).
+const now = new Date('2026-12-01T12:00:00Z');
 
 function apiExample(overrides: Record<string, unknown> = {}) {
   return normalizeEvent(

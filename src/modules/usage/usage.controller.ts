@@ -1,13 +1,13 @@
 import { Body, Controller, Get, HttpCode, Param, Post, Query, Res } from '@nestjs/common';
-import { ApiBearerAuth, ApiBody, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiBody, ApiOkResponse, ApiTags } from '@nestjs/swagger';
 import type { FastifyRequest, FastifyReply } from 'fastify';
 import { z } from 'zod';
 import { validationFailed } from '../../common/errors/index.js';
-import { decodeCursor, encodeCursor } from '../../common/http/pagination.js';
+import { cursorRowIdSchema, decodeCursor, encodeCursor } from '../../common/http/pagination.js';
 import { RateLimited } from '../auth/rate-limited.decorator.js';
 import { Roles } from '../auth/roles.decorator.js';
 import { repriceBody, usageEventBody, usageEventDetailBody } from './usage.presenter.js';
-import { BATCH_EVENTS_MAX, UnpricedQueryDto, UsageBatchBodyDto, UsageBatchDto, UsageEventDto } from './usage.schemas.js';
+import { BATCH_EVENTS_MAX, RepriceResponseDto, UnpricedQueryDto, UsageBatchBodyDto, UsageBatchDto, UsageEventDto } from './usage.schemas.js';
 import { UsageService } from './usage.service.js';
 import type { StoredEvent } from './usage.types.js';
 
@@ -22,7 +22,7 @@ export function sendEvent(res: FastifyReply, result: { event: StoredEvent; repla
   return { ...usageEventBody(result.event), ...extra };
 }
 
-const cursorSchema = z.object({ id: z.string().regex(/^\d{1,19}$/) });
+const cursorSchema = z.object({ id: cursorRowIdSchema });
 
 /** A batch costs one rate-limit token per event (at most a full batch), not one per request. */
 export function batchEventsCost(request: FastifyRequest): number {
@@ -92,6 +92,7 @@ export class UsageController {
   @Post('admin/usage-events/reprice')
   @Roles('admin')
   @HttpCode(200)
+  @ApiOkResponse({ type: RepriceResponseDto })
   async reprice() {
     const result = await this.usage.reprice();
     return repriceBody(result);

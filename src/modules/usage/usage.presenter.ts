@@ -60,6 +60,7 @@ export function usageEventDetailBody(event: StoredEvent) {
   return { ...usageEventBody(event), usage: usageKindsBody(event), stream: event.stream, metadata: event.metadata, source: event.source };
 }
 
-export function repriceBody(result: { priced: number; stillUnpriced: number }) {
-  return { priced: result.priced, still_unpriced: result.stillUnpriced };
+/** in_progress: another reprice was running, so this call priced nothing (its figures are that run's to give). */
+export function repriceBody(result: { priced: number; stillUnpriced: number; inProgress: boolean }) {
+  return { priced: result.priced, still_unpriced: result.stillUnpriced, in_progress: result.inProgress };
 }

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DatabaseService, type SqlClient, type SqlRunner } from '../../database/database.service.js';
 import { arrayLiteral, plainArrayLiteral, preparedStatement, toBigInt, toBigIntOrNull } from '../../database/sql.js';
+import { trySessionLock, type SessionLock } from '../../database/session-lock.js';
 import { BALANCE_DELTAS_CTE, POSTED_BALANCES_CTE, POSTING_CTE_PARAM_COUNT, postingCtes, type BatchedPosting } from '../ledger/batched-posting.js';
 import { lowBalanceOutboxCte, unpricedOutboxCte } from '../webhooks/webhook-outbox-ctes.js';
 import { DEFAULT_PRICE_VARIANT, type TokenUsage } from '../pricing/pricing.types.js';
@@ -300,6 +301,9 @@ function insertedEvents(rows: InsertedRow[]): InsertedEvents {
   return { ids, receivedAt: first ? new Date(Number(first.received_ms)) : null };
 }
 
+/** The advisory lock key that serializes POST /v1/admin/usage-events/reprice runs. */
+const REPRICE_LOCK_KEY = 'usage-reprice';
+
 @Injectable()
 export class UsageRepository {
   constructor(private readonly db: DatabaseService) {}
@@ -409,9 +413,22 @@ export class UsageRepository {
   }
 
   /** Locks a chunk of unpriced events for repricing; concurrent repricers skip each other's rows. */
+  /**
+   * One reprice at a time across processes: a session-level advisory lock on a connection held for
+   * the whole run (Postgres frees it if the process dies). null when another run holds it.
+   */
+  tryRepriceLock(): Promise<SessionLock | null> {
+    return trySessionLock(this.db.pool, REPRICE_LOCK_KEY);
+  }
+
+  /**
+   * Waits for rows another transaction holds (it does not skip them: a skipped row was answered as
+   * still unpriced while it was being priced). Runs under tryRepriceLock, so reprices never wait
+   * for each other here.
+   */
   async lockUnpriced(client: SqlClient, afterId: bigint, limit: number): Promise<StoredEvent[]> {
     const result = await client.query<EventRow>(
-      `SELECT ${EVENT_COLUMNS} FROM usage_events WHERE status = 'unpriced' AND id > $1 ORDER BY id LIMIT $2 FOR UPDATE SKIP LOCKED`,
+      `SELECT ${EVENT_COLUMNS} FROM usage_events WHERE status = 'unpriced' AND id > $1 ORDER BY id LIMIT $2 FOR UPDATE`,
       [afterId.toString(), limit],
     );
     return result.rows.map(eventFromRow);

@@ -54,18 +54,35 @@ export function tokenUsageOf(u: UsageInput): TokenUsage {
   };
 }
 
-const metadataSchema = z.record(z.string().max(100), z.unknown()).superRefine((value, ctx) => {
-  // Nesting first: JSON.stringify recurses and overflowed the stack on metadata 10,000 levels deep
-  // (a 500). Also refuses text Postgres cannot store, for queue jobs as for REST bodies.
-  const problem = jsonBodyProblem(value);
-  if (problem) {
-    ctx.addIssue({ code: 'custom', message: `metadata ${problem.message}` });
-    return;
-  }
-  if (Buffer.byteLength(JSON.stringify(value), 'utf8') > METADATA_BYTES_MAX) {
-    ctx.addIssue({ code: 'custom', message: `metadata must be at most ${METADATA_BYTES_MAX} bytes of JSON` });
-  }
-});
+const metadataRecordSchema = z.record(z.string().max(100), z.unknown());
+
+/**
+ * A JSON object, kept exactly as parsed. z.record rebuilds the object and a key "__proto__" (an own
+ * key after JSON.parse) does not survive the rebuild: it was dropped from what was stored and
+ * hashed, so a payload differing only there replayed as 200 instead of 409. So the record schema
+ * only checks, and the parsed object itself is the output (documented as an object).
+ */
+const metadataSchema = z
+  .unknown()
+  .superRefine((value, ctx) => {
+    const shape = metadataRecordSchema.safeParse(value);
+    if (!shape.success) {
+      for (const issue of shape.error.issues) ctx.addIssue({ ...issue } as never);
+      return;
+    }
+    // Nesting first: JSON.stringify recurses and overflowed the stack on metadata 10,000 levels deep
+    // (a 500). Also refuses text Postgres cannot store, for queue jobs as for REST bodies.
+    const problem = jsonBodyProblem(value);
+    if (problem) {
+      ctx.addIssue({ code: 'custom', message: `metadata ${problem.message}` });
+      return;
+    }
+    if (Buffer.byteLength(JSON.stringify(value), 'utf8') > METADATA_BYTES_MAX) {
+      ctx.addIssue({ code: 'custom', message: `metadata must be at most ${METADATA_BYTES_MAX} bytes of JSON` });
+    }
+  })
+  .transform((value) => value as Record<string, unknown>)
+  .meta({ type: 'object', additionalProperties: {}, description: `a JSON object (keys at most 100 characters), at most ${METADATA_BYTES_MAX} bytes of JSON, nesting at most 64` });
 
 export const usageEventSchema = z
   .object({
@@ -99,3 +116,10 @@ export class UsageEventDto extends createZodDto(usageEventSchema) {}
 export class UsageBatchBodyDto extends createZodDto(usageBatchSchema) {}
 export class UnpricedQueryDto extends createZodDto(unpricedQuerySchema) {}
 export class UsageBatchDto extends createZodDto(z.object({ events: z.array(usageEventSchema).max(BATCH_EVENTS_MAX) })) {}
+
+export const repriceResponseSchema = z.object({
+  priced: z.number().int().describe('events this call priced'),
+  still_unpriced: z.number().int().describe('unpriced events left when the call answered'),
+  in_progress: z.boolean().describe('another reprice was running: this call priced nothing, that run is pricing them'),
+});
+export class RepriceResponseDto extends createZodDto(repriceResponseSchema) {}

@@ -107,8 +107,22 @@ export class UsageService {
     return this.repository.countUnpriced();
   }
 
-  /** Prices stored unpriced events whose model now has a price in force at their occurred_at. */
-  async reprice(): Promise<{ priced: number; stillUnpriced: number }> {
+  /**
+   * Prices stored unpriced events whose model now has a price in force at their occurred_at. One run
+   * at a time: a call while another runs answers at once with inProgress (it prices nothing; the
+   * running one is pricing those rows, and still_unpriced is the count at that moment).
+   */
+  async reprice(): Promise<{ priced: number; stillUnpriced: number; inProgress: boolean }> {
+    const lock = await this.repository.tryRepriceLock();
+    if (!lock) return { priced: 0, stillUnpriced: Number(await this.repository.countUnpriced()), inProgress: true };
+    try {
+      return { ...(await this.repriceLocked()), inProgress: false };
+    } finally {
+      await lock.release();
+    }
+  }
+
+  private async repriceLocked(): Promise<{ priced: number; stillUnpriced: number }> {
     const [prices, tiers] = await Promise.all([this.pricing.getPriceBookFresh(), this.contributors.getTierBookFresh()]);
     let afterId = 0n;
     let priced = 0;

@@ -6,7 +6,8 @@ export const creditSchema = z
   .object({
     amount_usd: usdAmountSchema({ allowNegative: true }),
     reference: externalIdSchema,
-    reason: z.string().min(1).max(500).optional(),
+    // Kept as sent, but not blank: a whitespace-only reason was accepted for a negative credit.
+    reason: z.string().min(1).max(500).regex(/\S/, 'must not be blank').optional(),
   })
   .strict();
 export class CreditDto extends createZodDto(creditSchema) {}

@@ -1,6 +1,6 @@
 // Records -> the API's JSON (snake_case, RFC 3339, ids as strings).
 import { z } from 'zod';
-import { decodeCursor, encodeCursor } from '../../common/http/pagination.js';
+import { cursorRowIdSchema, decodeCursor, encodeCursor } from '../../common/http/pagination.js';
 import type { DeliveryRecord } from './webhook-deliveries.repository.js';
 import type { WebhookEndpointRecord } from './webhook-endpoints.repository.js';
 
@@ -49,7 +49,7 @@ export function deliveryJson(d: DeliveryRecord) {
   };
 }
 
-const cursorSchema = z.object({ id: z.string().regex(/^\d{1,19}$/) });
+const cursorSchema = z.object({ id: cursorRowIdSchema });
 
 export function deliveriesCursor(cursor: string | undefined): bigint | null {
   const decoded = decodeCursor(cursor, cursorSchema);
