@@ -9,6 +9,8 @@ import { HealthModule } from './modules/health/health.module.js';
 import { DOMAIN_MODULES } from './domain-modules.js';
 import { WORKER_MODULES } from './worker-modules.js';
 import { JobHandlersCheck } from './queue/job-handlers.check.js';
+import { createRedis } from './queue/redis-connection.js';
+import type { Cluster } from 'ioredis';
 
 /** The worker: the same domain modules as the API, plus BullMQ processors and schedulers. */
 @Module({})
@@ -26,7 +28,11 @@ export class WorkerModule {
         BullModule.forRootAsync({
           inject: [APP_CONFIG],
           useFactory: (config: AppConfig) => ({
-            connection: { url: config.REDIS_URL, maxRetriesPerRequest: null },
+            // A Redis Cluster is passed as a client (BullMQ duplicates it per blocking worker); a
+            // single Redis as options, so BullMQ owns and closes its connections.
+            connection: config.REDIS_CLUSTER_NODES
+              ? (createRedis(config, 'worker') as Cluster)
+              : { url: config.REDIS_URL, maxRetriesPerRequest: null },
             prefix: config.QUEUE_PREFIX,
           }),
         }),

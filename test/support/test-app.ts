@@ -1,4 +1,5 @@
 import type { INestApplication } from '@nestjs/common';
+import { randomBytes } from 'node:crypto';
 import request from 'supertest';
 import { createHttpApp } from '../../src/http-app.js';
 import { createTestDatabase } from './test-db.js';
@@ -16,7 +17,9 @@ export interface TestApp {
 /** The real HTTP app on its own fresh database (real Postgres and Redis). */
 export async function startTestApp(label: string, env: Partial<Record<string, string>> = {}): Promise<TestApp> {
   const db = await createTestDatabase(label);
-  const app = await createHttpApp({ DATABASE_URL: db.url, ADMIN_API_KEY: TEST_ADMIN_KEY, LOG_LEVEL: 'error', ...env });
+  // Its own queue prefix, so the shared rate limits and replay ids in Redis are its own too.
+  const QUEUE_PREFIX = `test-${randomBytes(4).toString('hex')}`;
+  const app = await createHttpApp({ DATABASE_URL: db.url, ADMIN_API_KEY: TEST_ADMIN_KEY, LOG_LEVEL: 'error', QUEUE_PREFIX, ...env });
   await app.init();
   // Fastify answers only once its plugins have loaded; supertest talks to the bare Node server.
   await app.getHttpAdapter().getInstance().ready();

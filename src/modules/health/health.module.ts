@@ -1,8 +1,7 @@
 import { Global, Inject, Module, type OnModuleDestroy } from '@nestjs/common';
-import type { Redis } from 'ioredis';
 import { APP_CONFIG, type AppConfig } from '../../config/index.js';
 import { DatabaseService } from '../../database/database.service.js';
-import { createRedis } from '../../queue/redis-connection.js';
+import { createRedis, type RedisClient } from '../../queue/redis-connection.js';
 import { HealthController } from './health.controller.js';
 import { MetricsService } from './metrics.service.js';
 import { READINESS_CHECKS, type ReadinessCheck } from './readiness.js';
@@ -19,7 +18,7 @@ const REDIS_PROBE = Symbol('REDIS_PROBE');
       provide: REDIS_PROBE,
       inject: [APP_CONFIG],
       useFactory: (config: AppConfig) => {
-        const redis = createRedis(config.REDIS_URL, 'probe');
+        const redis = createRedis(config, 'probe');
         redis.on('error', () => undefined); // reported through /health/ready, not as crashes
         return redis;
       },
@@ -28,7 +27,7 @@ const REDIS_PROBE = Symbol('REDIS_PROBE');
     {
       provide: READINESS_CHECKS,
       inject: [DatabaseService, REDIS_PROBE, CHAIN_READINESS],
-      useFactory: (db: DatabaseService, redis: Redis, chain: OptionalReadinessCheck): ReadinessCheck[] => [
+      useFactory: (db: DatabaseService, redis: RedisClient, chain: OptionalReadinessCheck): ReadinessCheck[] => [
         { name: 'postgres', check: () => db.ping() },
         {
           name: 'redis',
@@ -44,7 +43,7 @@ const REDIS_PROBE = Symbol('REDIS_PROBE');
   exports: [MetricsService, CHAIN_READINESS],
 })
 export class HealthModule implements OnModuleDestroy {
-  constructor(@Inject(REDIS_PROBE) private readonly redis: Redis) {}
+  constructor(@Inject(REDIS_PROBE) private readonly redis: RedisClient) {}
 
   onModuleDestroy() {
     this.redis.disconnect();
