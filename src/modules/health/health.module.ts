@@ -1,4 +1,5 @@
 import { Global, Inject, Module, type OnModuleDestroy } from '@nestjs/common';
+import { Gauge } from 'prom-client';
 import { APP_CONFIG, type AppConfig } from '../../config/index.js';
 import { DatabaseService } from '../../database/database.service.js';
 import { createRedis, type RedisClient } from '../../queue/redis-connection.js';
@@ -37,13 +38,29 @@ const REDIS_PROBE = Symbol('REDIS_PROBE');
           },
         },
         { name: 'rpc', check: async () => chain.check?.() },
+        ...(db.hasReplica ? [{ name: 'postgres_replica', required: false, check: async () => ({ lag_seconds: await db.replicaLagSeconds() }) }] : []),
       ],
     },
   ],
   exports: [MetricsService, CHAIN_READINESS],
 })
 export class HealthModule implements OnModuleDestroy {
-  constructor(@Inject(REDIS_PROBE) private readonly redis: RedisClient) {}
+  constructor(
+    @Inject(REDIS_PROBE) private readonly redis: RedisClient,
+    db: DatabaseService,
+    metrics: MetricsService,
+  ) {
+    if (!db.hasReplica) return;
+    // Read on each scrape; -1 when the replica cannot be asked (down or unreachable).
+    new Gauge({
+      name: 'database_replica_lag_seconds',
+      help: 'How far the read replica (READ_DATABASE_URL) is behind the primary; -1: unreachable',
+      registers: [metrics.registry],
+      async collect() {
+        this.set(await db.replicaLagSeconds().catch(() => -1));
+      },
+    });
+  }
 
   onModuleDestroy() {
     this.redis.disconnect();
