@@ -10,6 +10,8 @@ export interface TestApp {
   app: INestApplication;
   http: ReturnType<typeof request>;
   databaseUrl: string;
+  /** Its queue prefix: another replica of it must use the same one to share limits and replay ids. */
+  queuePrefix: string;
   admin: (req: request.Test) => request.Test;
   close: () => Promise<void>;
 }
@@ -28,6 +30,7 @@ export async function startTestApp(label: string, env: Partial<Record<string, st
     app,
     http,
     databaseUrl: db.url,
+    queuePrefix: env.QUEUE_PREFIX ?? QUEUE_PREFIX,
     admin: (req) => req.set('Authorization', `Bearer ${TEST_ADMIN_KEY}`),
     close: async () => {
       await app.close();
