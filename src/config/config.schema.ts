@@ -1,6 +1,7 @@
 // The environment, parsed once at boot by one zod schema. This module is the only reader of
 // process.env; a bad variable stops start-up with a message naming it.
 import { readFileSync } from 'node:fs';
+import { parseClusterNodes } from '../queue/redis-connection.js';
 import { z } from 'zod';
 import { MoneyFormatError, parseMultiplier, parseUsdToAtto, type DecimalMultiplier } from '../common/money/index.js';
 import { API_KEY_TEXT, API_KEY_TEXT_MESSAGE } from '../common/validation/api-key-text.js';
@@ -42,9 +43,28 @@ export const envSchema = z.object({
   NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
   DATABASE_URL: z.string().url().default('postgresql://postgres@127.0.0.1:5432/ledger'),
   DATABASE_POOL_MAX: intFromEnv(20, 1, 500),
+  /** A streaming replica for read-only endpoints (earnings, statements, CSV, lists); none: the primary. */
+  READ_DATABASE_URL: z.string().url().optional(),
   REDIS_URL: z.string().url().default('redis://127.0.0.1:6379'),
-  /** BullMQ key prefix: lets several deployments (or test runs) share one Redis safely. */
-  QUEUE_PREFIX: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/).default('ledger'),
+  /** `host:port,...` of a Redis Cluster for BullMQ, the shared limits and replay ids (instead of REDIS_URL). */
+  REDIS_CLUSTER_NODES: z
+    .string()
+    .optional()
+    .transform((text, ctx) => {
+      if (text === undefined) return undefined;
+      try {
+        return parseClusterNodes(text);
+      } catch (error) {
+        ctx.addIssue({ code: 'custom', message: (error as Error).message });
+        return z.NEVER;
+      }
+    }),
+  /** BullMQ key prefix: lets several deployments (or test runs) share one Redis safely. On a Redis
+   * Cluster it must be a hash tag (`{ledger}`) so that each queue's keys share one slot. */
+  QUEUE_PREFIX: z
+    .string()
+    .regex(/^(\{[A-Za-z0-9_-]{1,64}\}|[A-Za-z0-9_-]{1,64})$/, 'letters, digits, _ and -, optionally in braces ({ledger})')
+    .default('ledger'),
   PORT: intFromEnv(3000, 0, 65535),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   // The Bearer parser reads only these characters: any other key would boot but never sign in.
@@ -180,6 +200,9 @@ export function parseEnv(source: NodeJS.ProcessEnv): Env {
     const parsed = envSchema.shape.PAYOUT_PRIVATE_KEY.safeParse(key);
     if (!parsed.success) throw new ConfigError('invalid environment: PAYOUT_PRIVATE_KEY_FILE: file does not hold a 0x-prefixed 32-byte hex key');
     env.PAYOUT_PRIVATE_KEY = parsed.data;
+  }
+  if (env.REDIS_CLUSTER_NODES && !env.QUEUE_PREFIX.startsWith('{')) {
+    throw new ConfigError(`invalid environment: QUEUE_PREFIX: on a Redis Cluster it must be a hash tag such as {${env.QUEUE_PREFIX}}`);
   }
   if (env.NODE_ENV === 'production' && !env.ADMIN_API_KEY) {
     throw new ConfigError('invalid environment: ADMIN_API_KEY: required in production');

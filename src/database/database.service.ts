@@ -25,19 +25,49 @@ pg.types.setTypeParser(pg.types.builtins.NUMERIC, (value) => value);
 export class DatabaseService implements OnModuleDestroy {
   readonly pool: pg.Pool;
   readonly prisma: PrismaClient;
+  /**
+   * Where read-only report queries go (earnings, CSV, statements, admin lists, audit log): the
+   * streaming replica of READ_DATABASE_URL, else the primary itself. Anything that moves money or
+   * checks idempotency uses `pool`/`prisma` (the primary), never these: a replica may lag.
+   */
+  readonly readPool: pg.Pool;
+  readonly readPrisma: PrismaClient;
+  readonly hasReplica: boolean;
   private readonly logger = new Logger('Database');
 
   constructor(@Inject(APP_CONFIG) config: AppConfig) {
-    this.pool = new pg.Pool({
-      connectionString: config.DATABASE_URL,
-      max: config.DATABASE_POOL_MAX,
+    this.pool = this.createPool(config.DATABASE_URL, config.DATABASE_POOL_MAX, 'primary');
+    this.prisma = new PrismaClient({ adapter: new PrismaPg(this.pool) });
+    this.hasReplica = config.READ_DATABASE_URL !== undefined;
+    this.readPool = config.READ_DATABASE_URL ? this.createPool(config.READ_DATABASE_URL, config.DATABASE_POOL_MAX, 'replica') : this.pool;
+    this.readPrisma = this.hasReplica ? new PrismaClient({ adapter: new PrismaPg(this.readPool) }) : this.prisma;
+  }
+
+  private createPool(connectionString: string, max: number, role: 'primary' | 'replica'): pg.Pool {
+    const pool = new pg.Pool({
+      connectionString,
+      max,
       connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
       statement_timeout: STATEMENT_TIMEOUT_MS,
       idleTimeoutMillis: 30_000,
     });
     // A dropped idle connection (Postgres restart) must not crash the process.
-    this.pool.on('error', (error) => this.logger.warn(`idle database connection lost: ${error.message}`));
-    this.prisma = new PrismaClient({ adapter: new PrismaPg(this.pool) });
+    pool.on('error', (error) => this.logger.warn(`idle ${role} database connection lost: ${error.message}`));
+    return pool;
+  }
+
+  /**
+   * How far the read replica is behind the primary, in seconds (0 when it has replayed all it
+   * received, or when reads go to the primary). The time since the last replayed transaction
+   * overstates lag on an idle primary, so it counts only while WAL is still to be replayed.
+   */
+  async replicaLagSeconds(): Promise<number> {
+    if (!this.hasReplica) return 0;
+    const result = await this.readPool.query<{ lag: string | null }>(
+      `SELECT CASE WHEN NOT pg_is_in_recovery() OR pg_last_wal_receive_lsn() = pg_last_wal_replay_lsn() THEN 0
+                   ELSE EXTRACT(EPOCH FROM now() - pg_last_xact_replay_timestamp()) END AS lag`,
+    );
+    return Math.max(0, Number(result.rows[0]?.lag ?? 0));
   }
 
   /** Runs fn in one transaction, retrying the whole of it on serialization failure or deadlock. */
@@ -119,5 +149,9 @@ export class DatabaseService implements OnModuleDestroy {
   async onModuleDestroy(): Promise<void> {
     await this.prisma.$disconnect().catch(() => undefined);
     await this.pool.end().catch(() => undefined);
+    if (this.hasReplica) {
+      await this.readPrisma.$disconnect().catch(() => undefined);
+      await this.readPool.end().catch(() => undefined);
+    }
   }
 }

@@ -1,6 +1,7 @@
 // @OnJob marks the method of a queue processor that handles one job of the catalogue (jobs.ts);
 // JobProcessor dispatches each job to its method after validating the payload with the job's schema.
-import { WorkerHost } from '@nestjs/bullmq';
+import { OnWorkerEvent, WorkerHost } from '@nestjs/bullmq';
+import { Logger } from '@nestjs/common';
 import { UnrecoverableError, type Job } from 'bullmq';
 import type { ZodError } from 'zod';
 import { zodIssuesToFields, type FieldIssue } from '../common/errors/index.js';
@@ -40,6 +41,16 @@ type Handler = (payload: unknown, job: Job, token?: string) => Promise<unknown>;
  */
 export abstract class JobProcessor extends WorkerHost {
   private handlers: Map<string, Handler> | null = null;
+  private static readonly connectionLogger = new Logger('QueueWorker');
+
+  /**
+   * A worker's connection errors (Redis restarting, a Redis Cluster failover unblocking a blocking
+   * read) are logged; BullMQ reconnects and carries on. Unheard, each one printed a stack trace.
+   */
+  @OnWorkerEvent('error')
+  onWorkerError(error: Error): void {
+    JobProcessor.connectionLogger.warn(`queue connection error (reconnecting): ${error.message}`);
+  }
 
   async process(job: Job, token?: string): Promise<unknown> {
     const handler = this.handlerOf(job.name);

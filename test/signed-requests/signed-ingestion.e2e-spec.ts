@@ -102,7 +102,7 @@ describe('signed gateway keys', () => {
   });
 
   it('refuses a replay on another API replica (ids are shared through Redis)', async () => {
-    const replica = await createHttpApp({ DATABASE_URL: t.databaseUrl, ADMIN_API_KEY: TEST_ADMIN_KEY, LOG_LEVEL: 'error' });
+    const replica = await createHttpApp({ DATABASE_URL: t.databaseUrl, QUEUE_PREFIX: t.queuePrefix, ADMIN_API_KEY: TEST_ADMIN_KEY, LOG_LEVEL: 'error' });
     await replica.init();
     await replica.getHttpAdapter().getInstance().ready();
     try {

@@ -1,4 +1,5 @@
 import type { INestApplication } from '@nestjs/common';
+import { randomBytes } from 'node:crypto';
 import request from 'supertest';
 import { createHttpApp } from '../../src/http-app.js';
 import { createTestDatabase } from './test-db.js';
@@ -9,6 +10,8 @@ export interface TestApp {
   app: INestApplication;
   http: ReturnType<typeof request>;
   databaseUrl: string;
+  /** Its queue prefix: another replica of it must use the same one to share limits and replay ids. */
+  queuePrefix: string;
   admin: (req: request.Test) => request.Test;
   close: () => Promise<void>;
 }
@@ -16,7 +19,9 @@ export interface TestApp {
 /** The real HTTP app on its own fresh database (real Postgres and Redis). */
 export async function startTestApp(label: string, env: Partial<Record<string, string>> = {}): Promise<TestApp> {
   const db = await createTestDatabase(label);
-  const app = await createHttpApp({ DATABASE_URL: db.url, ADMIN_API_KEY: TEST_ADMIN_KEY, LOG_LEVEL: 'error', ...env });
+  // Its own queue prefix, so the shared rate limits and replay ids in Redis are its own too.
+  const QUEUE_PREFIX = `test-${randomBytes(4).toString('hex')}`;
+  const app = await createHttpApp({ DATABASE_URL: db.url, ADMIN_API_KEY: TEST_ADMIN_KEY, LOG_LEVEL: 'error', QUEUE_PREFIX, ...env });
   await app.init();
   // Fastify answers only once its plugins have loaded; supertest talks to the bare Node server.
   await app.getHttpAdapter().getInstance().ready();
@@ -25,6 +30,7 @@ export async function startTestApp(label: string, env: Partial<Record<string, st
     app,
     http,
     databaseUrl: db.url,
+    queuePrefix: env.QUEUE_PREFIX ?? QUEUE_PREFIX,
     admin: (req) => req.set('Authorization', `Bearer ${TEST_ADMIN_KEY}`),
     close: async () => {
       await app.close();

@@ -26,7 +26,7 @@ export class AdminRepository {
 
   /** Every UTC day of [fromDay, toDay), zeros included: charged, margin and contributor earnings of the usage of that day. */
   async dailyUsage(fromDay: string, toDay: string): Promise<DailyUsageRow[]> {
-    const result = await this.db.pool.query<{ day: string; charged: string; margin: string; earned: string }>(
+    const result = await this.db.readPool.query<{ day: string; charged: string; margin: string; earned: string }>(
       `WITH days AS (SELECT generate_series($1::date, $2::date - 1, interval '1 day')::date AS day),
             usage AS (SELECT day, sum(charge_atto) AS charged, sum(margin_atto) AS margin, sum(earned_atto) AS earned
                       FROM contributor_usage_daily WHERE day >= $1::date AND day < $2::date GROUP BY day)

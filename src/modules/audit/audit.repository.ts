@@ -50,7 +50,7 @@ export class AuditRepository {
 
   /** Newest first; cursor is the last id seen. */
   async list(limit: number, beforeId: bigint | null): Promise<AuditRecord[]> {
-    const rows = await this.db.prisma.auditLog.findMany({
+    const rows = await this.db.readPrisma.auditLog.findMany({
       where: beforeId === null ? {} : { id: { lt: beforeId } },
       orderBy: { id: 'desc' },
       take: limit,

@@ -7,21 +7,21 @@ import { AuthService } from './auth.service.js';
 import type { Principal, Role } from './auth.types.js';
 import type { AuthedRequest } from './principal.decorator.js';
 import { PUBLIC_KEY, ROLES_KEY } from './roles.decorator.js';
-import { AuthFailureLimiter } from './auth-failure-limiter.js';
 import { RateLimiter } from './rate-limiter.js';
 import { SignedRequestVerifier } from './signed-request-verifier.js';
 
 /**
  * Global guard: a route must be @Public() or declare @Roles(); anything else is refused. Once the
  * key is authenticated and allowed, the route's @RateLimited() tokens are taken from its bucket.
+ * Failed authentications count per client address; past AUTH_FAILURES_PER_MINUTE every keyed
+ * request from it is 429 until its window ends (both limits shared by all API processes).
  */
 @Injectable()
 export class AuthGuard implements CanActivate {
   constructor(
     private readonly reflector: Reflector,
     private readonly auth: AuthService,
-    private readonly failures: AuthFailureLimiter,
-    private readonly rateLimiter: RateLimiter,
+    private readonly limits: RateLimiter,
     private readonly signed: SignedRequestVerifier,
   ) {}
 
@@ -33,25 +33,27 @@ export class AuthGuard implements CanActivate {
 
     const request = context.switchToHttp().getRequest<AuthedRequest>();
     const clientId = request.ip ?? 'unknown';
-    this.failures.assertNotBlocked(clientId);
     const key = parseBearer(request.headers.authorization);
     if (!key) {
-      this.failures.recordFailure(clientId);
+      await this.limits.recordFailure(clientId);
       throw new DomainError('unauthenticated', 'missing or malformed Authorization: Bearer <key> header');
     }
     const principal = await this.auth.authenticate(key);
     if (!principal) {
-      this.failures.recordFailure(clientId);
+      await this.limits.recordFailure(clientId);
       throw new DomainError('unauthenticated', 'unknown or revoked API key');
     }
+    // One call to the shared limits: a client blocked by its failed authentications is refused
+    // (even with a valid key), else the route's tokens are taken from the key's bucket.
     if (!roles.includes(principal.role)) {
+      await this.limits.admitWithoutCharge(clientId, principal.keyId);
       throw new DomainError('forbidden', `this route is for ${roles.join(', ')} keys`);
     }
     assertOwnContributorRoute(request, principal);
     // One property test for unsigned keys: their path does no other work.
     if (principal.signingKey !== undefined) await this.verifySignature(request, clientId, principal.keyId, principal.signingKey);
     request.principal = principal;
-    this.rateLimiter.charge(context, request, principal.keyId);
+    await this.limits.admit(context, request, clientId, principal.keyId);
     return true;
   }
 
@@ -60,7 +62,7 @@ export class AuthGuard implements CanActivate {
     try {
       await this.signed.verify(request, keyId, signingKey);
     } catch (error) {
-      if (error instanceof DomainError && error.code === 'bad_signature') this.failures.recordFailure(clientId);
+      if (error instanceof DomainError && error.code === 'bad_signature') await this.limits.recordFailure(clientId);
       throw error;
     }
   }

@@ -5,6 +5,7 @@ import { AuthFailureLimiter } from './auth-failure-limiter.js';
 import { AuthGuard } from './auth.guard.js';
 import { AuthService } from './auth.service.js';
 import { RateLimiter } from './rate-limiter.js';
+import { SharedLimitsStore } from './shared-limits.store.js';
 import { SignedRequestVerifier } from './signed-request-verifier.js';
 import { SigningKeysModule } from './signing-keys.module.js';
 import { WhoamiController } from './whoami.controller.js';
@@ -16,6 +17,7 @@ import { WhoamiController } from './whoami.controller.js';
     AuthService,
     SignedRequestVerifier,
     AuthFailureLimiter,
+    SharedLimitsStore,
     RateLimiter,
     { provide: APP_GUARD, useClass: AuthGuard },
   ],

@@ -1,9 +1,12 @@
-import { Inject, Injectable, type ExecutionContext } from '@nestjs/common';
+import { Inject, Injectable, Logger, type ExecutionContext } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import type { FastifyRequest } from 'fastify';
 import { APP_CONFIG, type AppConfig } from '../../config/index.js';
 import { RateLimitedError } from '../../common/errors/index.js';
+import { MetricsService } from '../health/metrics.service.js';
+import { AUTH_FAILURE_WINDOW_MS, AuthFailureLimiter } from './auth-failure-limiter.js';
 import { RATE_LIMIT_KEY, type RateLimitPolicy } from './rate-limited.decorator.js';
+import { SharedLimitsStore } from './shared-limits.store.js';
 import { TokenBuckets } from './token-buckets.js';
 
 /**
@@ -11,21 +14,30 @@ import { TokenBuckets } from './token-buckets.js';
  * bounds memory anyway (a deployment with more active keys than this only gets more lenient).
  */
 export const RATE_LIMIT_KEYS_TRACKED_MAX = 10_000;
+/** At most one warning per interval while the shared limits are unreachable. */
+const FALLBACK_WARN_INTERVAL_MS = 30_000;
 
 /**
- * Enforces @RateLimited() per API key. The global AuthGuard calls it once it has authenticated and
- * authorized the key, so calls refused with 401/403 never take a token. (It was an interceptor,
- * which also runs after every guard, but the only interceptor put an rxjs pipeline on every
- * request: ~15% of the API's CPU per single-event request.) State is per process: with N API
- * replicas a key may reach N times the limit (stated in docs/security.md).
+ * The ingestion rate limit (@RateLimited(), per API key) and the failed-authentication limit (per
+ * client address), shared by every API process through Redis (SharedLimitsStore): a key limited
+ * to N per minute gets N in total however many replicas serve it. When Redis cannot answer, each
+ * process enforces the same limits on its own (fails open to per-process limits, so ingestion keeps
+ * working through a Redis outage; with R replicas a key may then reach R times the limit for the
+ * outage's length). The AuthGuard calls it only after authenticating and authorizing the key, so
+ * calls refused with 401/403 never take a token.
  */
 @Injectable()
 export class RateLimiter {
   private readonly buckets: TokenBuckets;
+  private readonly logger = new Logger('RateLimiter');
+  private lastWarnAtMs = 0;
 
   constructor(
-    @Inject(APP_CONFIG) config: AppConfig,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly reflector: Reflector,
+    private readonly shared: SharedLimitsStore,
+    private readonly localFailures: AuthFailureLimiter,
+    private readonly metrics: MetricsService,
   ) {
     this.buckets = new TokenBuckets({
       capacity: config.RATE_LIMIT_BURST,
@@ -34,14 +46,68 @@ export class RateLimiter {
     });
   }
 
-  /** Takes the route's tokens from the key's bucket, or throws 429 (nothing for unlimited routes). */
-  charge(context: ExecutionContext, request: FastifyRequest, keyId: string): void {
+  /** Throws 429 when the client is blocked by failed authentications or the key's bucket is empty. */
+  async admit(context: ExecutionContext, request: FastifyRequest, clientId: string, keyId: string): Promise<void> {
     const policy = this.reflector.get<RateLimitPolicy | undefined>(RATE_LIMIT_KEY, context.getHandler());
-    if (!policy) return;
-    const cost = Math.max(1, Math.floor(policy.cost(request)));
-    const result = this.buckets.take(`${policy.name}:${keyId}`, cost);
-    if (!result.allowed) {
-      throw new RateLimitedError(`rate limit exceeded for this API key (${policy.name}), retry later`, result.retryAfterMs / 1000);
-    }
+    await this.check(clientId, keyId, policy ? { name: policy.name, cost: Math.max(1, Math.floor(policy.cost(request))) } : null);
   }
+
+  /** Only the failed-authentication block (a request about to be refused takes no tokens). */
+  async admitWithoutCharge(clientId: string, keyId: string): Promise<void> {
+    await this.check(clientId, keyId, null);
+  }
+
+  private async check(clientId: string, keyId: string, bucket: { name: string; cost: number } | null): Promise<void> {
+    if (this.shared.available) {
+      try {
+        const result = await this.shared.admit(clientId, bucket, keyId, this.config.AUTH_FAILURES_PER_MINUTE, this.config.RATE_LIMIT_BURST, this.config.RATE_LIMIT_PER_MINUTE);
+        if (result.outcome === 'admitted') return;
+        throw result.outcome === 'blocked' ? blockedError(result.retryAfterMs) : rateLimitedError(bucket!.name, result.retryAfterMs);
+      } catch (error) {
+        if (error instanceof RateLimitedError) throw error;
+        this.fellBack(error);
+      }
+    } else {
+      this.fellBack(null);
+    }
+    this.localFailures.assertNotBlocked(clientId);
+    if (!bucket) return;
+    const local = this.buckets.take(`${bucket.name}:${keyId}`, bucket.cost);
+    if (!local.allowed) throw rateLimitedError(bucket.name, local.retryAfterMs);
+  }
+
+  /** Counts a failed authentication; throws 429 if the client is (now) over its limit. */
+  async recordFailure(clientId: string): Promise<void> {
+    if (this.shared.available) {
+      try {
+        const { count, retryAfterMs } = await this.shared.recordFailure(clientId, AUTH_FAILURE_WINDOW_MS);
+        if (count > this.config.AUTH_FAILURES_PER_MINUTE) throw blockedError(retryAfterMs);
+        return;
+      } catch (error) {
+        if (error instanceof RateLimitedError) throw error;
+        this.fellBack(error);
+      }
+    } else {
+      this.fellBack(null);
+    }
+    this.localFailures.assertNotBlocked(clientId);
+    this.localFailures.recordFailure(clientId);
+  }
+
+  private fellBack(error: unknown): void {
+    this.metrics.sharedLimitsFallbacks.inc();
+    const now = Date.now();
+    if (now - this.lastWarnAtMs < FALLBACK_WARN_INTERVAL_MS) return;
+    this.lastWarnAtMs = now;
+    const reason = error instanceof Error ? error.message : 'not connected';
+    this.logger.warn(`shared rate limits unavailable (${reason}): this process enforces the limits on its own`);
+  }
+}
+
+function blockedError(retryAfterMs: number): RateLimitedError {
+  return new RateLimitedError('too many failed authentications, retry later', retryAfterMs / 1000);
+}
+
+function rateLimitedError(name: string, retryAfterMs: number): RateLimitedError {
+  return new RateLimitedError(`rate limit exceeded for this API key (${name}), retry later`, retryAfterMs / 1000);
 }

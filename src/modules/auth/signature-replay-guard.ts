@@ -1,10 +1,9 @@
 import { Inject, Injectable, Logger, type OnModuleDestroy } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
-import type { Redis } from 'ioredis';
 import { APP_CONFIG, type AppConfig } from '../../config/index.js';
 import { DomainError } from '../../common/errors/index.js';
 import { SIGNATURE_TOLERANCE_SECONDS } from '../../common/signing/standard-webhooks.js';
-import { createRedis } from '../../queue/redis-connection.js';
+import { createRedis, type RedisClient } from '../../queue/redis-connection.js';
 
 /**
  * How long a signature id is remembered. A timestamp is accepted within the tolerance either side
@@ -24,13 +23,13 @@ export type ClaimResult = 'claimed' | 'replayed';
 @Injectable()
 export class SignatureReplayGuard implements OnModuleDestroy {
   private readonly logger = new Logger('SignatureReplayGuard');
-  private redis: Redis | null = null;
+  private redis: RedisClient | null = null;
 
   constructor(@Inject(APP_CONFIG) private readonly config: AppConfig) {}
 
-  private client(): Redis {
+  private client(): RedisClient {
     if (!this.redis) {
-      this.redis = createRedis(this.config.REDIS_URL, 'guard');
+      this.redis = createRedis(this.config, 'guard');
       this.redis.on('error', () => undefined); // surfaced per request as 503, and by /health/ready
     }
     return this.redis;

@@ -81,7 +81,7 @@ export class EarningsRepository {
   /** Sums per group over [fromDay, toDay); at most rowsMax + 1 rows so the caller can tell overflow. */
   async earningsRows(input: { contributorId: string; fromDay: string; toDay: string; groupBy: GroupBy; rowsMax: number }): Promise<EarningsRow[]> {
     const grouping = GROUPING_SQL[input.groupBy];
-    const result = await this.db.pool.query<SumsRow & { day: string | null; model: string | null }>(
+    const result = await this.db.readPool.query<SumsRow & { day: string | null; model: string | null }>(
       `SELECT ${grouping.select},
               sum(events) AS events, sum(prompt_tokens) AS prompt_tokens, sum(completion_tokens) AS completion_tokens,
               sum(cached_tokens) AS cached_tokens, sum(cache_write_tokens) AS cache_write_tokens, sum(audio_tokens) AS audio_tokens,

@@ -22,10 +22,10 @@ export class HealthController {
   @Get('health/ready')
   async ready(@Res() res: FastifyReply) {
     const results = await Promise.all(this.checks.map(runCheck));
-    const ok = results.every((r) => r.ok);
+    const ok = results.every((r) => r.ok || !r.required);
     void res.code(ok ? 200 : 503).send({
       status: ok ? 'ok' : 'unavailable',
-      checks: Object.fromEntries(results.map((r) => [r.name, r.ok ? { status: 'up' } : { status: 'down', error: r.error }])),
+      checks: Object.fromEntries(results.map((r) => [r.name, r.ok ? { status: 'up', ...r.details } : { status: 'down', error: r.error }])),
     });
   }
 

@@ -1,8 +1,8 @@
 import { Global, Inject, Module, type OnModuleDestroy } from '@nestjs/common';
-import type { Redis } from 'ioredis';
+import { Gauge } from 'prom-client';
 import { APP_CONFIG, type AppConfig } from '../../config/index.js';
 import { DatabaseService } from '../../database/database.service.js';
-import { createRedis } from '../../queue/redis-connection.js';
+import { createRedis, type RedisClient } from '../../queue/redis-connection.js';
 import { HealthController } from './health.controller.js';
 import { MetricsService } from './metrics.service.js';
 import { READINESS_CHECKS, type ReadinessCheck } from './readiness.js';
@@ -19,7 +19,7 @@ const REDIS_PROBE = Symbol('REDIS_PROBE');
       provide: REDIS_PROBE,
       inject: [APP_CONFIG],
       useFactory: (config: AppConfig) => {
-        const redis = createRedis(config.REDIS_URL, 'probe');
+        const redis = createRedis(config, 'probe');
         redis.on('error', () => undefined); // reported through /health/ready, not as crashes
         return redis;
       },
@@ -28,7 +28,7 @@ const REDIS_PROBE = Symbol('REDIS_PROBE');
     {
       provide: READINESS_CHECKS,
       inject: [DatabaseService, REDIS_PROBE, CHAIN_READINESS],
-      useFactory: (db: DatabaseService, redis: Redis, chain: OptionalReadinessCheck): ReadinessCheck[] => [
+      useFactory: (db: DatabaseService, redis: RedisClient, chain: OptionalReadinessCheck): ReadinessCheck[] => [
         { name: 'postgres', check: () => db.ping() },
         {
           name: 'redis',
@@ -38,13 +38,29 @@ const REDIS_PROBE = Symbol('REDIS_PROBE');
           },
         },
         { name: 'rpc', check: async () => chain.check?.() },
+        ...(db.hasReplica ? [{ name: 'postgres_replica', required: false, check: async () => ({ lag_seconds: await db.replicaLagSeconds() }) }] : []),
       ],
     },
   ],
   exports: [MetricsService, CHAIN_READINESS],
 })
 export class HealthModule implements OnModuleDestroy {
-  constructor(@Inject(REDIS_PROBE) private readonly redis: Redis) {}
+  constructor(
+    @Inject(REDIS_PROBE) private readonly redis: RedisClient,
+    db: DatabaseService,
+    metrics: MetricsService,
+  ) {
+    if (!db.hasReplica) return;
+    // Read on each scrape; -1 when the replica cannot be asked (down or unreachable).
+    new Gauge({
+      name: 'database_replica_lag_seconds',
+      help: 'How far the read replica (READ_DATABASE_URL) is behind the primary; -1: unreachable',
+      registers: [metrics.registry],
+      async collect() {
+        this.set(await db.replicaLagSeconds().catch(() => -1));
+      },
+    });
+  }
 
   onModuleDestroy() {
     this.redis.disconnect();

@@ -26,6 +26,12 @@ export class MetricsService {
     registers: [this.registry],
   });
 
+  readonly sharedLimitsFallbacks = new Counter({
+    name: 'shared_limits_fallbacks_total',
+    help: 'Rate-limit checks done by the process alone because Redis could not answer',
+    registers: [this.registry],
+  });
+
   constructor() {
     collectDefaultMetrics({ register: this.registry });
   }

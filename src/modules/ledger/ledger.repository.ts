@@ -240,7 +240,7 @@ export class LedgerRepository {
       conditions.push(`(strpos(lower(c.id), $${params.length}) > 0 OR strpos(lower(c.payout_address), $${params.length}) > 0)`);
     }
     const where = conditions.length > 0 ? `WHERE ${conditions.join(' AND ')}` : '';
-    const result = await this.db.pool.query<{
+    const result = await this.db.readPool.query<{
       id: string;
       tier: string;
       status: string;

@@ -1,10 +1,9 @@
 import { Inject, Injectable, Logger, type OnModuleDestroy } from '@nestjs/common';
 import { Queue } from 'bullmq';
-import type { Redis } from 'ioredis';
 import { APP_CONFIG, type AppConfig } from '../../../config/index.js';
 import { jobOptions } from '../../../queue/jobs.js';
 import { JOB_SETTLEMENT_RECONCILE, JOB_SETTLEMENT_SEND, QUEUE_SETTLEMENT } from '../../../queue/queue-names.js';
-import { createRedis } from '../../../queue/redis-connection.js';
+import { createRedis, type RedisClient } from '../../../queue/redis-connection.js';
 
 /**
  * Enqueues settlement jobs from either entry point (the API has no BullMQ root module). Redis only
@@ -15,13 +14,13 @@ import { createRedis } from '../../../queue/redis-connection.js';
 export class SettlementQueueProducer implements OnModuleDestroy {
   private readonly logger = new Logger('SettlementQueue');
   private queue: Queue | null = null;
-  private connection: Redis | null = null;
+  private connection: RedisClient | null = null;
 
   constructor(@Inject(APP_CONFIG) private readonly config: AppConfig) {}
 
   private get(): Queue {
     if (!this.queue) {
-      this.connection = createRedis(this.config.REDIS_URL, 'producer');
+      this.connection = createRedis(this.config, 'producer');
       this.connection.on('error', () => undefined); // surfaced by the failing add, and /health/ready
       this.queue = new Queue(QUEUE_SETTLEMENT, { connection: this.connection, prefix: this.config.QUEUE_PREFIX });
     }

@@ -122,7 +122,7 @@ export class SettlementRepository {
 
   /** Newest first; the cursor is (created_at in microseconds, id) of the last row seen. */
   async list(limit: number, cursor: TimeCursor | null): Promise<PagedSettlement[]> {
-    const result = await this.db.pool.query<SettlementRow>(
+    const result = await this.db.readPool.query<SettlementRow>(
       `SELECT ${SETTLEMENT_COLUMNS} FROM settlements s
        WHERE $1::bigint IS NULL OR (s.created_at, s.id) < ('epoch'::timestamptz + $1::bigint * interval '1 microsecond', $2::uuid)
        ORDER BY s.created_at DESC, s.id DESC LIMIT $3`,
