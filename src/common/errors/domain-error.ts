@@ -16,6 +16,8 @@ export type ErrorCode =
   | 'unprocessable'
   | 'settlement_disabled'
   | 'webhook_url_refused'
+  | 'refund_exceeds_charge'
+  | 'not_priced'
   | 'rate_limited'
   | 'unavailable'
   | 'internal_error';
@@ -35,6 +37,8 @@ const STATUS_BY_CODE: Record<ErrorCode, number> = {
   unprocessable: 422,
   settlement_disabled: 422,
   webhook_url_refused: 422,
+  refund_exceeds_charge: 422,
+  not_priced: 422,
   rate_limited: 429,
   internal_error: 500,
   unavailable: 503,
