@@ -91,6 +91,10 @@ describe('earnings over events ingested through the API', () => {
           completion_tokens: Number(r.ct),
           official_usd: formatAttoAsUsd(BigInt(r.official)),
           earned_usd: formatAttoAsUsd(BigInt(r.earned)),
+          refunds: 0,
+          refunded_usd: '0',
+          clawed_back_usd: '0',
+          net_earned_usd: formatAttoAsUsd(BigInt(r.earned)),
         })),
       );
       const earned = raw.rows.reduce((n, r) => n + BigInt(r.earned), 0n);

@@ -44,8 +44,11 @@ function expectedRows(events: WrittenEvent[], contributorId: string, from: Date,
   const bytes = (s: string | undefined) => Buffer.from(s ?? '');
   return [...groups.values()]
     .sort((a, b) => (a.day ?? '').localeCompare(b.day ?? '') || Buffer.compare(bytes(a.model), bytes(b.model)))
-    .map(({ official, earned, ...rest }) => ({ ...rest, official_usd: formatAttoAsUsd(official), earned_usd: formatAttoAsUsd(earned) }));
+    .map(({ official, earned, ...rest }) => ({ ...rest, official_usd: formatAttoAsUsd(official), earned_usd: formatAttoAsUsd(earned), ...NO_REFUNDS(earned) }));
 }
+
+/** The refund columns of a day without refunds (test/refunds covers days with them). */
+const NO_REFUNDS = (earned: bigint) => ({ refunds: 0, refunded_usd: '0', clawed_back_usd: '0', net_earned_usd: formatAttoAsUsd(earned) });
 
 /** supertest parser that keeps a text/csv body as a string. */
 function readText(res: IncomingMessage, done: (error: Error | null, body: string) => void) {
@@ -167,10 +170,10 @@ describe('contributor earnings from the daily rollup', () => {
       expect(csvRes.headers['content-type']).toMatch(/^text\/csv/);
       expect(csvRes.headers['content-disposition']).toMatch(/attachment; filename="earnings-c-prem-2026-11-01-2026-11-07\.csv"/);
       const [header, ...lines] = parseCsv(csvRes.body as string);
-      const columns = [...(groupBy === 'model' ? [] : ['day']), ...(groupBy === 'day' ? [] : ['model']), 'events', 'prompt_tokens', 'completion_tokens', 'official_usd', 'earned_usd'];
+      const columns = [...(groupBy === 'model' ? [] : ['day']), ...(groupBy === 'day' ? [] : ['model']), 'events', 'prompt_tokens', 'completion_tokens', 'official_usd', 'earned_usd', 'refunds', 'refunded_usd', 'clawed_back_usd', 'net_earned_usd'];
       expect(header).toEqual(columns);
       const fromCsv = lines.map((line) =>
-        Object.fromEntries(line.map((value, i) => [columns[i]!, ['events', 'prompt_tokens', 'completion_tokens'].includes(columns[i]!) ? Number(value) : value])),
+        Object.fromEntries(line.map((value, i) => [columns[i]!, ['events', 'prompt_tokens', 'completion_tokens', 'refunds'].includes(columns[i]!) ? Number(value) : value])),
       );
       expect(fromCsv).toEqual(json.body.rows);
     }

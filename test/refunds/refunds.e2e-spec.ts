@@ -204,6 +204,28 @@ describe('refunds', () => {
     await t.http.post('/v1/admin/usage-events/rf-ev-3/refunds').set('Authorization', `Bearer ${gateway.body.key}`).send({ refund_id: 'g', reason: 'x' }).expect(403);
   });
 
+  it('earnings and their CSV show refunds on the day they were made, never on the event day', async () => {
+    const today = new Date().toISOString().slice(0, 10);
+    const tomorrow = new Date(Date.now() + 86_400_000).toISOString().slice(0, 10);
+    const refunds = (await pool.query(`SELECT count(*)::int AS n, sum(amount_atto) AS refunded, sum(clawback_atto) AS clawed FROM refunds WHERE contributor_id = 'c_prem'`)).rows[0];
+    const usage = (await pool.query(`SELECT count(*)::int AS n, sum(payout_atto) AS earned FROM usage_events WHERE contributor_id = 'c_prem' AND status = 'priced'`)).rows[0];
+    const res = await t.admin(t.http.get(`/v1/contributors/c_prem/earnings?from=2026-11-29&to=${tomorrow}&group_by=day`)).expect(200);
+    const eventDay = res.body.rows.find((r: { day: string }) => r.day === '2026-11-29');
+    const refundDay = res.body.rows.find((r: { day: string }) => r.day === today);
+    expect(eventDay).toMatchObject({ events: usage.n, earned_usd: fmt(BigInt(usage.earned)), refunds: 0, clawed_back_usd: '0' });
+    expect(refundDay).toMatchObject({ events: 0, earned_usd: '0', refunds: refunds.n, refunded_usd: fmt(BigInt(refunds.refunded)), clawed_back_usd: fmt(BigInt(refunds.clawed)) });
+    expect(refundDay.net_earned_usd).toBe(`-${fmt(BigInt(refunds.clawed))}`);
+    expect(res.body.totals).toMatchObject({ refunds: refunds.n, net_earned_usd: fmt(BigInt(usage.earned) - BigInt(refunds.clawed)) });
+    const csv = await t.admin(t.http.get(`/v1/contributors/c_prem/earnings.csv?from=2026-11-29&to=${tomorrow}&group_by=day`)).buffer(true).parse((r, cb) => {
+      let text = '';
+      r.on('data', (chunk: Buffer) => (text += chunk.toString('utf8')));
+      r.on('end', () => cb(null, text));
+    }).expect(200);
+    const lines = (csv.body as string).trim().split('\r\n');
+    expect(lines[0]).toBe('day,events,prompt_tokens,completion_tokens,official_usd,earned_usd,refunds,refunded_usd,clawed_back_usd,net_earned_usd');
+    expect(lines).toContain(`${today},0,0,0,0,0,${refunds.n},${fmt(BigInt(refunds.refunded))},${fmt(BigInt(refunds.clawed))},-${fmt(BigInt(refunds.clawed))}`);
+  });
+
   it('documents the refund endpoints in the OpenAPI document', async () => {
     const docs = await t.http.get('/docs-json').expect(200);
     expect(docs.body.paths['/v1/admin/usage-events/{event_id}/refunds']?.post).toBeDefined();

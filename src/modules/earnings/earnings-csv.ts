@@ -30,6 +30,10 @@ export function renderEarningsCsv(report: EarningsReport): string {
     'completion_tokens',
     'official_usd',
     'earned_usd',
+    'refunds',
+    'refunded_usd',
+    'clawed_back_usd',
+    'net_earned_usd',
   ];
   const lines = [header.join(',')];
   for (const row of report.rows) {
@@ -43,6 +47,10 @@ export function renderEarningsCsv(report: EarningsReport): string {
         String(sums.completion_tokens),
         sums.official_usd,
         sums.earned_usd,
+        String(sums.refunds),
+        sums.refunded_usd,
+        sums.clawed_back_usd,
+        sums.net_earned_usd,
       ].join(','),
     );
   }

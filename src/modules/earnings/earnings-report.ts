@@ -10,6 +10,10 @@ export interface EarningsSums {
   completionTokens: bigint;
   officialAtto: bigint;
   earnedAtto: bigint;
+  /** Refund parts made on the row's day (of events of any day), what they returned to users and clawed back. */
+  refunds: bigint;
+  refundedAtto: bigint;
+  clawedBackAtto: bigint;
 }
 
 export interface EarningsRow extends EarningsSums {
@@ -28,7 +32,7 @@ export interface EarningsReport {
 }
 
 export function emptySums(): EarningsSums {
-  return { events: 0n, promptTokens: 0n, completionTokens: 0n, officialAtto: 0n, earnedAtto: 0n };
+  return { events: 0n, promptTokens: 0n, completionTokens: 0n, officialAtto: 0n, earnedAtto: 0n, refunds: 0n, refundedAtto: 0n, clawedBackAtto: 0n };
 }
 
 export function sumRows(rows: readonly EarningsSums[]): EarningsSums {
@@ -39,6 +43,9 @@ export function sumRows(rows: readonly EarningsSums[]): EarningsSums {
     totals.completionTokens += row.completionTokens;
     totals.officialAtto += row.officialAtto;
     totals.earnedAtto += row.earnedAtto;
+    totals.refunds += row.refunds;
+    totals.refundedAtto += row.refundedAtto;
+    totals.clawedBackAtto += row.clawedBackAtto;
   }
   return totals;
 }
@@ -55,6 +62,11 @@ export interface EarningsSumsJson {
   completion_tokens: number;
   official_usd: string;
   earned_usd: string;
+  refunds: number;
+  refunded_usd: string;
+  clawed_back_usd: string;
+  /** earned - clawed back: may be negative on a day of refunds. */
+  net_earned_usd: string;
 }
 
 export function sumsToJson(sums: EarningsSums): EarningsSumsJson {
@@ -64,6 +76,10 @@ export function sumsToJson(sums: EarningsSums): EarningsSumsJson {
     completion_tokens: toJsonInteger(sums.completionTokens),
     official_usd: formatAttoAsUsd(sums.officialAtto),
     earned_usd: formatAttoAsUsd(sums.earnedAtto),
+    refunds: toJsonInteger(sums.refunds),
+    refunded_usd: formatAttoAsUsd(sums.refundedAtto),
+    clawed_back_usd: formatAttoAsUsd(sums.clawedBackAtto),
+    net_earned_usd: formatAttoAsUsd(sums.earnedAtto - sums.clawedBackAtto),
   };
 }
 

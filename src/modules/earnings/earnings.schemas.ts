@@ -25,6 +25,10 @@ const sums = {
   completion_tokens: z.number().int(),
   official_usd: usd,
   earned_usd: usd,
+  refunds: z.number().int().describe('refund parts made that day (of events of any day)'),
+  refunded_usd: usd.describe('returned to users by those refunds'),
+  clawed_back_usd: usd.describe("clawed back from the contributor by those refunds"),
+  net_earned_usd: usd.describe('earned - clawed back (may be negative)'),
 };
 
 export const earningsResponseSchema = z.object({
