@@ -103,7 +103,7 @@ describe('earnings over events ingested through the API', () => {
       expect(balance.body).toMatchObject({ tier: 'premium', payable_usd: formatAttoAsUsd(earned), accrued_usd: formatAttoAsUsd(earned) });
       // The contributors module's admin GET carries the same balances.
       const admin = await t.admin(t.http.get(`/v1/admin/contributors/${id}`)).expect(200);
-      const balances = { accrued_usd: formatAttoAsUsd(earned), payable_usd: formatAttoAsUsd(earned), in_settlement_usd: '0', paid_usd: '0' };
+      const balances = { accrued_usd: formatAttoAsUsd(earned), pending_usd: '0', payable_usd: formatAttoAsUsd(earned), in_settlement_usd: '0', paid_usd: '0' };
       expect(admin.body).toMatchObject({ id, tier: 'premium', ...balances, balances });
     }
   });

@@ -159,7 +159,7 @@ describe('contributor earnings from the daily rollup', () => {
     const res = await earnings('c-empty', 'from=2026-11-01&to=2026-11-07').expect(200);
     expect(res.body.rows).toEqual([]);
     const balance = await t.admin(t.http.get('/v1/contributors/c-empty/balance')).expect(200);
-    expect(balance.body).toEqual({ contributor_id: 'c-empty', tier: 'standard', accrued_usd: '0', payable_usd: '0', in_settlement_usd: '0', paid_usd: '0' });
+    expect(balance.body).toEqual({ contributor_id: 'c-empty', tier: 'standard', accrued_usd: '0', pending_usd: '0', payable_usd: '0', in_settlement_usd: '0', paid_usd: '0' });
   });
 
   it('serves the same rows as CSV (header, decimal money, text/csv)', async () => {
@@ -187,6 +187,7 @@ describe('contributor earnings from the daily rollup', () => {
         contributor_id: id,
         tier: id === 'c-std' ? 'standard' : 'premium',
         accrued_usd: formatAttoAsUsd(earned),
+        pending_usd: '0',
         payable_usd: formatAttoAsUsd(earned),
         in_settlement_usd: '0',
         paid_usd: '0',

@@ -2,17 +2,12 @@
 // (a debt the admin list shows), settlements skip it while it is below the minimum (carried
 // forward, never a line <= 0), and the next settlement pays earnings minus the debt: the
 // on-chain amount equals the net. The ledger check is clean after every step.
+import { parseUsdToAtto } from '../../src/common/money/index.js';
 import { exampleEvent, expectLedgerClean, seedBilling } from '../support/billing-fixtures.js';
 import { balancesOf, registerContributors, startSettlementHarness, usdcBalance, type SettlementHarness } from '../settlement/support/settlement-harness.js';
 
 const ATTO_PER_MICRO = 10n ** 12n;
-const ATTO = 10n ** 18n;
-const atto = (usd: string) => {
-  const negative = usd.startsWith('-');
-  const [whole, frac = ''] = usd.replace('-', '').split('.');
-  const value = BigInt(whole!) * ATTO + BigInt((frac + '0'.repeat(18)).slice(0, 18));
-  return negative ? -value : value;
-};
+const atto = (usd: string) => parseUsdToAtto(usd, { allowNegative: true });
 
 let h: SettlementHarness;
 const C = 'rs-a';

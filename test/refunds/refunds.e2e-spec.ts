@@ -2,17 +2,14 @@
 // full refund restore the user exactly and claw back exactly the payout; idempotency, 409, 422,
 // 404, 400; concurrency; the list with filters and cursors; audit and webhook rows; top-up
 // chargebacks. The ledger check is clean after every test.
+import { formatAttoAsUsd, parseUsdToAtto } from '../../src/common/money/index.js';
 import { Pool } from 'pg';
 import { WEBHOOK_EVENT_SCHEMAS } from '../../src/modules/webhooks/webhook-event-types.js';
 import { exampleEvent, expectLedgerClean, seedBilling } from '../support/billing-fixtures.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 
-const ATTO = 10n ** 18n;
-const atto = (usd: string) => {
-  const [whole, frac = ''] = usd.replace('-', '').split('.');
-  const value = BigInt(whole!) * ATTO + BigInt((frac + '0'.repeat(18)).slice(0, 18));
-  return usd.startsWith('-') ? -value : value;
-};
+const fmt = formatAttoAsUsd;
+const atto = (usd: string) => parseUsdToAtto(usd, { allowNegative: true });
 
 let t: TestApp;
 let pool: Pool;
@@ -251,8 +248,3 @@ describe('top-up chargebacks', () => {
   });
 });
 
-function fmt(value: bigint): string {
-  const whole = value / ATTO;
-  const frac = (value % ATTO).toString().padStart(18, '0').replace(/0+$/, '');
-  return frac ? `${whole}.${frac}` : whole.toString();
-}

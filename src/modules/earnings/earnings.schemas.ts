@@ -43,6 +43,7 @@ export class EarningsResponseDto extends createZodDto(earningsResponseSchema) {}
 
 export const contributorBalancesSchema = z.object({
   accrued_usd: usd,
+  pending_usd: usd.describe('earned, not payable before occurred_at + PAYOUT_MATURITY_DAYS (0 unless set)'),
   payable_usd: usd,
   in_settlement_usd: usd,
   paid_usd: usd,

@@ -3,7 +3,9 @@
 //
 //   kind 'refund', ref 'refund:<refund_id>' (one entry per refund part), postings:
 //     user:<user>                      +amount          credit back to the user
-//     contributor:<id>:payable         -clawback        the contributor gives back its share
+//     contributor:<id>:pending         -from pending    only with PAYOUT_MATURITY_DAYS, when the event's
+//                                                      earnings are still maturing (pending first)
+//     contributor:<id>:payable         -(clawback - from pending)   the contributor gives back its share
 //                                                      (may take payable below zero: a debt netted later)
 //     platform:revenue                 -(amount - clawback)   the margin reversed
 //
@@ -12,7 +14,7 @@
 // claw back exactly the event's payout and reverse exactly its margin.
 // A top-up chargeback is the existing kind 'adjustment' (negative user credit, reason required).
 import { assert } from '../../common/errors/index.js';
-import { contributorPayable, PLATFORM_REVENUE, userAccount } from './account-codes.js';
+import { contributorPayable, contributorPending, PLATFORM_REVENUE, userAccount } from './account-codes.js';
 import type { JournalDraft } from './journal-draft.js';
 
 export const REFUND_JOURNAL_KIND = 'refund';
@@ -26,19 +28,24 @@ export interface RefundPostingInput {
   contributorId: string;
   amountAtto: bigint;
   clawbackAtto: bigint;
+  /** The part of the clawback taken from the pending account (0 without maturity). */
+  clawbackPendingAtto?: bigint;
   reason: string;
 }
 
 export function refundJournalDraft(input: RefundPostingInput): JournalDraft {
   assert(input.amountAtto > 0n, 'a refund moves a positive amount');
   assert(input.clawbackAtto >= 0n && input.clawbackAtto <= input.amountAtto, 'a clawback is between zero and the refunded amount');
+  const fromPending = input.clawbackPendingAtto ?? 0n;
+  assert(fromPending >= 0n && fromPending <= input.clawbackAtto, 'the pending part is within the clawback');
   return {
     kind: REFUND_JOURNAL_KIND,
     ref: refundJournalRef(input.refundId),
     memo: `event ${input.eventId}: ${input.reason}`.slice(0, 500),
     postings: [
       { accountCode: userAccount(input.userId), amountAtto: input.amountAtto },
-      { accountCode: contributorPayable(input.contributorId), amountAtto: -input.clawbackAtto },
+      ...(fromPending > 0n ? [{ accountCode: contributorPending(input.contributorId), amountAtto: -fromPending }] : []),
+      { accountCode: contributorPayable(input.contributorId), amountAtto: -(input.clawbackAtto - fromPending) },
       { accountCode: PLATFORM_REVENUE, amountAtto: -(input.amountAtto - input.clawbackAtto) },
     ],
   };

@@ -20,6 +20,7 @@ export interface RefundRecord {
   journalEntryId: bigint;
   actorId: string | null;
   createdAt: Date;
+  eventOccurredAt: Date | null;
 }
 
 export type NewRefund = Omit<RefundRecord, 'id' | 'createdAt'>;
@@ -46,9 +47,9 @@ export interface RefundDaySums {
 }
 
 const COLUMNS = `id, refund_id, event_id, user_id, contributor_id, model, requested_amount_atto, amount_atto, clawback_atto,
-  clawback_pending_atto, margin_reversed_atto, refunded_total_atto, clawback_total_atto, reason, journal_entry_id, actor_id, created_at`;
+  clawback_pending_atto, margin_reversed_atto, refunded_total_atto, clawback_total_atto, reason, journal_entry_id, actor_id, created_at, event_occurred_at`;
 
-type Row = Record<string, string | null> & { created_at: Date };
+type Row = Record<string, string | null> & { created_at: Date; event_occurred_at: Date | null };
 
 function fromRow(row: Row): RefundRecord {
   return {
@@ -69,6 +70,7 @@ function fromRow(row: Row): RefundRecord {
     journalEntryId: toBigInt(row.journal_entry_id),
     actorId: row.actor_id ?? null,
     createdAt: row.created_at,
+    eventOccurredAt: row.event_occurred_at ?? null,
   };
 }
 
@@ -115,8 +117,8 @@ export class RefundsRepository {
   async insert(client: SqlClient, refund: NewRefund): Promise<RefundRecord> {
     const result = await client.query<Row>(
       `INSERT INTO refunds (refund_id, event_id, user_id, contributor_id, model, requested_amount_atto, amount_atto, clawback_atto,
-         clawback_pending_atto, margin_reversed_atto, refunded_total_atto, clawback_total_atto, reason, journal_entry_id, actor_id)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)
+         clawback_pending_atto, margin_reversed_atto, refunded_total_atto, clawback_total_atto, reason, journal_entry_id, actor_id, event_occurred_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)
        RETURNING ${COLUMNS}`,
       [
         refund.refundId,
@@ -134,6 +136,7 @@ export class RefundsRepository {
         refund.reason,
         refund.journalEntryId.toString(),
         refund.actorId,
+        refund.eventOccurredAt,
       ],
     );
     const stored = fromRow(result.rows[0]!);
@@ -170,6 +173,19 @@ export class RefundsRepository {
     return result.rows.map(fromRow);
   }
 
+  /**
+   * Clawbacks taken from pending for events that occurred after `afterDay` (still maturing): the
+   * maturity job keeps that much less in pending for those days.
+   */
+  async pendingClawbacksAfter(client: SqlClient, contributorId: string, afterDay: string): Promise<bigint> {
+    const result = await client.query<{ s: string }>(
+      `SELECT coalesce(sum(clawback_pending_atto), 0) AS s FROM refunds
+       WHERE contributor_id = $1 AND clawback_pending_atto > 0 AND event_occurred_at >= ($2::date + 1)::timestamp AT TIME ZONE 'UTC'`,
+      [contributorId, afterDay],
+    );
+    return toBigInt(result.rows[0]!.s);
+  }
+
   /** Every rollup row against the refunds it sums (contributor, UTC day of created_at, model). */
   async findRollupMismatches(limit: number): Promise<{ rollupRows: bigint; mismatches: RefundRollupMismatch[] }> {
     const counted = await this.db.pool.query<{ n: string }>('SELECT count(*) AS n FROM contributor_refunds_daily');
@@ -202,8 +218,13 @@ export class RefundsRepository {
     const result = await this.db.pool.query<{ refund_id: string }>(
       `SELECT r.refund_id FROM refunds r LEFT JOIN journal_entries j ON j.id = r.journal_entry_id
        WHERE j.id IS NULL OR j.kind <> 'refund' OR j.ref <> 'refund:' || r.refund_id
-          OR j.account_codes <> ARRAY['user:' || r.user_id, 'contributor:' || r.contributor_id || ':payable', 'platform:revenue']
-          OR j.amounts_atto <> ARRAY[r.amount_atto, -r.clawback_atto, -r.margin_reversed_atto]
+          OR (r.clawback_pending_atto = 0 AND (
+                j.account_codes <> ARRAY['user:' || r.user_id, 'contributor:' || r.contributor_id || ':payable', 'platform:revenue']
+                OR j.amounts_atto <> ARRAY[r.amount_atto, -r.clawback_atto, -r.margin_reversed_atto]))
+          OR (r.clawback_pending_atto > 0 AND (
+                j.account_codes <> ARRAY['user:' || r.user_id, 'contributor:' || r.contributor_id || ':pending',
+                                         'contributor:' || r.contributor_id || ':payable', 'platform:revenue']
+                OR j.amounts_atto <> ARRAY[r.amount_atto, -r.clawback_pending_atto, -(r.clawback_atto - r.clawback_pending_atto), -r.margin_reversed_atto]))
        ORDER BY r.id LIMIT $1`,
       [limit],
     );

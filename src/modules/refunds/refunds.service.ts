@@ -1,4 +1,8 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
+import { APP_CONFIG, type AppConfig } from '../../config/index.js';
+import { contributorPending } from '../ledger/account-codes.js';
+import { isMaturing } from '../maturity/maturity-window.js';
+import type { SqlClient } from '../../database/database.service.js';
 import { DatabaseService } from '../../database/database.service.js';
 import { assert, DomainError } from '../../common/errors/index.js';
 import { formatAttoAsUsd } from '../../common/money/index.js';
@@ -31,6 +35,7 @@ const cursorSchema = z.object({ id: z.string().regex(/^\d{1,19}$/) }).strict();
 @Injectable()
 export class RefundsService {
   constructor(
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly db: DatabaseService,
     private readonly repository: RefundsRepository,
     private readonly usage: UsageService,
@@ -70,6 +75,7 @@ export class RefundsService {
       }
       const split = decision.split;
       assert(before.clawedBackAtto + split.clawbackAtto === split.clawbackTotalAtto, 'clawback parts add up to the cumulative floor');
+      const clawbackPendingAtto = await this.fromPending(client, event.contributorId, event.occurredAt, split.clawbackAtto);
       const journalEntryId = await this.ledger.postOne(
         client,
         refundJournalDraft({
@@ -79,6 +85,7 @@ export class RefundsService {
           contributorId: event.contributorId,
           amountAtto: split.amountAtto,
           clawbackAtto: split.clawbackAtto,
+          clawbackPendingAtto,
           reason: command.reason,
         }),
       );
@@ -91,13 +98,14 @@ export class RefundsService {
         requestedAmountAtto: command.amountAtto,
         amountAtto: split.amountAtto,
         clawbackAtto: split.clawbackAtto,
-        clawbackPendingAtto: 0n,
+        clawbackPendingAtto,
         marginReversedAtto: split.marginReversedAtto,
         refundedTotalAtto: split.refundedTotalAtto,
         clawbackTotalAtto: split.clawbackTotalAtto,
         reason: command.reason,
         journalEntryId,
         actorId: actor.keyId,
+        eventOccurredAt: event.occurredAt,
       });
       await this.audit.recordWithSql(client, actor, {
         action: 'usage_event.refund',
@@ -127,6 +135,22 @@ export class RefundsService {
       });
       return { refund, replayed: false };
     });
+  }
+
+  /**
+   * Refunds during maturity come out of pending first: an event whose day has not matured yet
+   * gives back from the pending account as far as it holds (locked, so the maturity job and
+   * other refunds see the same balance), the rest from payable.
+   */
+  private async fromPending(client: SqlClient, contributorId: string, occurredAt: Date, clawbackAtto: bigint): Promise<bigint> {
+    if (clawbackAtto === 0n || !isMaturing(occurredAt, new Date(), this.config.PAYOUT_MATURITY_DAYS)) return 0n;
+    const pending = await this.ledger.lockAccount(client, contributorPending(contributorId));
+    return pending.balanceAtto <= 0n ? 0n : pending.balanceAtto < clawbackAtto ? pending.balanceAtto : clawbackAtto;
+  }
+
+  /** For the maturity job: clawbacks taken from pending for events that occurred after afterDay. */
+  pendingClawbacksAfter(client: SqlClient, contributorId: string, afterDay: string): Promise<bigint> {
+    return this.repository.pendingClawbacksAfter(client, contributorId, afterDay);
   }
 
   async list(filter: RefundFilter, limit: number, cursor: string | undefined): Promise<{ refunds: RefundRecord[]; nextCursor: string | null }> {

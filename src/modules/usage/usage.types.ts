@@ -11,6 +11,8 @@ export interface PlannedEvent {
   userMarkupText: string | null;
   payoutMultiplierText: string | null;
   amounts: PricedAmounts | null;
+  /** The payout goes to the contributor's pending account (PAYOUT_MATURITY_DAYS > 0). */
+  payoutMaturing?: boolean;
 }
 
 /** A usage event as stored. */
