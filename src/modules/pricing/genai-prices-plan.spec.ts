@@ -4,7 +4,7 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { countCatalogPlan, toPriceBody } from './catalog-price-body.js';
 import { bundledGenaiProviders, genaiTargets, resolveGenaiModel } from './genai-prices-catalog.js';
-import { GENAI_PRICES_EPOCH, planGenaiModel, planGenaiPrices } from './genai-prices-plan.js';
+import { GENAI_PRICES_EPOCH, planGenaiModel, planGenaiPrices, type GenaiTarget } from './genai-prices-plan.js';
 
 const LITELLM_PATH = fileURLToPath(new URL('../../../test/fixtures/prices/litellm-full/model_prices_and_context_window.json', import.meta.url));
 
@@ -141,7 +141,7 @@ describe('the bundled genai-prices catalog', () => {
 
   it('plans every bundled model with its dated history', async () => {
     const providers = await bundledGenaiProviders();
-    const targets = providers.flatMap((p) => p.models.map((m) => ({ model: `${p.id}/${m.id}`, info: m as never })));
+    const targets = providers.flatMap((p) => p.models.map((m) => ({ model: `${p.id}/${m.id}`, info: m as GenaiTarget['info'] })));
     const plan = planGenaiPrices(targets);
     const counts = countCatalogPlan(plan);
     // Every dated or undated price becomes a version or a skip; time-of-day prices are dropped.
