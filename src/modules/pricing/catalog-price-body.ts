@@ -30,13 +30,13 @@ export const IMPORT_PRICE_MICRO_USD_PER_MTOK_MAX = 1_000_000n * 10n ** BigInt(PR
 export const IMPORT_FEE_PICO_USD_MAX = 1_000n * 10n ** BigInt(FEE_SCALE);
 
 /** Micro-USD per Mtok by kind; a missing kind bills at its parent's price. */
-export type KindPrices = Partial<Record<PriceKind, bigint>>;
+export type CatalogKindPrices = Partial<Record<PriceKind, bigint>>;
 
 export interface TierDraft {
   aboveInputTokens: number;
   /** true: applies when prompt tokens >= aboveInputTokens; false: when >. */
   inclusive: boolean;
-  prices: KindPrices;
+  prices: CatalogKindPrices;
 }
 
 export type WebSearchBilling = 'per_call' | 'per_request';
@@ -45,7 +45,7 @@ export interface VersionDraft {
   model: string;
   variant: string;
   /** Holds at least input and output. */
-  prices: KindPrices;
+  prices: CatalogKindPrices;
   /** Ascending by aboveInputTokens, thresholds distinct. */
   tiers: TierDraft[];
   webSearch: { feePicoUsd: bigint; billing: WebSearchBilling } | null;
@@ -150,7 +150,7 @@ function required(draft: VersionDraft, kind: PriceKind): bigint {
   return value;
 }
 
-function kindFields(prices: KindPrices, options: { skipRequired: boolean }): Partial<Record<PriceFieldName, string>> {
+function kindFields(prices: CatalogKindPrices, options: { skipRequired: boolean }): Partial<Record<PriceFieldName, string>> {
   const fields: Partial<Record<PriceFieldName, string>> = {};
   for (const kind of PRICE_KINDS) {
     const value = prices[kind];

@@ -2,7 +2,7 @@
 // is a list of conditional prices: the unconstrained one holds since the model exists (imported at
 // GENAI_PRICES_EPOCH), a `start_date` one from that UTC midnight. Its numbers are JS numbers written
 // as decimals in its data; each is read from its shortest decimal text, exactly. Pure.
-import type { KindPrices, OmissionCode, PriceKind, SkippedEntry, DroppedField, TierDraft, VersionDraft, CatalogPlan } from './catalog-price-body.js';
+import type { CatalogKindPrices, OmissionCode, PriceKind, SkippedEntry, DroppedField, TierDraft, VersionDraft, CatalogPlan } from './catalog-price-body.js';
 import { PRICE_SCALE, FEE_SCALE, IMPORT_FEE_PICO_USD_MAX, IMPORT_PRICE_MICRO_USD_PER_MTOK_MAX } from './catalog-price-body.js';
 import { DecimalTextError, decimalTextToScaled } from './decimal-text.js';
 import { REASON_LENGTH_MAX } from './litellm-entry-fields.js';
@@ -88,7 +88,7 @@ export function planGenaiModel(target: GenaiTarget): CatalogPlan {
 function versionOf(model: string, prices: GenaiModelPrice, effectiveFrom: Date, index: number, drops: DroppedField[]): VersionDraft | SkippedEntry {
   const at = effectiveFrom.toISOString().slice(0, 10);
   const skip = (code: OmissionCode, reason: string): SkippedEntry => ({ model, variant: 'standard', code, reason: `${reason} (price from ${at})`.slice(0, REASON_LENGTH_MAX) });
-  const base: KindPrices = {};
+  const base: CatalogKindPrices = {};
   const tiered = new Map<PriceKind, { start: number; price: bigint }[]>();
   let webSearch: VersionDraft['webSearch'] = null;
   let requestFeePicoUsd: bigint | null = null;
@@ -143,7 +143,7 @@ function versionOf(model: string, prices: GenaiModelPrice, effectiveFrom: Date, 
 function tiersOf(tiered: ReadonlyMap<PriceKind, readonly { start: number; price: bigint }[]>): TierDraft[] {
   const thresholds = [...new Set([...tiered.values()].flatMap((steps) => steps.map((s) => s.start)))].sort((a, b) => a - b);
   return thresholds.map((threshold) => {
-    const prices: KindPrices = {};
+    const prices: CatalogKindPrices = {};
     for (const [kind, steps] of tiered) {
       const step = steps.filter((s) => s.start <= threshold).at(-1);
       if (step !== undefined) prices[kind] = step.price;

@@ -2,15 +2,15 @@
 // special fields (fees, multipliers, ranges) kept raw for later, and every field this service
 // cannot use recorded with a reason. Values are read exactly (litellm-fields.ts). Pure.
 import { isLosslessNumber } from 'lossless-json';
-import { REQUIRED_PRICE_KINDS, type DroppedField, type KindPrices, type OmissionCode } from './catalog-price-body.js';
+import { REQUIRED_PRICE_KINDS, type DroppedField, type CatalogKindPrices, type OmissionCode } from './catalog-price-body.js';
 import { classifyField, readPerTokenPrice, type KindField, type ServiceTierSuffix, type SpecialField } from './litellm-fields.js';
 
 export const REASON_LENGTH_MAX = 200;
 
 export type BucketKey = ServiceTierSuffix | '';
 export interface Bucket {
-  prices: KindPrices;
-  tiers: Map<number, KindPrices>;
+  prices: CatalogKindPrices;
+  tiers: Map<number, CatalogKindPrices>;
   /** "200000|cached_input" -> the field it came from, to name it when it is dropped. */
   tierFields: Map<string, string>;
 }
@@ -74,7 +74,7 @@ function dropOrphanTierPrices(fields: EntryFields): void {
   for (const [key, bucket] of fields.buckets) {
     const base = { ...standard, ...bucket.prices };
     for (const [threshold, prices] of bucket.tiers) {
-      for (const kind of Object.keys(prices) as (keyof KindPrices)[]) {
+      for (const kind of Object.keys(prices) as (keyof CatalogKindPrices)[]) {
         if (base[kind] !== undefined) continue;
         delete prices[kind];
         const name = bucket.tierFields.get(`${threshold}|${kind}`) ?? `${kind} above ${threshold}${key}`;

@@ -2,7 +2,7 @@
 // with every model, variant or price-changing field left out reported with a reason. The rules are
 // docs/pricing.md "Importing catalogs"; the field grammar is litellm-fields.ts. Pure.
 import { isLosslessNumber } from 'lossless-json';
-import { PRICE_KINDS, REQUIRED_PRICE_KINDS, type CatalogPlan, type KindPrices, type OmissionCode, type TierDraft, type VersionDraft } from './catalog-price-body.js';
+import { PRICE_KINDS, REQUIRED_PRICE_KINDS, type CatalogPlan, type CatalogKindPrices, type OmissionCode, type TierDraft, type VersionDraft } from './catalog-price-body.js';
 import { drop, emptyBucket, isPlainObject, readEntryFields, REASON_LENGTH_MAX, type Bucket, type EntryFields, type Failure } from './litellm-entry-fields.js';
 import { MULTIPLIER_SCALE, SERVICE_TIER_VARIANTS, readMultiplier, type ServiceTierSuffix } from './litellm-fields.js';
 import { planSearchFees, type SearchFeePlan } from './litellm-plan-fees.js';
@@ -130,8 +130,8 @@ function overlayVariant(standard: VersionDraft, variant: string, bucket: Bucket)
 function multiplyVersion(standard: VersionDraft, variant: string, field: string, numerator: bigint): VersionDraft | Failure {
   const denominator = 10n ** BigInt(MULTIPLIER_SCALE);
   const failures: Failure[] = [];
-  const multiply = (prices: KindPrices): KindPrices => {
-    const result: KindPrices = {};
+  const multiply = (prices: CatalogKindPrices): CatalogKindPrices => {
+    const result: CatalogKindPrices = {};
     for (const kind of PRICE_KINDS) {
       const value = prices[kind];
       if (value === undefined) continue;
@@ -149,7 +149,7 @@ function sizeVariants(standard: VersionDraft, fees: SearchFeePlan & { type: 'ok'
   return fees.bySize.map((sized) => ({ ...standard, variant: sized.variant, webSearch: sized.webSearch, requestFeePicoUsd: sized.requestFeePicoUsd }));
 }
 
-function mergeTiers(base: readonly TierDraft[], overlay: ReadonlyMap<number, KindPrices>): TierDraft[] {
+function mergeTiers(base: readonly TierDraft[], overlay: ReadonlyMap<number, CatalogKindPrices>): TierDraft[] {
   const byThreshold = new Map(base.map((tier) => [tier.aboveInputTokens, { ...tier, prices: { ...tier.prices } }]));
   for (const [aboveInputTokens, prices] of overlay) {
     const tier = byThreshold.get(aboveInputTokens) ?? { aboveInputTokens, inclusive: false, prices: {} };
@@ -160,7 +160,7 @@ function mergeTiers(base: readonly TierDraft[], overlay: ReadonlyMap<number, Kin
 }
 
 function isZeroPriced(version: VersionDraft): boolean {
-  const allZero = (prices: KindPrices) => Object.values(prices).every((value) => value === 0n);
+  const allZero = (prices: CatalogKindPrices) => Object.values(prices).every((value) => value === 0n);
   return allZero(version.prices) && version.tiers.every((tier) => allZero(tier.prices)) && version.webSearch === null && version.requestFeePicoUsd === null;
 }
 

@@ -1,14 +1,14 @@
 // LiteLLM's `tiered_pricing` ranges (Alibaba Qwen, Volcengine Doubao): [{range: [from, to], <per-token
 // prices>}] where a request whose prompt falls in (from, to] pays that range's prices for the whole
 // request. That is the base (the range from 0) plus a tier above each later `from` (pricing.md). Pure.
-import type { KindPrices, OmissionCode, TierDraft } from './catalog-price-body.js';
+import type { CatalogKindPrices, OmissionCode, TierDraft } from './catalog-price-body.js';
 import { isPlainObject } from './litellm-entry-fields.js';
 import { parseKindField, readPerTokenPrice, readTokenCount } from './litellm-fields.js';
 
 export const TIERED_RANGES_MAX = 32;
 
 export type TieredPricing =
-  | { type: 'ok'; base: KindPrices; tiers: TierDraft[]; dropped: { field: string; code: OmissionCode; reason: string }[] }
+  | { type: 'ok'; base: CatalogKindPrices; tiers: TierDraft[]; dropped: { field: string; code: OmissionCode; reason: string }[] }
   /** ranges of another unit (search results per query): not a token price */
   | { type: 'not_token_priced' }
   | { type: 'failure'; code: OmissionCode; reason: string };
@@ -16,7 +16,7 @@ export type TieredPricing =
 interface Range {
   from: number;
   to: number;
-  prices: KindPrices;
+  prices: CatalogKindPrices;
 }
 
 export function readTieredPricing(value: unknown): TieredPricing {
@@ -55,7 +55,7 @@ function readRange(item: unknown, path: string, dropped: { field: string; code: 
   if (typeof from === 'string') return failure('invalid', from);
   if (typeof to === 'string') return failure('invalid', to);
   if (to <= from) return failure('invalid', `${path}.range must go up`);
-  const prices: KindPrices = {};
+  const prices: CatalogKindPrices = {};
   for (const [name, value] of Object.entries(item)) {
     if (name === 'range') continue;
     const field = parseKindField(name);
