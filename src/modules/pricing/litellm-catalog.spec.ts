@@ -40,7 +40,7 @@ describe('the whole LiteLLM catalog', () => {
       skippedModels: 616,
       skippedVariants: 0,
       skippedByCode: { not_token_priced: 484, zero_priced: 107, precision: 23, not_a_model: 2 },
-      droppedByCode: { not_token_priced: 106, unsupported: 76, zero_priced: 58, invalid: 9 },
+      droppedByCode: { not_token_priced: 106, unsupported: 31, zero_priced: 44, invalid: 9 },
     });
   });
 
@@ -90,6 +90,12 @@ describe('the whole LiteLLM catalog', () => {
       v.requestFeePicoUsd === 0n;
     expect(plan.versions.filter(zeroSomewhere)).toEqual([]);
     expect(plan.versions.filter((v) => v.prices.input === 0n && v.prices.output === 0n && v.tiers.length === 0 && !v.webSearch && !v.requestFeePicoUsd)).toEqual([]);
+  });
+
+  it('lists dropped fields only for models it imports', () => {
+    const skippedModels = new Set(plan.skipped.filter((s) => !s.variant).map((s) => s.model));
+    expect(plan.dropped.filter((d) => skippedModels.has(d.model))).toEqual([]);
+    expect(new Set(plan.dropped.map((d) => d.model)).size).toBe(130);
   });
 
   it('reports the float artifacts as precision skips, never imports them rounded', () => {

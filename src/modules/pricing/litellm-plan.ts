@@ -30,6 +30,8 @@ export function planLitellmCatalog(document: Record<string, unknown>): CatalogPl
 export function planLitellmEntry(model: string, entry: unknown): CatalogPlan {
   const plan: CatalogPlan = { versions: [], skipped: [], dropped: [] };
   const skip = (code: OmissionCode, reason: string, variant?: string): CatalogPlan => {
+    // A skipped model's own field drops say nothing more: only imported models list them.
+    if (variant === undefined) plan.dropped = [];
     plan.skipped.push({ model: model.slice(0, REASON_LENGTH_MAX), ...(variant === undefined ? {} : { variant }), code, reason: reason.slice(0, REASON_LENGTH_MAX) });
     return plan;
   };
