@@ -53,7 +53,8 @@ export function readEntryFields(model: string, entry: Record<string, unknown>): 
         if (!isZero(value)) drop(fields, name, 'unsupported', fieldClass.reason);
         break;
       case 'unknown':
-        if (!isZero(value)) drop(fields, name, 'unknown_field', 'not a LiteLLM price field this importer knows');
+        // A flag or a note (a string, a boolean) is not a price, whatever its name says.
+        if ((isLosslessNumber(value) || typeof value === 'object') && value !== null && !isZero(value)) drop(fields, name, 'unknown_field', 'not a LiteLLM price field this importer knows');
         break;
       case 'kind':
         readKindField(fields, name, value, fieldClass.field);

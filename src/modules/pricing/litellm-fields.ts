@@ -104,7 +104,7 @@ export function classifyField(field: string): FieldClass {
   if ((SPECIAL_FIELDS as readonly string[]).includes(field)) return { type: 'special', name: field as SpecialField };
   const unsupported = UNSUPPORTED_TOKEN_FIELDS[field];
   if (unsupported !== undefined) return { type: 'unsupported', reason: unsupported };
-  if (!PRICE_LIKE_PATTERN.test(field)) return { type: 'ignored' };
+  if (/^supports?_|^supported_/.test(field) || !PRICE_LIKE_PATTERN.test(field)) return { type: 'ignored' };
   if (NOT_TOKEN_PRICED_PATTERN.test(field)) return { type: 'not_token_priced' };
   return { type: 'unknown' };
 }

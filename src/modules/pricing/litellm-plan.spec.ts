@@ -276,7 +276,8 @@ describe('planLitellmCatalog: what is skipped or dropped, and why', () => {
     const result = plan({
       m: `{"litellm_provider": "vertex_ai-language-models", "input_cost_per_token": 1.25e-06, "output_cost_per_token": 1e-05,
         "cache_creation_input_token_cost": 0.0, "input_cost_per_token_above_200k_tokens": 2.5e-06,
-        "cache_creation_input_token_cost_above_200k_tokens": 2.5e-07, "future_cost_per_thought": 1e-06, "supports_vision": true, "output_cost_per_pixel": 0}`,
+        "cache_creation_input_token_cost_above_200k_tokens": 2.5e-07, "future_cost_per_thought": 1e-06, "supports_vision": true, "output_cost_per_pixel": 0,
+        "supports_service_tier": true, "pricing_note": "see the provider's page"}`,
     });
     expect(bodies(result)['m|standard']).toEqual({
       model: 'm',
