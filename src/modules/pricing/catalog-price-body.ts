@@ -85,7 +85,9 @@ export type OmissionCode =
   /** malformed: not a number, negative, absurd, an inconsistent structure */
   | 'invalid'
   /** the catalog's documentation entry */
-  | 'not_a_model';
+  | 'not_a_model'
+  /** a different version of that (model, variant) already starts at that instant (versions are immutable) */
+  | 'conflict';
 
 export interface SkippedEntry {
   model: string;
