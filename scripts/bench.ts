@@ -1,4 +1,4 @@
-// npm run bench [-- --quick] [--earnings-events N] [--duration S] [--rounds N] [--keep] [--no-build] [--render-from RUN/figures.json]
+// npm run bench [-- --quick] [--earnings-events N] [--duration S] [--rounds N] [--keep] [--no-build] [--render-from RUN/figures.json] [--only single]
 // Every figure of docs/performance.md, measured side by side in ONE run on the same Postgres:
 // (a) raw write limits (COPY, multi-row insert, one insert per transaction), (b) batch ingestion
 // through the HTTP API at 10/100/1000 events per request, (c) single-event ingestion with 64
@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
-import { runBatchLoad, runEarningsLoad, runSingleLoad, seedForIngestion, createSignedGatewayKey, countStoredEvents, type LoadResult } from './lib/bench-http.js';
+import { runBatchLoad, runEarningsLoad, runSingleLoad, seedDimensionPrices, seedForIngestion, createSignedGatewayKey, countStoredEvents, type LoadResult } from './lib/bench-http.js';
 import { measureRawLimits } from './lib/bench-raw.js';
 import { renderChartSvg, renderMarkdown, writeChartPng, type BatchFigure, type BenchFigures, type SingleFigure, type EarningsFigure, type MachineInfo, type PhaseCpu } from './lib/bench-report.js';
 import {
@@ -76,7 +76,7 @@ const say = (line: string) => console.log(`[bench] ${line}`);
 const sayCpu = (phase: string, cpu: PhaseCpu) =>
   say(`${phase} CPU (cores): api ${cpu.apiCores.toFixed(2)}, postgres ${cpu.postgresCores.toFixed(2)}, load generator ${cpu.loadGeneratorCores.toFixed(2)}, other processes ${cpu.otherCores.toFixed(2)}`);
 
-function parsePlan(): BenchPlan & { keep: boolean; noBuild: boolean; renderFrom?: string } {
+function parsePlan(): BenchPlan & { keep: boolean; noBuild: boolean; renderFrom?: string; onlySingle: boolean } {
   const { values } = parseArgs({
     options: {
       quick: { type: 'boolean', default: false },
@@ -86,6 +86,8 @@ function parsePlan(): BenchPlan & { keep: boolean; noBuild: boolean; renderFrom?
       'no-build': { type: 'boolean', default: false },
       'render-from': { type: 'string' },
       rounds: { type: 'string' },
+      // A short targeted run: only the single-event phases (plain and price dimensions), printed, docs untouched.
+      only: { type: 'string' },
     },
     strict: true,
   });
@@ -97,7 +99,8 @@ function parsePlan(): BenchPlan & { keep: boolean; noBuild: boolean; renderFrom?
   if (!Number.isFinite(durationS) || durationS <= 0) throw new Error('--duration must be a positive number of seconds');
   const ingestionRounds = values.rounds === undefined ? base.ingestionRounds : Number(values.rounds);
   if (!Number.isSafeInteger(ingestionRounds) || ingestionRounds < 1) throw new Error('--rounds must be a positive integer');
-  return { ...base, quick, durationS, ingestionRounds, earningsEvents, keep: values.keep ?? false, noBuild: values['no-build'] ?? false, renderFrom: values['render-from'] };
+  if (values.only !== undefined && values.only !== 'single') throw new Error('--only takes "single"');
+  return { ...base, quick, durationS, ingestionRounds, earningsEvents, keep: values.keep ?? false, noBuild: values['no-build'] ?? false, renderFrom: values['render-from'], onlySingle: values.only === 'single' };
 }
 
 async function machineInfo(databaseUrl: string): Promise<MachineInfo> {
@@ -190,18 +193,35 @@ function startCpuMeters(stack: Stack): { stop(): PhaseCpu } {
  * round, so a slow spell of this shared machine hits every phase alike; each phase reports its
  * median run (by events/s) and keeps every run's rate.
  */
-async function measureIngestion(stack: Stack, key: string, signed: { key: string; signingSecret: string }, plan: BenchPlan): Promise<{ batch: BatchFigure[]; single: SingleFigure; signedSingle: SingleFigure }> {
+async function measureIngestion(stack: Stack, key: string, signed: { key: string; signingSecret: string }, plan: BenchPlan): Promise<{ batch: BatchFigure[]; single: SingleFigure; signedSingle: SingleFigure; dimensionsSingle: SingleFigure }> {
   const batchRuns = new Map<number, BatchFigure[]>(BATCH_SIZES.map((size) => [size, []]));
   const singleRuns: SingleFigure[] = [];
   const signedRuns: SingleFigure[] = [];
+  const dimensionRuns: SingleFigure[] = [];
   for (let round = 1; round <= plan.ingestionRounds; round += 1) {
     say(`ingestion round ${round} of ${plan.ingestionRounds}`);
     for (const size of BATCH_SIZES) batchRuns.get(size)!.push(await measureBatch(stack, key, plan, size, round));
     singleRuns.push(await measureSingle(stack, key, plan, round));
     // Right after the unsigned run, on the same warm process: the difference is the signed path.
     signedRuns.push(await measureSingle(stack, signed.key, plan, round, signed.signingSecret));
+    dimensionRuns.push(await measureSingle(stack, key, plan, round, undefined, true));
   }
-  return { batch: BATCH_SIZES.map((size) => medianRun(batchRuns.get(size)!)), single: medianRun(singleRuns), signedSingle: medianRun(signedRuns) };
+  return { batch: BATCH_SIZES.map((size) => medianRun(batchRuns.get(size)!)), single: medianRun(singleRuns), signedSingle: medianRun(signedRuns), dimensionsSingle: medianRun(dimensionRuns) };
+}
+
+/** --only single: plain and price-dimension single events, alternating, CPU per event printed. */
+async function measureSingleOnly(stack: Stack, plan: BenchPlan): Promise<void> {
+  const key = await seedForIngestion({ baseUrl: stack.baseUrl, adminKey: stack.adminKey });
+  await seedDimensionPrices({ baseUrl: stack.baseUrl, adminKey: stack.adminKey });
+  say(`warm-up: ${plan.warmupS} s of single events`);
+  await runSingleLoad({ baseUrl: stack.baseUrl, key, connections: SINGLE_CONNECTIONS, durationS: plan.warmupS, prefix: 'warm' });
+  const perEvent = (f: SingleFigure) => ({ api: (f.cpu.apiCores / f.load.eventsPerSecond) * 1e6, postgres: (f.cpu.postgresCores / f.load.eventsPerSecond) * 1e6 });
+  const runs: Array<{ name: string; api: number; postgres: number }> = [];
+  for (let round = 1; round <= plan.ingestionRounds; round += 1) {
+    runs.push({ name: 'single', ...perEvent(await measureSingle(stack, key, plan, round)) });
+    runs.push({ name: 'single (price dimensions)', ...perEvent(await measureSingle(stack, key, plan, round, undefined, true)) });
+  }
+  for (const r of runs) say(`${r.name}: CPU per event api ${r.api.toFixed(0)} us + postgres ${r.postgres.toFixed(0)} us = ${(r.api + r.postgres).toFixed(0)} us`);
 }
 
 function medianRun<T extends { load: LoadResult; runsEventsPerSecond: number[] }>(runs: T[]): T {
@@ -221,11 +241,11 @@ async function measureBatch(stack: Stack, key: string, plan: BenchPlan, size: nu
   return { size, connections: BATCH_CONNECTIONS, load, cpu, storedPriced: after.priced - before.priced, storedOther: after.other - before.other, runsEventsPerSecond: [] };
 }
 
-async function measureSingle(stack: Stack, key: string, plan: BenchPlan, round: number, signingSecret?: string): Promise<SingleFigure> {
-  const name = signingSecret ? 'single (signed key)' : 'single';
+async function measureSingle(stack: Stack, key: string, plan: BenchPlan, round: number, signingSecret?: string, dimensions = false): Promise<SingleFigure> {
+  const name = dimensions ? 'single (price dimensions)' : signingSecret ? 'single (signed key)' : 'single';
   const before = await settledEventCounts(stack.databaseUrl);
   const meters = startCpuMeters(stack);
-  const load = await runSingleLoad({ baseUrl: stack.baseUrl, key, connections: SINGLE_CONNECTIONS, durationS: plan.durationS, prefix: `${signingSecret ? 'signed' : 'single'}-r${round}`, signingSecret });
+  const load = await runSingleLoad({ baseUrl: stack.baseUrl, key, connections: SINGLE_CONNECTIONS, durationS: plan.durationS, prefix: `${dimensions ? 'dims' : signingSecret ? 'signed' : 'single'}-r${round}`, signingSecret, dimensions });
   const cpu = meters.stop();
   const after = await settledEventCounts(stack.databaseUrl);
   sayCpu(name, cpu);
@@ -321,13 +341,14 @@ async function runAll(plan: BenchPlan, stack: Stack): Promise<Omit<BenchFigures,
   const raw = await measureRawLimits({ databaseUrl: stack.databaseUrl, copyRows: plan.copyRows, unnestRows: plan.unnestRows, singleInsertSeconds: plan.singleInsertSeconds });
   say(`raw: COPY ${Math.round(raw.copyRowsPerSecond)} rows/s, multi-row insert ${Math.round(raw.unnestRowsPerSecond)} rows/s, one insert per tx ${Math.round(raw.singleInsertRowsPerSecond)} rows/s`);
   const key = await seedForIngestion({ baseUrl: stack.baseUrl, adminKey: stack.adminKey });
+  await seedDimensionPrices({ baseUrl: stack.baseUrl, adminKey: stack.adminKey });
   const signed = await createSignedGatewayKey({ baseUrl: stack.baseUrl, adminKey: stack.adminKey });
   const idleBytes = readRssBytes(stack.api.pid) ?? 0;
   const sampler = sampleRss(stack.api.pid, RSS_SAMPLE_MS);
   say(`warm-up: ${plan.warmupS} s of batch 100`);
   await runBatchLoad({ baseUrl: stack.baseUrl, key, size: 100, connections: BATCH_CONNECTIONS, durationS: plan.warmupS, prefix: 'warm' });
   say(`(b, c) batch ingestion (${BATCH_CONNECTIONS} connections) and single events (${SINGLE_CONNECTIONS} connections), ${plan.durationS} s per phase, ${plan.ingestionRounds} round(s)`);
-  const { batch, single, signedSingle } = await measureIngestion(stack, key, signed, plan);
+  const { batch, single, signedSingle, dimensionsSingle } = await measureIngestion(stack, key, signed, plan);
   say('(d) earnings query');
   const earnings = await measureEarnings(stack, plan);
   const rssPeak = sampler.stop();
@@ -336,7 +357,7 @@ async function runAll(plan: BenchPlan, stack: Stack): Promise<Omit<BenchFigures,
   const gas = await measurePayoutGas(stack.devchain, plan.gasRecipients);
   say(`gas per recipient (new/existing): BatchPayout ${gas.batchPayout.newHolders}/${gas.batchPayout.existingHolders}, Disperse ${gas.disperseToken.newHolders}/${gas.disperseToken.existingHolders}, single transfer ${gas.singleTransfer.newHolders}/${gas.singleTransfer.existingHolders}`);
   machine.loadAvgEnd = loadavg();
-  return { quick: plan.quick, machine, durationS: plan.durationS, raw, batch, single, signedSingle, earnings, gas, rss: { idleBytes, peakBytes: rssPeak.peakBytes, samples: rssPeak.samples } };
+  return { quick: plan.quick, machine, durationS: plan.durationS, raw, batch, single, signedSingle, dimensionsSingle, earnings, gas, rss: { idleBytes, peakBytes: rssPeak.peakBytes, samples: rssPeak.samples } };
 }
 
 async function main(): Promise<number> {
@@ -352,6 +373,10 @@ async function main(): Promise<number> {
   try {
     say(`${plan.quick ? 'quick smoke run' : 'full run'}: ${plan.durationS} s per load phase, earnings database ${plan.earningsEvents.toLocaleString('en-US')} events`);
     const stack = await startStack(runId, runDir, cleanup, plan);
+    if (plan.onlySingle) {
+      await measureSingleOnly(stack, plan);
+      return 0;
+    }
     const figures = await runAll(plan, stack);
     writeDocs({ ...figures, startedAt, finishedAt: new Date() }, runDir);
     return 0;

@@ -78,6 +78,40 @@ function eventJson(prefix: string, n: number): string {
   return `{"event_id":"${prefix}-${n}","user_id":"${benchUserId(n % BENCH_USERS)}","contributor_id":"${benchContributorId((n * 31) % BENCH_CONTRIBUTORS)}","model":"${model}","usage":{"prompt_tokens":${prompt},"completion_tokens":${completion},"cached_tokens":${cached},"reasoning_tokens":0}}`;
 }
 
+/** The model of the price-dimension phase: Claude-like prices with a 200k tier, cache writes, a search fee and a `us` variant. */
+export const DIMENSION_MODEL = 'bench/claude-dimensions';
+
+/** Price versions for the dimension phase, entered like an operator would (POST /v1/admin/prices). */
+export async function seedDimensionPrices(api: AdminApi): Promise<void> {
+  const effectiveFrom = new Date(Date.now() - 24 * 3600_000).toISOString();
+  const version = (variant: string, k: number) => ({
+    model: DIMENSION_MODEL,
+    variant,
+    effective_from: effectiveFrom,
+    input_usd_per_mtok: String(3 * k),
+    output_usd_per_mtok: String(15 * k),
+    cached_input_usd_per_mtok: String(0.3 * k),
+    cache_write_5m_usd_per_mtok: String(3.75 * k),
+    cache_write_1h_usd_per_mtok: String(6 * k),
+    tiers: [{ above_input_tokens: 200000, input_usd_per_mtok: String(6 * k), output_usd_per_mtok: String(22.5 * k), cached_input_usd_per_mtok: String(0.6 * k), cache_write_5m_usd_per_mtok: String(7.5 * k), cache_write_1h_usd_per_mtok: String(12 * k) }],
+    web_search_usd_per_call: '0.01',
+    request_usd: '0.000001',
+  });
+  await call(api, 'POST', '/v1/admin/prices', version('standard', 1), [200, 201]);
+  await call(api, 'POST', '/v1/admin/prices', { ...version('us', 1.1), input_usd_per_mtok: '3.3', output_usd_per_mtok: '16.5', cached_input_usd_per_mtok: '0.33', cache_write_5m_usd_per_mtok: '4.125', cache_write_1h_usd_per_mtok: '6.6', tiers: [{ above_input_tokens: 200000, input_usd_per_mtok: '6.6', output_usd_per_mtok: '24.75', cached_input_usd_per_mtok: '0.66', cache_write_5m_usd_per_mtok: '8.25', cache_write_1h_usd_per_mtok: '13.2' }] }, [200, 201]);
+}
+
+/** An event using the dimensions: cache reads and 5m/1h writes, every 4th above the 200k tier, search calls, every 3rd at `us`. */
+function dimensionEventJson(prefix: string, n: number): string {
+  const prompt = n % 4 === 0 ? 200_001 + (n % 50_000) : 2_000 + (n % 30_000);
+  const cached = prompt >> 2;
+  const write5m = prompt >> 3;
+  const write1h = n % 2 === 0 ? prompt >> 4 : 0;
+  const completion = 20 + ((n * 7) % 900);
+  const variant = n % 3 === 0 ? ',"price_variant":"us"' : '';
+  return `{"event_id":"${prefix}-${n}","user_id":"${benchUserId(n % BENCH_USERS)}","contributor_id":"${benchContributorId((n * 31) % BENCH_CONTRIBUTORS)}","model":"${DIMENSION_MODEL}"${variant},"usage":{"prompt_tokens":${prompt},"completion_tokens":${completion},"cached_tokens":${cached},"reasoning_tokens":0,"cache_write_5m_tokens":${write5m},"cache_write_1h_tokens":${write1h},"web_search_calls":${n % 5}}}`;
+}
+
 export interface LoadResult {
   seconds: number;
   requests: number;
@@ -174,13 +208,14 @@ export function runBatchLoad(options: { baseUrl: string; key: string; size: numb
 }
 
 /** POST /v1/usage-events, one fresh event per request. */
-export function runSingleLoad(options: { baseUrl: string; key: string; connections: number; durationS: number; prefix: string; signingSecret?: string }): Promise<LoadResult> {
+export function runSingleLoad(options: { baseUrl: string; key: string; connections: number; durationS: number; prefix: string; signingSecret?: string; dimensions?: boolean }): Promise<LoadResult> {
   let n = 0;
+  const json = options.dimensions ? dimensionEventJson : eventJson;
   return runLoad({
     ...options,
     method: 'POST',
     path: '/v1/usage-events',
-    body: () => eventJson(options.prefix, n++),
+    body: () => json(options.prefix, n++),
     countPriced: (status, body) => (status === 201 && body.includes('"status":"priced"') ? { priced: 1, notPriced: 0 } : { priced: 0, notPriced: 1 }),
   });
 }

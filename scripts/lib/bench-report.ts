@@ -76,6 +76,8 @@ export interface BenchFigures {
   single: SingleFigure;
   /** The same single-event load with a signed gateway key (Standard Webhooks signature checked per request). */
   signedSingle?: SingleFigure;
+  /** Single events using cache writes, a 200k context tier, search fees and a `us` variant (docs/pricing.md). */
+  dimensionsSingle?: SingleFigure;
   earnings: EarningsFigure | { skipped: string };
   gas: PayoutGasMeasurement;
   rss: { idleBytes: number; peakBytes: number; samples: number };
@@ -133,6 +135,16 @@ function ingestionRows(f: BenchFigures): Row[] {
       met: '',
     });
   }
+  if (f.dimensionsSingle) {
+    const d = f.dimensionsSingle.load;
+    rows.push({
+      figure: `Single-event ingestion of events with cache writes, context tiers, fees and variants, same clients (events/s; p50 / p99)${runsNote(f.dimensionsSingle.runsEventsPerSecond)}`,
+      value: `${int(d.eventsPerSecond)}; ${ms(d.latencyP50Ms)} / ${ms(d.latencyP99Ms)}`,
+      ratio: `${ratio(d.eventsPerSecond, s.eventsPerSecond)} of plain`,
+      target: 'informational',
+      met: '',
+    });
+  }
   return rows;
 }
 
@@ -174,6 +186,7 @@ function cpuSection(f: BenchFigures): string {
     ...f.batch.map((b) => ({ name: `batch ${b.size}`, load: b.load, cpu: b.cpu })),
     { name: `single (${f.single.connections} clients)`, load: f.single.load, cpu: f.single.cpu },
     ...(f.signedSingle ? [{ name: `single, signed key (${f.signedSingle.connections} clients)`, load: f.signedSingle.load, cpu: f.signedSingle.cpu }] : []),
+    ...(f.dimensionsSingle ? [{ name: `single, price dimensions (${f.dimensionsSingle.connections} clients)`, load: f.dimensionsSingle.load, cpu: f.dimensionsSingle.cpu }] : []),
   ];
   const rowsOut = lines;
   for (const p of phases) {

@@ -231,8 +231,10 @@ describe('web console in Chromium', () => {
 
   it('shows the payout in the overview: paid out total and today in the daily figures', async () => {
     await page.getByRole('link', { name: 'Overview' }).click();
-    await page.locator('[data-stat="paid_usd"] [data-value]').waitFor();
     const overview = (await stack.get('/v1/admin/overview')).body;
+    // The overview was visited before the settlement: the console shows its cached figures while it
+    // refetches, so wait for the refreshed value rather than reading the first one painted.
+    await page.locator(`[data-stat="paid_usd"] dd [data-value="${overview.paid_usd}"]`).first().waitFor();
     expect(await stat('paid_usd')).toEqual({ value: overview.paid_usd, text: displayUsd(overview.paid_usd) });
     expect(overview.last_settlement.settlement_id).toBe(settlementId);
     const today = new Date().toISOString().slice(0, 10);
@@ -242,7 +244,9 @@ describe('web console in Chromium', () => {
     await page.getByText('Daily figures as a table').click();
     const table = page.getByRole('table', { name: 'Charged, revenue and paid out per day' });
     const todayRow = table.getByRole('row').filter({ has: page.getByRole('cell', { name: today, exact: true }) });
-    await expect(todayRow.locator('td[data-label="Paid out"] [data-value]').innerText()).resolves.toBe(displayUsd(daily.paid_usd));
+    const paidToday = todayRow.locator(`td[data-label="Paid out"] [data-value="${daily.paid_usd}"]`);
+    await paidToday.waitFor();
+    await expect(paidToday.innerText()).resolves.toBe(displayUsd(daily.paid_usd));
     await shot('14-overview-after-settlement');
   });
 

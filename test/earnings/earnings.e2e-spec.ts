@@ -20,6 +20,9 @@ interface Sums {
   events: number;
   prompt_tokens: number;
   completion_tokens: number;
+  cached_tokens: number;
+  cache_write_tokens: number;
+  audio_tokens: number;
   official: bigint;
   earned: bigint;
 }
@@ -33,10 +36,12 @@ function expectedRows(events: WrittenEvent[], contributorId: string, from: Date,
     const day = groupBy === 'model' ? undefined : utcDay(ev.occurredAt);
     const model = groupBy === 'day' ? undefined : ev.model;
     const key = `${day ?? ''}\u0000${model ?? ''}`;
-    const g = groups.get(key) ?? { ...(day ? { day } : {}), ...(model ? { model } : {}), events: 0, prompt_tokens: 0, completion_tokens: 0, official: 0n, earned: 0n };
+    const g = groups.get(key) ?? { ...(day ? { day } : {}), ...(model ? { model } : {}), events: 0, prompt_tokens: 0, completion_tokens: 0, cached_tokens: 0, cache_write_tokens: 0, audio_tokens: 0, official: 0n, earned: 0n };
     g.events += 1;
     g.prompt_tokens += ev.promptTokens;
     g.completion_tokens += ev.completionTokens;
+    // The factory writes text events: cache writes and audio stay 0.
+    g.cached_tokens += ev.cachedTokens;
     g.official += ev.amounts.officialAtto;
     g.earned += ev.amounts.payoutAtto;
     groups.set(key, g);
@@ -139,7 +144,7 @@ describe('contributor earnings from the daily rollup', () => {
     expect(res.body.rows.map((r: { day: string }) => r.day)).toEqual(['2026-11-02', '2026-11-03']);
     expect(res.body.rows).toEqual(expectedRows(events, 'c-std', DAYS[1]!, DAYS[3]!, 'day'));
     const empty = await earnings('c-std', 'from=2026-11-03&to=2026-11-03').expect(200);
-    expect(empty.body).toMatchObject({ rows: [], totals: { events: 0, prompt_tokens: 0, completion_tokens: 0, official_usd: '0', earned_usd: '0' } });
+    expect(empty.body).toMatchObject({ rows: [], totals: { events: 0, prompt_tokens: 0, completion_tokens: 0, cached_tokens: 0, cache_write_tokens: 0, audio_tokens: 0, official_usd: '0', earned_usd: '0' } });
   });
 
   it('defaults to group_by=day over the last 30 days (today included)', async () => {
@@ -167,10 +172,10 @@ describe('contributor earnings from the daily rollup', () => {
       expect(csvRes.headers['content-type']).toMatch(/^text\/csv/);
       expect(csvRes.headers['content-disposition']).toMatch(/attachment; filename="earnings-c-prem-2026-11-01-2026-11-07\.csv"/);
       const [header, ...lines] = parseCsv(csvRes.body as string);
-      const columns = [...(groupBy === 'model' ? [] : ['day']), ...(groupBy === 'day' ? [] : ['model']), 'events', 'prompt_tokens', 'completion_tokens', 'official_usd', 'earned_usd'];
+      const columns = [...(groupBy === 'model' ? [] : ['day']), ...(groupBy === 'day' ? [] : ['model']), 'events', 'prompt_tokens', 'completion_tokens', 'official_usd', 'earned_usd', 'cached_tokens', 'cache_write_tokens', 'audio_tokens'];
       expect(header).toEqual(columns);
       const fromCsv = lines.map((line) =>
-        Object.fromEntries(line.map((value, i) => [columns[i]!, ['events', 'prompt_tokens', 'completion_tokens'].includes(columns[i]!) ? Number(value) : value])),
+        Object.fromEntries(line.map((value, i) => [columns[i]!, ['events', 'prompt_tokens', 'completion_tokens', 'cached_tokens', 'cache_write_tokens', 'audio_tokens'].includes(columns[i]!) ? Number(value) : value])),
       );
       expect(fromCsv).toEqual(json.body.rows);
     }

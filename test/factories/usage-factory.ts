@@ -8,7 +8,7 @@ import { contributorPayable, PLATFORM_REVENUE, userAccount } from '../../src/mod
 import type { JournalDraft } from '../../src/modules/ledger/journal-draft.js';
 import { LedgerService } from '../../src/modules/ledger/ledger.service.js';
 import { priceUsage, type PricedAmounts } from '../../src/modules/pricing/pricing-math.js';
-import type { PriceVersion } from '../../src/modules/pricing/pricing.types.js';
+import { DEFAULT_PRICE_VARIANT, NO_EXTRA_PRICES, NO_EXTRA_USAGE, type PriceVersion } from '../../src/modules/pricing/pricing.types.js';
 import type { TestApp } from '../support/test-app.js';
 
 export type Tier = 'standard' | 'premium';
@@ -68,7 +68,9 @@ export class UsageFactory {
   async price(input: { model: string; inputUsdPerMtok: string; outputUsdPerMtok: string; cachedInputUsdPerMtok?: string; effectiveFrom: Date }): Promise<PriceVersion> {
     const perMtok = (text: string) => parseUsdToAtto(text, { decimalsMax: 6 });
     const version = {
+      ...NO_EXTRA_PRICES,
       model: input.model,
+      variant: DEFAULT_PRICE_VARIANT,
       inputAttoPerMtok: perMtok(input.inputUsdPerMtok),
       outputAttoPerMtok: perMtok(input.outputUsdPerMtok),
       cachedInputAttoPerMtok: input.cachedInputUsdPerMtok === undefined ? null : perMtok(input.cachedInputUsdPerMtok),
@@ -138,7 +140,7 @@ export class UsageFactory {
     const price = this.priceAt(seed.model, seed.occurredAt);
     const amounts = price
       ? priceUsage({
-          usage: { promptTokens: seed.promptTokens, completionTokens: seed.completionTokens, cachedTokens: seed.cachedTokens, reasoningTokens: seed.reasoningTokens },
+          usage: { ...NO_EXTRA_USAGE, promptTokens: seed.promptTokens, completionTokens: seed.completionTokens, cachedTokens: seed.cachedTokens, reasoningTokens: seed.reasoningTokens },
           price,
           userMarkup: USER_MARKUP,
           payoutMultiplier: PAYOUT_MULTIPLIERS[tier],
@@ -148,29 +150,30 @@ export class UsageFactory {
   }
 
   private async upsertRollups(client: Parameters<Parameters<DatabaseService['transaction']>[0]>[0], events: WrittenEvent[]): Promise<void> {
-    const byKey = new Map<string, { contributor_id: string; day: string; model: string; events: number; pt: bigint; ct: bigint; o: bigint; e: bigint; c: bigint; m: bigint }>();
+    const byKey = new Map<string, { contributor_id: string; day: string; model: string; events: number; pt: bigint; ct: bigint; cached: bigint; o: bigint; e: bigint; c: bigint; m: bigint }>();
     for (const ev of events) {
       if (!ev.amounts) continue;
       const key = `${ev.contributorId}\u0000${utcDay(ev.occurredAt)}\u0000${ev.model}`;
-      const row = byKey.get(key) ?? { contributor_id: ev.contributorId, day: utcDay(ev.occurredAt), model: ev.model, events: 0, pt: 0n, ct: 0n, o: 0n, e: 0n, c: 0n, m: 0n };
+      const row = byKey.get(key) ?? { contributor_id: ev.contributorId, day: utcDay(ev.occurredAt), model: ev.model, events: 0, pt: 0n, ct: 0n, cached: 0n, o: 0n, e: 0n, c: 0n, m: 0n };
       row.events += 1;
       row.pt += BigInt(ev.promptTokens);
       row.ct += BigInt(ev.completionTokens);
+      row.cached += BigInt(ev.cachedTokens);
       row.o += ev.amounts.officialAtto;
       row.e += ev.amounts.payoutAtto;
       row.c += ev.amounts.chargeAtto;
       row.m += ev.amounts.marginAtto;
       byKey.set(key, row);
     }
-    const rows = [...byKey.values()].map((r) => ({ ...r, pt: r.pt.toString(), ct: r.ct.toString(), o: r.o.toString(), e: r.e.toString(), c: r.c.toString(), m: r.m.toString() }));
+    const rows = [...byKey.values()].map((r) => ({ ...r, pt: r.pt.toString(), ct: r.ct.toString(), cached: r.cached.toString(), o: r.o.toString(), e: r.e.toString(), c: r.c.toString(), m: r.m.toString() }));
     await client.query(
-      `INSERT INTO contributor_usage_daily AS r (contributor_id, day, model, events, prompt_tokens, completion_tokens, official_atto, earned_atto, charge_atto, margin_atto)
-       SELECT contributor_id, day, model, events, pt, ct, o, e, c, m
-       FROM json_to_recordset($1::json) AS x(contributor_id text, day date, model text, events bigint, pt bigint, ct bigint, o numeric, e numeric, c numeric, m numeric)
+      `INSERT INTO contributor_usage_daily AS r (contributor_id, day, model, events, prompt_tokens, completion_tokens, cached_tokens, official_atto, earned_atto, charge_atto, margin_atto)
+       SELECT contributor_id, day, model, events, pt, ct, cached, o, e, c, m
+       FROM json_to_recordset($1::json) AS x(contributor_id text, day date, model text, events bigint, pt bigint, ct bigint, cached bigint, o numeric, e numeric, c numeric, m numeric)
        ORDER BY contributor_id, day, model
        ON CONFLICT (contributor_id, day, model) DO UPDATE SET
          events = r.events + excluded.events, prompt_tokens = r.prompt_tokens + excluded.prompt_tokens,
-         completion_tokens = r.completion_tokens + excluded.completion_tokens, official_atto = r.official_atto + excluded.official_atto,
+         completion_tokens = r.completion_tokens + excluded.completion_tokens, cached_tokens = r.cached_tokens + excluded.cached_tokens, official_atto = r.official_atto + excluded.official_atto,
          earned_atto = r.earned_atto + excluded.earned_atto, charge_atto = r.charge_atto + excluded.charge_atto,
          margin_atto = r.margin_atto + excluded.margin_atto`,
       [JSON.stringify(rows)],

@@ -30,6 +30,10 @@ export function renderEarningsCsv(report: EarningsReport): string {
     'completion_tokens',
     'official_usd',
     'earned_usd',
+    // Added after the original columns, so readers by position keep working.
+    'cached_tokens',
+    'cache_write_tokens',
+    'audio_tokens',
   ];
   const lines = [header.join(',')];
   for (const row of report.rows) {
@@ -43,6 +47,9 @@ export function renderEarningsCsv(report: EarningsReport): string {
         String(sums.completion_tokens),
         sums.official_usd,
         sums.earned_usd,
+        String(sums.cached_tokens),
+        String(sums.cache_write_tokens),
+        String(sums.audio_tokens),
       ].join(','),
     );
   }

@@ -8,6 +8,12 @@ export interface EarningsSums {
   events: bigint;
   promptTokens: bigint;
   completionTokens: bigint;
+  /** Cache reads (part of prompt tokens). */
+  cachedTokens: bigint;
+  /** Cache writes, 5-minute and 1-hour (part of prompt tokens). */
+  cacheWriteTokens: bigint;
+  /** Audio input and output tokens. */
+  audioTokens: bigint;
   officialAtto: bigint;
   earnedAtto: bigint;
 }
@@ -28,7 +34,7 @@ export interface EarningsReport {
 }
 
 export function emptySums(): EarningsSums {
-  return { events: 0n, promptTokens: 0n, completionTokens: 0n, officialAtto: 0n, earnedAtto: 0n };
+  return { events: 0n, promptTokens: 0n, completionTokens: 0n, cachedTokens: 0n, cacheWriteTokens: 0n, audioTokens: 0n, officialAtto: 0n, earnedAtto: 0n };
 }
 
 export function sumRows(rows: readonly EarningsSums[]): EarningsSums {
@@ -37,6 +43,9 @@ export function sumRows(rows: readonly EarningsSums[]): EarningsSums {
     totals.events += row.events;
     totals.promptTokens += row.promptTokens;
     totals.completionTokens += row.completionTokens;
+    totals.cachedTokens += row.cachedTokens;
+    totals.cacheWriteTokens += row.cacheWriteTokens;
+    totals.audioTokens += row.audioTokens;
     totals.officialAtto += row.officialAtto;
     totals.earnedAtto += row.earnedAtto;
   }
@@ -53,6 +62,9 @@ export interface EarningsSumsJson {
   events: number;
   prompt_tokens: number;
   completion_tokens: number;
+  cached_tokens: number;
+  cache_write_tokens: number;
+  audio_tokens: number;
   official_usd: string;
   earned_usd: string;
 }
@@ -62,6 +74,9 @@ export function sumsToJson(sums: EarningsSums): EarningsSumsJson {
     events: toJsonInteger(sums.events),
     prompt_tokens: toJsonInteger(sums.promptTokens),
     completion_tokens: toJsonInteger(sums.completionTokens),
+    cached_tokens: toJsonInteger(sums.cachedTokens),
+    cache_write_tokens: toJsonInteger(sums.cacheWriteTokens),
+    audio_tokens: toJsonInteger(sums.audioTokens),
     official_usd: formatAttoAsUsd(sums.officialAtto),
     earned_usd: formatAttoAsUsd(sums.earnedAtto),
   };

@@ -35,6 +35,9 @@ interface SumsRow {
   events: string;
   prompt_tokens: string;
   completion_tokens: string;
+  cached_tokens: string;
+  cache_write_tokens: string;
+  audio_tokens: string;
   official_atto: string;
   earned_atto: string;
 }
@@ -44,6 +47,9 @@ function sumsOf(row: SumsRow) {
     events: toBigInt(row.events),
     promptTokens: toBigInt(row.prompt_tokens),
     completionTokens: toBigInt(row.completion_tokens),
+    cachedTokens: toBigInt(row.cached_tokens),
+    cacheWriteTokens: toBigInt(row.cache_write_tokens),
+    audioTokens: toBigInt(row.audio_tokens),
     officialAtto: toBigInt(row.official_atto),
     earnedAtto: toBigInt(row.earned_atto),
   };
@@ -78,6 +84,7 @@ export class EarningsRepository {
     const result = await this.db.pool.query<SumsRow & { day: string | null; model: string | null }>(
       `SELECT ${grouping.select},
               sum(events) AS events, sum(prompt_tokens) AS prompt_tokens, sum(completion_tokens) AS completion_tokens,
+              sum(cached_tokens) AS cached_tokens, sum(cache_write_tokens) AS cache_write_tokens, sum(audio_tokens) AS audio_tokens,
               sum(official_atto) AS official_atto, sum(earned_atto) AS earned_atto
        FROM contributor_usage_daily
        WHERE contributor_id = $1 AND day >= $2::date AND day < $3::date
@@ -102,23 +109,30 @@ export class EarningsRepository {
            SELECT contributor_id, (occurred_at AT TIME ZONE 'UTC')::date AS day, model,
                   count(*)::bigint AS events, sum(prompt_tokens)::bigint AS prompt_tokens,
                   sum(completion_tokens)::bigint AS completion_tokens, sum(official_atto) AS official_atto,
-                  sum(payout_atto) AS earned_atto, sum(charge_atto) AS charge_atto, sum(margin_atto) AS margin_atto
+                  sum(payout_atto) AS earned_atto, sum(charge_atto) AS charge_atto, sum(margin_atto) AS margin_atto,
+                  sum(cached_tokens)::bigint AS cached_tokens,
+                  sum(cache_write_5m_tokens + cache_write_1h_tokens)::bigint AS cache_write_tokens,
+                  sum(prompt_audio_tokens + completion_audio_tokens)::bigint AS audio_tokens
            FROM usage_events WHERE status = 'priced'
            GROUP BY 1, 2, 3)
          SELECT coalesce(r.contributor_id, d.contributor_id) AS contributor_id,
                 to_char(coalesce(r.day, d.day), 'YYYY-MM-DD') AS day, coalesce(r.model, d.model) AS model,
                 d.events AS d_events, d.prompt_tokens AS d_prompt_tokens, d.completion_tokens AS d_completion_tokens,
                 d.official_atto AS d_official_atto, d.earned_atto AS d_earned_atto, d.charge_atto AS d_charge_atto,
-                d.margin_atto AS d_margin_atto,
+                d.margin_atto AS d_margin_atto, d.cached_tokens AS d_cached_tokens,
+                d.cache_write_tokens AS d_cache_write_tokens, d.audio_tokens AS d_audio_tokens,
                 r.events AS r_events, r.prompt_tokens AS r_prompt_tokens, r.completion_tokens AS r_completion_tokens,
                 r.official_atto AS r_official_atto, r.earned_atto AS r_earned_atto, r.charge_atto AS r_charge_atto,
-                r.margin_atto AS r_margin_atto
+                r.margin_atto AS r_margin_atto, r.cached_tokens AS r_cached_tokens,
+                r.cache_write_tokens AS r_cache_write_tokens, r.audio_tokens AS r_audio_tokens
          FROM raw r FULL JOIN contributor_usage_daily d
            ON d.contributor_id = r.contributor_id AND d.day = r.day AND d.model = r.model
          WHERE r.contributor_id IS NULL OR d.contributor_id IS NULL
-            OR (d.events, d.prompt_tokens, d.completion_tokens, d.official_atto, d.earned_atto, d.charge_atto, d.margin_atto)
+            OR (d.events, d.prompt_tokens, d.completion_tokens, d.official_atto, d.earned_atto, d.charge_atto, d.margin_atto,
+                d.cached_tokens, d.cache_write_tokens, d.audio_tokens)
                IS DISTINCT FROM
-               (r.events, r.prompt_tokens, r.completion_tokens, r.official_atto, r.earned_atto, r.charge_atto, r.margin_atto)
+               (r.events, r.prompt_tokens, r.completion_tokens, r.official_atto, r.earned_atto, r.charge_atto, r.margin_atto,
+                r.cached_tokens, r.cache_write_tokens, r.audio_tokens)
          ORDER BY 1, 2, 3
          LIMIT $1`,
         [limit],
@@ -135,6 +149,9 @@ function sumsFromPrefixed(row: Record<string, string | null>, prefix: 'd_' | 'r_
     events: value('events'),
     promptTokens: value('prompt_tokens'),
     completionTokens: value('completion_tokens'),
+    cachedTokens: value('cached_tokens'),
+    cacheWriteTokens: value('cache_write_tokens'),
+    audioTokens: value('audio_tokens'),
     officialAtto: value('official_atto'),
     earnedAtto: value('earned_atto'),
     chargeAtto: value('charge_atto'),

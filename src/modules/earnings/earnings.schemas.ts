@@ -23,6 +23,9 @@ const sums = {
   events: z.number().int(),
   prompt_tokens: z.number().int(),
   completion_tokens: z.number().int(),
+  cached_tokens: z.number().int().describe('cache reads (part of prompt_tokens)'),
+  cache_write_tokens: z.number().int().describe('cache writes, 5-minute and 1-hour (part of prompt_tokens)'),
+  audio_tokens: z.number().int().describe('audio input and output tokens'),
   official_usd: usd,
   earned_usd: usd,
 };

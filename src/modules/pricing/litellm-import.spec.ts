@@ -1,3 +1,4 @@
+import { NO_EXTRA_PRICES } from './pricing.types.js';
 import fc from 'fast-check';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -86,8 +87,8 @@ describe('planLitellmImport', () => {
     );
     const plan = planLitellmImport(document);
     expect(plan.prices).toEqual([
-      { model: 'ok', inputAttoPerMtok: usd('2.5'), outputAttoPerMtok: 10n * ATTO, cachedInputAttoPerMtok: usd('1.25') },
-      { model: 'no-cache', inputAttoPerMtok: ATTO, outputAttoPerMtok: 2n * ATTO, cachedInputAttoPerMtok: null },
+      { ...NO_EXTRA_PRICES, variant: 'standard', model: 'ok', inputAttoPerMtok: usd('2.5'), outputAttoPerMtok: 10n * ATTO, cachedInputAttoPerMtok: usd('1.25') },
+      { ...NO_EXTRA_PRICES, variant: 'standard', model: 'no-cache', inputAttoPerMtok: ATTO, outputAttoPerMtok: 2n * ATTO, cachedInputAttoPerMtok: null },
     ]);
     expect(plan.skipped.map((s) => s.model)).toEqual(['sample_spec', 'image-only', 'string-price', 'too-fine', 'bad-cache', 'has space', 'not-object']);
     expect(plan.skipped.find((s) => s.model === 'too-fine')?.reason).toMatch(/input_cost_per_token .*more than 6 decimals/);
@@ -102,9 +103,9 @@ describe('planLitellmImport', () => {
     expect(plan.prices).toHaveLength(215);
     expect(plan.skipped.map((s) => s.model).sort()).toEqual(['gpt-image-1', 'gpt-image-1-mini', 'gpt-realtime-whisper']);
     const byModel = new Map(plan.prices.map((p) => [p.model, p]));
-    expect(byModel.get('gpt-4o')).toEqual({ model: 'gpt-4o', inputAttoPerMtok: usd('2.5'), outputAttoPerMtok: usd('10'), cachedInputAttoPerMtok: usd('1.25') });
-    expect(byModel.get('gpt-4o-mini')).toEqual({ model: 'gpt-4o-mini', inputAttoPerMtok: usd('0.15'), outputAttoPerMtok: usd('0.6'), cachedInputAttoPerMtok: usd('0.075') });
-    expect(byModel.get('o1-pro')).toEqual({ model: 'o1-pro', inputAttoPerMtok: usd('150'), outputAttoPerMtok: usd('600'), cachedInputAttoPerMtok: null });
+    expect(byModel.get('gpt-4o')).toEqual({ ...NO_EXTRA_PRICES, variant: 'standard', model: 'gpt-4o', inputAttoPerMtok: usd('2.5'), outputAttoPerMtok: usd('10'), cachedInputAttoPerMtok: usd('1.25') });
+    expect(byModel.get('gpt-4o-mini')).toEqual({ ...NO_EXTRA_PRICES, variant: 'standard', model: 'gpt-4o-mini', inputAttoPerMtok: usd('0.15'), outputAttoPerMtok: usd('0.6'), cachedInputAttoPerMtok: usd('0.075') });
+    expect(byModel.get('o1-pro')).toEqual({ ...NO_EXTRA_PRICES, variant: 'standard', model: 'o1-pro', inputAttoPerMtok: usd('150'), outputAttoPerMtok: usd('600'), cachedInputAttoPerMtok: null });
     // Every imported price is a whole number of micro-USD per Mtok (6 decimals).
     for (const price of plan.prices) expect(price.inputAttoPerMtok % 10n ** 12n).toBe(0n);
   });

@@ -4,6 +4,7 @@
 import { isLosslessNumber, parse as parseLossless } from 'lossless-json';
 import { ATTO_PER_USD } from '../../common/money/index.js';
 import { DecimalTextError, decimalTextToScaled } from './decimal-text.js';
+import { DEFAULT_PRICE_VARIANT, NO_EXTRA_PRICES, type PriceTerms } from './pricing.types.js';
 import { isValidModelName, PRICE_ATTO_PER_MTOK_MAX, PRICE_DECIMALS_MAX, PRICE_USD_PER_MTOK_MAX } from './price-rules.js';
 
 /** LiteLLM's documentation entry, not a model. */
@@ -16,11 +17,10 @@ const REASON_LENGTH_MAX = 200;
 const PER_TOKEN_SCALE = 6 + PRICE_DECIMALS_MAX;
 const ATTO_PER_MICRO_USD = ATTO_PER_USD / 10n ** BigInt(PRICE_DECIMALS_MAX);
 
-export interface ImportedPrice {
+/** A version to import: the same shape POST /v1/admin/prices stores (see price-terms.ts). */
+export interface ImportedPrice extends PriceTerms {
   model: string;
-  inputAttoPerMtok: bigint;
-  outputAttoPerMtok: bigint;
-  cachedInputAttoPerMtok: bigint | null;
+  variant: string;
 }
 
 export interface SkippedModel {
@@ -92,7 +92,14 @@ function priceOfEntry(model: string, entry: unknown): ImportedPrice | string {
     if (typeof cached === 'string') return cached;
     cachedInput = cached;
   }
-  return { model, inputAttoPerMtok: input, outputAttoPerMtok: output, cachedInputAttoPerMtok: cachedInput };
+  return {
+    ...NO_EXTRA_PRICES,
+    model,
+    variant: DEFAULT_PRICE_VARIANT,
+    inputAttoPerMtok: input,
+    outputAttoPerMtok: output,
+    cachedInputAttoPerMtok: cachedInput,
+  };
 }
 
 function perTokenField(fields: Record<string, unknown>, name: string): bigint | string {

@@ -1,16 +1,18 @@
 import fc from 'fast-check';
 import { createPriceBook, summarizeCatalog } from './price-book.js';
-import type { PriceVersion } from './pricing.types.js';
+import { NO_EXTRA_PRICES, type PriceVersion } from './pricing.types.js';
 
 const ATTO = 10n ** 18n;
 let nextId = 1n;
-function version(model: string, effectiveFrom: string, inputUsd: bigint): PriceVersion {
+function version(model: string, effectiveFrom: string, inputUsd: bigint, variant = 'standard'): PriceVersion {
   return {
     id: nextId++,
     model,
     inputAttoPerMtok: inputUsd * ATTO,
     outputAttoPerMtok: 4n * inputUsd * ATTO,
     cachedInputAttoPerMtok: null,
+    ...NO_EXTRA_PRICES,
+    variant,
     effectiveFrom: new Date(effectiveFrom),
   };
 }

@@ -1,7 +1,7 @@
 import { Body, Controller, Get, Post, Query, Req, Res } from '@nestjs/common';
 import { ApiBearerAuth, ApiBody, ApiExtraModels, ApiQuery, ApiResponse, ApiTags, getSchemaPath } from '@nestjs/swagger';
 import type { FastifyRequest, FastifyReply } from 'fastify';
-import { formatAttoAsUsd } from '../../common/money/index.js';
+import { priceDraftFromBody, priceTermsToJson } from './price-terms.js';
 import type { Principal } from '../auth/auth.types.js';
 import { CurrentPrincipal } from '../auth/principal.decorator.js';
 import { Roles } from '../auth/roles.decorator.js';
@@ -13,6 +13,7 @@ import {
   PriceListResponseDto,
   PriceResponseDto,
   PriceVersionsResponseDto,
+  type CreatePriceBody,
   type PriceJson,
 } from './pricing.schemas.js';
 import { PricingService, type PriceRecord } from './pricing.service.js';
@@ -30,21 +31,15 @@ export class PricingController {
   @ApiResponse({ status: 200, type: PriceResponseDto, description: 'identical version already existed (replay)' })
   @ApiResponse({ status: 409, description: 'a different version exists at this (model, effective_from)' })
   async create(@CurrentPrincipal() actor: Principal, @Body() body: CreatePriceDto, @Res({ passthrough: true }) res: FastifyReply): Promise<PriceJson> {
-    const result = await this.pricing.createPrice(actor, {
-      model: body.model,
-      inputAttoPerMtok: body.input_usd_per_mtok,
-      outputAttoPerMtok: body.output_usd_per_mtok,
-      cachedInputAttoPerMtok: body.cached_input_usd_per_mtok ?? null,
-      effectiveFrom: body.effective_from,
-    });
+    const result = await this.pricing.createPrice(actor, priceDraftFromBody(body as CreatePriceBody));
     res.status(result.created ? 201 : 200);
     return toPriceJson(result.price);
   }
 
   /**
-   * Without `model`: per model, the version in force now (with `next`, the earliest scheduled
-   * one), and under `upcoming` the models whose first version is still in the future.
-   * With `model`: all its versions, oldest first.
+   * Without `model`: per (model, variant), the version in force now (with `next`, the earliest
+   * scheduled one), and under `upcoming` those whose first version is still in the future.
+   * With `model`: all its versions, every variant, oldest first per variant.
    */
   @Get()
   @ApiExtraModels(PriceListResponseDto, PriceVersionsResponseDto)
@@ -92,9 +87,8 @@ export function toPriceJson(price: PriceRecord): PriceJson {
   return {
     id: price.id.toString(),
     model: price.model,
-    input_usd_per_mtok: formatAttoAsUsd(price.inputAttoPerMtok),
-    output_usd_per_mtok: formatAttoAsUsd(price.outputAttoPerMtok),
-    cached_input_usd_per_mtok: price.cachedInputAttoPerMtok === null ? null : formatAttoAsUsd(price.cachedInputAttoPerMtok),
+    variant: price.variant,
+    ...priceTermsToJson(price),
     effective_from: price.effectiveFrom.toISOString(),
     source: price.source,
     created_at: price.createdAt.toISOString(),

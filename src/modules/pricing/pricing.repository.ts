@@ -2,37 +2,58 @@
 import { Injectable } from '@nestjs/common';
 import { isUniqueViolation } from '../../database/database-errors.js';
 import { DatabaseService, type PrismaTx } from '../../database/database.service.js';
-import { preparedStatement, prismaDecimalToBigInt, toBigInt, toBigIntOrNull, type PrismaDecimal } from '../../database/sql.js';
-import type { PriceVersion } from './pricing.types.js';
+import { preparedStatement, toBigInt, toBigIntOrNull } from '../../database/sql.js';
+import type { Prisma } from '../../generated/prisma/client.js';
+import { tiersFromStored, tiersToStored } from './price-terms.js';
+import type { PriceTerms, PriceVersion, WebSearchBilling } from './pricing.types.js';
 
-export type PriceSource = 'api' | 'litellm';
+export type PriceSource = 'api' | 'litellm' | 'genai-prices';
 
 export interface PriceRecord extends PriceVersion {
   source: string;
   createdAt: Date;
 }
 
-export interface NewPrice {
+export interface NewPrice extends PriceTerms {
   model: string;
-  inputAttoPerMtok: bigint;
-  outputAttoPerMtok: bigint;
-  cachedInputAttoPerMtok: bigint | null;
+  variant: string;
   effectiveFrom: Date;
   source: PriceSource;
 }
 
 const TRANSACTION_OPTIONS = { maxWait: 5_000, timeout: 30_000 } as const;
 
-interface PriceRow {
+type PriceColumn = (typeof PRICE_COLUMNS)[number];
+const PRICE_COLUMNS = [
+  'input_atto_per_mtok',
+  'output_atto_per_mtok',
+  'cached_input_atto_per_mtok',
+  'cache_write_5m_atto_per_mtok',
+  'cache_write_1h_atto_per_mtok',
+  'input_audio_atto_per_mtok',
+  'cached_input_audio_atto_per_mtok',
+  'output_audio_atto_per_mtok',
+  'input_image_atto_per_mtok',
+  'output_image_atto_per_mtok',
+  'reasoning_atto_per_mtok',
+  'web_search_atto_per_call',
+  'request_atto',
+] as const;
+
+type PriceRow = { [C in PriceColumn]: string | null } & {
   id: string | bigint;
   model: string;
-  input_atto_per_mtok: string;
-  output_atto_per_mtok: string;
-  cached_input_atto_per_mtok: string | null;
+  variant: string;
+  tiers: unknown;
+  web_search_billing: WebSearchBilling | null;
   effective_from: Date;
   source: string;
   created_at: Date;
-}
+};
+
+/** Every column as text (NUMERIC -> exact integer strings). */
+const SELECT_COLUMNS = `id::text AS id, model, variant, ${PRICE_COLUMNS.map((c) => `${c}::text AS ${c}`).join(', ')},
+  tiers, web_search_billing, effective_from, source, created_at`;
 
 const READ_CATALOG_VERSION = preparedStatement('prices_version', 'SELECT count(*)::text AS row_count, coalesce(max(id), 0)::text AS id_max FROM prices');
 
@@ -58,30 +79,35 @@ export class PricingRepository {
   /** Every version, with the fingerprint of exactly these rows (one statement, one snapshot). */
   async loadAll(): Promise<{ version: string; prices: PriceRecord[] }> {
     const result = await this.db.pool.query<PriceRow>(
-      `SELECT id::text AS id, model, input_atto_per_mtok, output_atto_per_mtok, cached_input_atto_per_mtok,
-              effective_from, source, created_at
-         FROM prices ORDER BY model, effective_from`,
+      `SELECT ${SELECT_COLUMNS} FROM prices ORDER BY model, variant, effective_from`,
     );
     const prices = result.rows.map(fromRow);
     const idMax = prices.reduce((max, p) => (p.id > max ? p.id : max), 0n);
     return { version: catalogVersion(BigInt(prices.length), idMax), prices };
   }
 
-  async findByKey(tx: PrismaTx, model: string, effectiveFrom: Date): Promise<PriceRecord | null> {
-    const row = await tx.price.findUnique({ where: { model_effectiveFrom: { model, effectiveFrom } } });
-    return row ? fromPrisma(row) : null;
+  async findByKey(tx: PrismaTx, model: string, variant: string, effectiveFrom: Date): Promise<PriceRecord | null> {
+    const rows = await tx.$queryRawUnsafe<PriceRow[]>(
+      `SELECT ${SELECT_COLUMNS} FROM prices WHERE model = $1 AND variant = $2 AND effective_from = $3`,
+      model,
+      variant,
+      effectiveFrom,
+    );
+    return rows[0] ? fromRow(rows[0]) : null;
   }
 
-  /** Per model, the version with the greatest effective_from <= at (the one in force then). */
-  async findInForce(tx: PrismaTx, models: string[], at: Date): Promise<PriceRecord[]> {
-    if (models.length === 0) return [];
-    const rows = await tx.$queryRaw<PriceRow[]>`
-      SELECT DISTINCT ON (model) id::text AS id, model, input_atto_per_mtok::text AS input_atto_per_mtok,
-             output_atto_per_mtok::text AS output_atto_per_mtok,
-             cached_input_atto_per_mtok::text AS cached_input_atto_per_mtok, effective_from, source, created_at
-        FROM prices
-       WHERE model = ANY(${models}) AND effective_from <= ${at}
-       ORDER BY model, effective_from DESC`;
+  /** Per (model, variant), the version with the greatest effective_from <= at (the one in force then). */
+  async findInForce(tx: PrismaTx, keys: ReadonlyArray<{ model: string; variant: string }>, at: Date): Promise<PriceRecord[]> {
+    if (keys.length === 0) return [];
+    const rows = await tx.$queryRawUnsafe<PriceRow[]>(
+      `SELECT DISTINCT ON (model, variant) ${SELECT_COLUMNS}
+         FROM prices
+        WHERE (model, variant) IN (SELECT * FROM unnest($1::text[], $2::text[])) AND effective_from <= $3
+        ORDER BY model, variant, effective_from DESC`,
+      keys.map((k) => k.model),
+      keys.map((k) => k.variant),
+      at,
+    );
     return rows.map(fromRow);
   }
 
@@ -90,7 +116,8 @@ export class PricingRepository {
    * the caller retries the whole transaction, which then sees the winner's row.
    */
   async insert(tx: PrismaTx, price: NewPrice): Promise<PriceRecord> {
-    return fromPrisma(await tx.price.create({ data: toPrismaData(price) }));
+    const created = await tx.price.create({ data: toPrismaData(price), select: { id: true, createdAt: true } });
+    return { ...price, id: created.id, createdAt: created.createdAt };
   }
 
   async insertMany(tx: PrismaTx, prices: NewPrice[]): Promise<number> {
@@ -109,12 +136,27 @@ export function isPriceKeyConflict(error: unknown): boolean {
   return (error as { code?: unknown })?.code === 'P2002' || isUniqueViolation(error);
 }
 
+const text = (v: bigint | null) => (v === null ? null : v.toString());
+
 function toPrismaData(price: NewPrice) {
   return {
     model: price.model,
+    variant: price.variant,
     inputAttoPerMtok: price.inputAttoPerMtok.toString(),
     outputAttoPerMtok: price.outputAttoPerMtok.toString(),
-    cachedInputAttoPerMtok: price.cachedInputAttoPerMtok === null ? null : price.cachedInputAttoPerMtok.toString(),
+    cachedInputAttoPerMtok: text(price.cachedInputAttoPerMtok),
+    cacheWrite5mAttoPerMtok: text(price.cacheWrite5mAttoPerMtok),
+    cacheWrite1hAttoPerMtok: text(price.cacheWrite1hAttoPerMtok),
+    inputAudioAttoPerMtok: text(price.inputAudioAttoPerMtok),
+    cachedInputAudioAttoPerMtok: text(price.cachedInputAudioAttoPerMtok),
+    outputAudioAttoPerMtok: text(price.outputAudioAttoPerMtok),
+    inputImageAttoPerMtok: text(price.inputImageAttoPerMtok),
+    outputImageAttoPerMtok: text(price.outputImageAttoPerMtok),
+    reasoningAttoPerMtok: text(price.reasoningAttoPerMtok),
+    tiers: JSON.parse(tiersToStored(price.tiers)) as Prisma.InputJsonValue,
+    webSearchAttoPerCall: text(price.webSearchAttoPerCall),
+    webSearchBilling: price.webSearchBilling,
+    requestAtto: text(price.requestAtto),
     effectiveFrom: price.effectiveFrom,
     source: price.source,
   };
@@ -124,33 +166,24 @@ function fromRow(row: PriceRow): PriceRecord {
   return {
     id: toBigInt(row.id),
     model: row.model,
-    inputAttoPerMtok: toBigInt(row.input_atto_per_mtok),
-    outputAttoPerMtok: toBigInt(row.output_atto_per_mtok),
+    variant: row.variant,
+    inputAttoPerMtok: toBigInt(row.input_atto_per_mtok!),
+    outputAttoPerMtok: toBigInt(row.output_atto_per_mtok!),
     cachedInputAttoPerMtok: toBigIntOrNull(row.cached_input_atto_per_mtok),
+    cacheWrite5mAttoPerMtok: toBigIntOrNull(row.cache_write_5m_atto_per_mtok),
+    cacheWrite1hAttoPerMtok: toBigIntOrNull(row.cache_write_1h_atto_per_mtok),
+    inputAudioAttoPerMtok: toBigIntOrNull(row.input_audio_atto_per_mtok),
+    cachedInputAudioAttoPerMtok: toBigIntOrNull(row.cached_input_audio_atto_per_mtok),
+    outputAudioAttoPerMtok: toBigIntOrNull(row.output_audio_atto_per_mtok),
+    inputImageAttoPerMtok: toBigIntOrNull(row.input_image_atto_per_mtok),
+    outputImageAttoPerMtok: toBigIntOrNull(row.output_image_atto_per_mtok),
+    reasoningAttoPerMtok: toBigIntOrNull(row.reasoning_atto_per_mtok),
+    tiers: tiersFromStored(row.tiers),
+    webSearchAttoPerCall: toBigIntOrNull(row.web_search_atto_per_call),
+    webSearchBilling: row.web_search_billing,
+    requestAtto: toBigIntOrNull(row.request_atto),
     effectiveFrom: row.effective_from,
     source: row.source,
     createdAt: row.created_at,
-  };
-}
-
-function fromPrisma(row: {
-  id: bigint;
-  model: string;
-  inputAttoPerMtok: PrismaDecimal;
-  outputAttoPerMtok: PrismaDecimal;
-  cachedInputAttoPerMtok: PrismaDecimal | null;
-  effectiveFrom: Date;
-  source: string;
-  createdAt: Date;
-}): PriceRecord {
-  return {
-    id: row.id,
-    model: row.model,
-    inputAttoPerMtok: prismaDecimalToBigInt(row.inputAttoPerMtok),
-    outputAttoPerMtok: prismaDecimalToBigInt(row.outputAttoPerMtok),
-    cachedInputAttoPerMtok: row.cachedInputAttoPerMtok === null ? null : prismaDecimalToBigInt(row.cachedInputAttoPerMtok),
-    effectiveFrom: row.effectiveFrom,
-    source: row.source,
-    createdAt: row.createdAt,
   };
 }

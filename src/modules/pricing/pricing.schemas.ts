@@ -4,7 +4,19 @@ import { createZodDto } from 'nestjs-zod';
 import { z } from 'zod';
 import { formatAttoAsUsd, parseUsdToAtto } from '../../common/money/index.js';
 import { isStorableInstant, TIMESTAMP_RANGE_MESSAGE } from '../../common/validation/fields.js';
-import { MODEL_NAME_LENGTH_MAX, MODEL_NAME_PATTERN, PRICE_ATTO_PER_MTOK_MAX, PRICE_DECIMALS_MAX } from './price-rules.js';
+import {
+  FEE_ATTO_MAX,
+  FEE_DECIMALS_MAX,
+  MODEL_NAME_LENGTH_MAX,
+  MODEL_NAME_PATTERN,
+  PRICE_ATTO_PER_MTOK_MAX,
+  PRICE_DECIMALS_MAX,
+  PRICE_TIERS_MAX,
+  PRICE_VARIANT_PATTERN,
+  PRICE_WIRE_NAMES,
+  TOKEN_THRESHOLD_MAX,
+} from './price-rules.js';
+import { DEFAULT_PRICE_VARIANT } from './pricing.types.js';
 
 const requiredOr = (message: string) => (issue: { input?: unknown }) => (issue.input === undefined ? 'is required' : message);
 
@@ -14,23 +26,28 @@ export const modelNameSchema = z
   .max(MODEL_NAME_LENGTH_MAX)
   .regex(MODEL_NAME_PATTERN, 'must be printable characters without whitespace');
 
+/** A decimal USD string with at most `decimalsMax` decimals and at most `max` atto -> bigint atto. */
+function usdAmountSchema(example: string, decimalsMax: number, max: bigint, unit: string) {
+  return z
+    .string({ error: requiredOr(`must be a decimal string such as "${example}" (a JSON number is not accepted)`) })
+    .transform((text, ctx): bigint => {
+      let atto: bigint;
+      try {
+        atto = parseUsdToAtto(text, { decimalsMax });
+      } catch (error) {
+        ctx.addIssue({ code: 'custom', message: (error as Error).message });
+        return z.NEVER;
+      }
+      if (atto > max) {
+        ctx.addIssue({ code: 'custom', message: `must be at most ${formatAttoAsUsd(max)} ${unit}` });
+        return z.NEVER;
+      }
+      return atto;
+    });
+}
+
 /** "2.5" -> 2.5e18 atto per Mtok. A JSON number is refused, never rounded. */
-export const usdPerMtokSchema = z
-  .string({ error: requiredOr('must be a decimal string such as "2.5" (a JSON number is not accepted)') })
-  .transform((text, ctx): bigint => {
-    let atto: bigint;
-    try {
-      atto = parseUsdToAtto(text, { decimalsMax: PRICE_DECIMALS_MAX });
-    } catch (error) {
-      ctx.addIssue({ code: 'custom', message: (error as Error).message });
-      return z.NEVER;
-    }
-    if (atto > PRICE_ATTO_PER_MTOK_MAX) {
-      ctx.addIssue({ code: 'custom', message: `must be at most ${formatAttoAsUsd(PRICE_ATTO_PER_MTOK_MAX)} USD per million tokens` });
-      return z.NEVER;
-    }
-    return atto;
-  });
+export const usdPerMtokSchema = usdAmountSchema('2.5', PRICE_DECIMALS_MAX, PRICE_ATTO_PER_MTOK_MAX, 'USD per million tokens');
 
 /**
  * RFC 3339 with an explicit offset. At most millisecond precision: a Date holds milliseconds, and
@@ -43,15 +60,63 @@ export const rfc3339Schema = z
   .refine(isStorableInstant, TIMESTAMP_RANGE_MESSAGE)
   .transform((text) => new Date(text));
 
+/** Fees (per search call, per request) in USD with at most 12 decimals. */
+export const feeUsdSchema = usdAmountSchema('0.01', FEE_DECIMALS_MAX, FEE_ATTO_MAX, 'USD');
+
+export const priceVariantSchema = z
+  .string({ error: requiredOr('must be a string') })
+  .regex(PRICE_VARIANT_PATTERN, 'must be 1-64 characters of lowercase letters, digits, ".", "_" or "-"');
+
+/** The optional per-Mtok prices, by their wire name (a tier may list any of these and input/output). */
+const optionalPriceShape = {
+  cached_input_usd_per_mtok: usdPerMtokSchema.optional(),
+  cache_write_5m_usd_per_mtok: usdPerMtokSchema.optional(),
+  cache_write_1h_usd_per_mtok: usdPerMtokSchema.optional(),
+  input_audio_usd_per_mtok: usdPerMtokSchema.optional(),
+  cached_input_audio_usd_per_mtok: usdPerMtokSchema.optional(),
+  output_audio_usd_per_mtok: usdPerMtokSchema.optional(),
+  input_image_usd_per_mtok: usdPerMtokSchema.optional(),
+  output_image_usd_per_mtok: usdPerMtokSchema.optional(),
+  reasoning_usd_per_mtok: usdPerMtokSchema.optional(),
+};
+
+export const priceTierSchema = z
+  .object({
+    above_input_tokens: z.number({ error: requiredOr('must be an integer') }).int().min(0).max(TOKEN_THRESHOLD_MAX),
+    inclusive: z.boolean().default(false),
+    input_usd_per_mtok: usdPerMtokSchema.optional(),
+    output_usd_per_mtok: usdPerMtokSchema.optional(),
+    ...optionalPriceShape,
+  })
+  .strict()
+  .refine((tier) => PRICE_WIRE_NAMES.some((name) => tier[name] !== undefined), 'a tier must list at least one *_usd_per_mtok price');
+
 export const createPriceSchema = z
   .object({
     model: modelNameSchema,
+    variant: priceVariantSchema.default(DEFAULT_PRICE_VARIANT),
+    effective_from: rfc3339Schema.optional(),
     input_usd_per_mtok: usdPerMtokSchema,
     output_usd_per_mtok: usdPerMtokSchema,
-    cached_input_usd_per_mtok: usdPerMtokSchema.optional(),
-    effective_from: rfc3339Schema.optional(),
+    ...optionalPriceShape,
+    tiers: z.array(priceTierSchema).max(PRICE_TIERS_MAX).optional(),
+    web_search_usd_per_call: feeUsdSchema.optional(),
+    web_search_billing: z.enum(['per_call', 'per_request']).optional(),
+    request_usd: feeUsdSchema.optional(),
   })
-  .strict();
+  .strict()
+  .superRefine((body, ctx) => {
+    if (body.web_search_billing !== undefined && body.web_search_usd_per_call === undefined) {
+      ctx.addIssue({ code: 'custom', path: ['web_search_billing'], message: 'needs web_search_usd_per_call' });
+    }
+    const seen = new Set<string>();
+    body.tiers?.forEach((tier, index) => {
+      const key = `${tier.above_input_tokens}`;
+      if (seen.has(key)) ctx.addIssue({ code: 'custom', path: ['tiers', index, 'above_input_tokens'], message: 'two tiers with the same above_input_tokens' });
+      seen.add(key);
+    });
+  });
+export type CreatePriceBody = z.output<typeof createPriceSchema>;
 export class CreatePriceDto extends createZodDto(createPriceSchema) {}
 
 export const listPricesQuerySchema = z.object({ model: modelNameSchema.optional() }).strict();
@@ -61,14 +126,43 @@ export const importPricesQuerySchema = z.object({ effective_from: rfc3339Schema.
 export class ImportPricesQueryDto extends createZodDto(importPricesQuerySchema) {}
 
 // Response shapes (documentation; the controller builds them).
+const nullablePrice = z.string().nullable().describe('USD per million tokens; null = billed at the parent kind\'s price');
+export const priceTierResponseSchema = z.object({
+  above_input_tokens: z.number().int(),
+  inclusive: z.boolean(),
+  input_usd_per_mtok: z.string().optional(),
+  output_usd_per_mtok: z.string().optional(),
+  cached_input_usd_per_mtok: z.string().optional(),
+  cache_write_5m_usd_per_mtok: z.string().optional(),
+  cache_write_1h_usd_per_mtok: z.string().optional(),
+  input_audio_usd_per_mtok: z.string().optional(),
+  cached_input_audio_usd_per_mtok: z.string().optional(),
+  output_audio_usd_per_mtok: z.string().optional(),
+  input_image_usd_per_mtok: z.string().optional(),
+  output_image_usd_per_mtok: z.string().optional(),
+  reasoning_usd_per_mtok: z.string().optional(),
+});
 export const priceResponseSchema = z.object({
   id: z.string().describe('bigint as a decimal string'),
   model: z.string(),
+  variant: z.string().describe('"standard" unless named (flex, batch, priority, us, fast, eu, low, medium, high, ...)'),
   input_usd_per_mtok: z.string(),
   output_usd_per_mtok: z.string(),
-  cached_input_usd_per_mtok: z.string().nullable(),
+  cached_input_usd_per_mtok: nullablePrice,
+  cache_write_5m_usd_per_mtok: nullablePrice,
+  cache_write_1h_usd_per_mtok: nullablePrice,
+  input_audio_usd_per_mtok: nullablePrice,
+  cached_input_audio_usd_per_mtok: nullablePrice,
+  output_audio_usd_per_mtok: nullablePrice,
+  input_image_usd_per_mtok: nullablePrice,
+  output_image_usd_per_mtok: nullablePrice,
+  reasoning_usd_per_mtok: nullablePrice,
+  tiers: z.array(priceTierResponseSchema).describe('context tiers, ascending; the highest one the prompt passes prices the whole request'),
+  web_search_usd_per_call: z.string().nullable(),
+  web_search_billing: z.enum(['per_call', 'per_request']).nullable(),
+  request_usd: z.string().nullable(),
   effective_from: z.string(),
-  source: z.string().describe('"api" or "litellm"'),
+  source: z.string().describe('"api" or the importer ("litellm", ...)'),
   created_at: z.string(),
 });
 export type PriceJson = z.infer<typeof priceResponseSchema>;

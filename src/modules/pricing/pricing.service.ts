@@ -6,7 +6,8 @@ import { AuditService } from '../audit/audit.service.js';
 import type { Principal } from '../auth/auth.types.js';
 import { LitellmDocumentError, parseLitellmDocument, planLitellmImport, type LitellmImportPlan, type SkippedModel } from './litellm-import.js';
 import { createPriceBook, summarizeCatalog, type CatalogSummary, type PriceCatalog } from './price-book.js';
-import { isPriceKeyConflict, PricingRepository, type NewPrice, type PriceRecord } from './pricing.repository.js';
+import { samePriceTerms, type PriceVersionDraft } from './price-terms.js';
+import { isPriceKeyConflict, PricingRepository, type NewPrice, type PriceRecord, type PriceSource } from './pricing.repository.js';
 
 /**
  * How stale getPriceBook() may be when this process did not change the catalog itself. The
@@ -21,14 +22,8 @@ const AUDIT_MODEL_NAMES_MAX = 1_000;
 export type { PriceRecord } from './pricing.repository.js';
 export type { PriceCatalog } from './price-book.js';
 
-export interface CreatePriceCommand {
-  model: string;
-  inputAttoPerMtok: bigint;
-  outputAttoPerMtok: bigint;
-  cachedInputAttoPerMtok: bigint | null;
-  /** Defaults to now. */
-  effectiveFrom?: Date;
-}
+/** A version to create: identity + terms (priceDraftFromBody turns an api.md body into one). */
+export type CreatePriceCommand = PriceVersionDraft;
 
 export interface CreatePriceResult {
   price: PriceRecord;
@@ -43,7 +38,6 @@ export interface LitellmImportResult {
   skipped: SkippedModel[];
 }
 
-type PriceAmounts = Pick<PriceRecord, 'inputAttoPerMtok' | 'outputAttoPerMtok' | 'cachedInputAttoPerMtok'>;
 
 @Injectable()
 export class PricingService {
@@ -84,15 +78,18 @@ export class PricingService {
     return (await this.getPriceBookFresh()).versionsOf(model);
   }
 
-  /** Versions are immutable: the same key again is a replay (identical) or a 409 (different). */
-  async createPrice(actor: Principal, command: CreatePriceCommand): Promise<CreatePriceResult> {
-    const price: NewPrice = { ...command, effectiveFrom: command.effectiveFrom ?? new Date(), source: 'api' };
+  /**
+   * Versions are immutable: the same (model, variant, effective_from) again is a replay (identical)
+   * or a 409 (different). `source` names the producer (an importer passes its own).
+   */
+  async createPrice(actor: Principal, command: CreatePriceCommand, source: PriceSource = 'api'): Promise<CreatePriceResult> {
+    const price: NewPrice = { ...command, effectiveFrom: command.effectiveFrom ?? new Date(), source };
     const result = await retryOnKeyConflict(() =>
       this.repository.transaction(async (tx) => {
-        const existing = await this.repository.findByKey(tx, price.model, price.effectiveFrom);
+        const existing = await this.repository.findByKey(tx, price.model, price.variant, price.effectiveFrom);
         if (existing) {
-          if (samePrices(existing, price)) return { price: existing, created: false };
-          throw new DomainError('conflict', `a different price version of ${price.model} already starts at ${price.effectiveFrom.toISOString()}`, {
+          if (samePriceTerms(existing, price)) return { price: existing, created: false };
+          throw new DomainError('conflict', `a different price version of ${price.model} (${price.variant}) already starts at ${price.effectiveFrom.toISOString()}`, {
             existing_id: existing.id.toString(),
           });
         }
@@ -126,14 +123,14 @@ export class PricingService {
    * same file twice creates nothing the second time.
    */
   private async writeImport(tx: PrismaTx, actor: Principal, plan: LitellmImportPlan, effectiveFrom: Date): Promise<LitellmImportResult> {
-    const inForce = await this.repository.findInForce(tx, plan.prices.map((p) => p.model), effectiveFrom);
-    const inForceByModel = new Map(inForce.map((p) => [p.model, p]));
+    const inForce = await this.repository.findInForce(tx, plan.prices, effectiveFrom);
+    const inForceByModel = new Map(inForce.map((p) => [`${p.model}\u0000${p.variant}`, p]));
     const toInsert: NewPrice[] = [];
     const skipped = [...plan.skipped];
     let unchanged = 0;
     for (const price of plan.prices) {
-      const current = inForceByModel.get(price.model);
-      if (current && samePrices(current, price)) {
+      const current = inForceByModel.get(`${price.model}\u0000${price.variant}`);
+      if (current && samePriceTerms(current, price)) {
         unchanged += 1;
       } else if (current && current.effectiveFrom.getTime() === effectiveFrom.getTime()) {
         skipped.push({ model: price.model, reason: 'a different version already starts at effective_from (versions are immutable)' });
@@ -159,10 +156,6 @@ export class PricingService {
     });
     return { effectiveFrom, imported, unchanged, skipped };
   }
-}
-
-function samePrices(a: PriceAmounts, b: PriceAmounts): boolean {
-  return a.inputAttoPerMtok === b.inputAttoPerMtok && a.outputAttoPerMtok === b.outputAttoPerMtok && a.cachedInputAttoPerMtok === b.cachedInputAttoPerMtok;
 }
 
 async function retryOnKeyConflict<T>(run: () => Promise<T>): Promise<T> {

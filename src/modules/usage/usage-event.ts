@@ -1,7 +1,7 @@
 // A usage event after validation: normalized, hashed for idempotency. Pure.
 import { hash } from 'node:crypto';
-import type { TokenUsage } from '../pricing/pricing.types.js';
-import type { UsageEventInput } from './usage.schemas.js';
+import { DEFAULT_PRICE_VARIANT, type TokenUsage } from '../pricing/pricing.types.js';
+import { tokenUsageOf, type UsageEventInput } from './usage.schemas.js';
 
 export interface StreamDetails {
   finish_reason: string | null;
@@ -18,6 +18,8 @@ export interface NormalizedEvent {
   userId: string;
   contributorId: string;
   model: string;
+  /** The price variant the event is billed at ("standard" unless the gateway named one). */
+  priceVariant: string;
   occurredAt: Date;
   usage: TokenUsage;
   holdId: string | null;
@@ -46,16 +48,34 @@ export function canonicalJson(value: unknown): string {
  */
 export function canonicalEventPayload(input: UsageEventInput, occurredAt: string | null, streamSha256: string | null): string {
   const u = input.usage;
+  // Keys in sorted order; the kinds added after the first four, and price_variant, only when sent
+  // (as canonicalJson drops undefined), so hashes of events stored before them are unchanged.
   return (
     `{"contributor_id":${JSON.stringify(input.contributor_id)},"event_id":${JSON.stringify(input.event_id)}` +
     `,"hold_id":${input.hold_id == null ? 'null' : JSON.stringify(input.hold_id)}` +
     `,"metadata":${input.metadata == null ? 'null' : canonicalJson(input.metadata)}` +
     `,"model":${JSON.stringify(input.model)},"occurred_at":${occurredAt === null ? 'null' : JSON.stringify(occurredAt)}` +
+    (input.price_variant === undefined ? '' : `,"price_variant":${JSON.stringify(input.price_variant)}`) +
     `,"stream_sha256":${streamSha256 === null ? 'null' : JSON.stringify(streamSha256)}` +
-    `,"usage":{"cached_tokens":${jsonNumber(u.cached_tokens)},"completion_tokens":${jsonNumber(u.completion_tokens)}` +
-    `,"prompt_tokens":${jsonNumber(u.prompt_tokens)},"reasoning_tokens":${jsonNumber(u.reasoning_tokens)}}` +
-    `,"user_id":${JSON.stringify(input.user_id)}}`
+    `,"usage":{` +
+    optionalCount('cache_write_1h_tokens', u.cache_write_1h_tokens) +
+    optionalCount('cache_write_5m_tokens', u.cache_write_5m_tokens) +
+    optionalCount('cached_audio_tokens', u.cached_audio_tokens) +
+    `"cached_tokens":${jsonNumber(u.cached_tokens)},` +
+    optionalCount('completion_audio_tokens', u.completion_audio_tokens) +
+    optionalCount('completion_image_tokens', u.completion_image_tokens) +
+    `"completion_tokens":${jsonNumber(u.completion_tokens)},` +
+    optionalCount('prompt_audio_tokens', u.prompt_audio_tokens) +
+    optionalCount('prompt_image_tokens', u.prompt_image_tokens) +
+    `"prompt_tokens":${jsonNumber(u.prompt_tokens)},"reasoning_tokens":${jsonNumber(u.reasoning_tokens)}` +
+    (u.web_search_calls === undefined ? '' : `,"web_search_calls":${jsonNumber(u.web_search_calls)}`) +
+    `},"user_id":${JSON.stringify(input.user_id)}}`
   );
+}
+
+/** `"key":n,` when the count was sent, '' otherwise. */
+function optionalCount(key: string, n: number | undefined): string {
+  return n === undefined ? '' : `"${key}":${jsonNumber(n)},`;
 }
 
 /** JSON.stringify of a number, without its generic dispatch. */
@@ -71,6 +91,7 @@ export function hashedPayload(input: UsageEventInput, occurredAt: string | null,
     contributor_id: input.contributor_id,
     model: input.model,
     occurred_at: occurredAt,
+    price_variant: input.price_variant,
     usage: input.usage,
     hold_id: input.hold_id ?? null,
     metadata: input.metadata ?? null,
@@ -93,13 +114,9 @@ export function normalizeEvent(
     userId: input.user_id,
     contributorId: input.contributor_id,
     model: input.model,
+    priceVariant: input.price_variant ?? DEFAULT_PRICE_VARIANT,
     occurredAt: givenAt ?? options.now,
-    usage: {
-      promptTokens: input.usage.prompt_tokens,
-      completionTokens: input.usage.completion_tokens,
-      cachedTokens: input.usage.cached_tokens,
-      reasoningTokens: input.usage.reasoning_tokens,
-    },
+    usage: tokenUsageOf(input.usage),
     holdId: input.hold_id ?? null,
     metadata: input.metadata ?? null,
     source: options.source,

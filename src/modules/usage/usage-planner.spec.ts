@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { parseMultiplier, parseUsdToAtto } from '../../common/money/index.js';
-import type { PriceBook, PriceVersion } from '../pricing/pricing.types.js';
+import { NO_EXTRA_PRICES, type PriceBook, type PriceVersion } from '../pricing/pricing.types.js';
 import { normalizeEvent } from './usage-event.js';
 import { planEvent, rollupDeltas, usageJournalDraft, type Multipliers } from './usage-planner.js';
 import type { PlannedEvent } from './usage.types.js';
@@ -16,6 +16,8 @@ const gpt4o: PriceVersion = {
   inputAttoPerMtok: perMtok('2.5'),
   outputAttoPerMtok: perMtok('10'),
   cachedInputAttoPerMtok: perMtok('1.25'),
+  ...NO_EXTRA_PRICES,
+  variant: 'standard',
   effectiveFrom: new Date('2026-01-01T00:00:00Z'),
 };
 const book = (price: PriceVersion | null): PriceBook => ({ priceAt: (model, at) => (price && model === price.model && at >= price.effectiveFrom ? price : null) });
@@ -138,10 +140,13 @@ describe('rollupDeltas', () => {
       if (!p.amounts) continue;
       const day = p.event.occurredAt.toISOString().slice(0, 10);
       const key = `${p.event.contributorId}\u0000${day}\u0000${p.event.model}`;
-      const d = (byKey.get(key) ?? { contributorId: p.event.contributorId, day, model: p.event.model, events: 0n, promptTokens: 0n, completionTokens: 0n, officialAtto: 0n, earnedAtto: 0n, chargeAtto: 0n, marginAtto: 0n }) as Record<string, any>;
+      const d = (byKey.get(key) ?? { contributorId: p.event.contributorId, day, model: p.event.model, events: 0n, promptTokens: 0n, completionTokens: 0n, cachedTokens: 0n, cacheWriteTokens: 0n, audioTokens: 0n, officialAtto: 0n, earnedAtto: 0n, chargeAtto: 0n, marginAtto: 0n }) as Record<string, any>;
       d.events += 1n;
       d.promptTokens += BigInt(p.event.usage.promptTokens);
       d.completionTokens += BigInt(p.event.usage.completionTokens);
+      d.cachedTokens += BigInt(p.event.usage.cachedTokens);
+      d.cacheWriteTokens += BigInt(p.event.usage.cacheWrite5mTokens + p.event.usage.cacheWrite1hTokens);
+      d.audioTokens += BigInt(p.event.usage.promptAudioTokens + p.event.usage.completionAudioTokens);
       d.officialAtto += p.amounts.officialAtto;
       d.earnedAtto += p.amounts.payoutAtto;
       d.chargeAtto += p.amounts.chargeAtto;

@@ -22,7 +22,7 @@ export interface Multipliers {
 export function planEvent(event: NormalizedEvent, books: { prices: PriceBook; tiers: TierBookView }, multipliers: Multipliers): PlannedEvent | null {
   const tier = books.tiers.tierAt(event.contributorId, event.occurredAt);
   if (tier === null) return null;
-  const price = books.prices.priceAt(event.model, event.occurredAt);
+  const price = books.prices.priceAt(event.model, event.occurredAt, event.priceVariant);
   if (!price) return { event, tier, priceId: null, userMarkupText: null, payoutMultiplierText: null, amounts: null };
   const payoutMultiplier = multipliers.payoutByTier[tier];
   return {
@@ -60,7 +60,7 @@ const DAY_MS = 86_400_000;
 export function rollupDeltas(planned: PlannedEvent[]): RollupDelta[] {
   // Counts and token sums stay exact as numbers (at most 2^31 tokens per event; far below 2^53 for
   // any batch) and become bigint once per key; events of a batch mostly share a day, so its text is reused.
-  const byKey = new Map<string, { delta: RollupDelta; events: number; promptTokens: number; completionTokens: number }>();
+  const byKey = new Map<string, { delta: RollupDelta; events: number; promptTokens: number; completionTokens: number; cachedTokens: number; cacheWriteTokens: number; audioTokens: number }>();
   let lastDayIndex = Number.NaN;
   let lastDay = '';
   for (const p of planned) {
@@ -83,6 +83,9 @@ export function rollupDeltas(planned: PlannedEvent[]): RollupDelta[] {
           events: 0n,
           promptTokens: 0n,
           completionTokens: 0n,
+          cachedTokens: 0n,
+          cacheWriteTokens: 0n,
+          audioTokens: 0n,
           officialAtto: 0n,
           earnedAtto: 0n,
           chargeAtto: 0n,
@@ -91,6 +94,9 @@ export function rollupDeltas(planned: PlannedEvent[]): RollupDelta[] {
         events: 0,
         promptTokens: 0,
         completionTokens: 0,
+        cachedTokens: 0,
+        cacheWriteTokens: 0,
+        audioTokens: 0,
       };
       byKey.set(key, sum);
     }
@@ -98,6 +104,9 @@ export function rollupDeltas(planned: PlannedEvent[]): RollupDelta[] {
     sum.events += 1;
     sum.promptTokens += event.usage.promptTokens;
     sum.completionTokens += event.usage.completionTokens;
+    sum.cachedTokens += event.usage.cachedTokens;
+    sum.cacheWriteTokens += event.usage.cacheWrite5mTokens + event.usage.cacheWrite1hTokens;
+    sum.audioTokens += event.usage.promptAudioTokens + event.usage.completionAudioTokens;
     delta.officialAtto += amounts.officialAtto;
     delta.earnedAtto += amounts.payoutAtto;
     delta.chargeAtto += amounts.chargeAtto;
@@ -108,6 +117,9 @@ export function rollupDeltas(planned: PlannedEvent[]): RollupDelta[] {
     sum.delta.events = BigInt(sum.events);
     sum.delta.promptTokens = BigInt(sum.promptTokens);
     sum.delta.completionTokens = BigInt(sum.completionTokens);
+    sum.delta.cachedTokens = BigInt(sum.cachedTokens);
+    sum.delta.cacheWriteTokens = BigInt(sum.cacheWriteTokens);
+    sum.delta.audioTokens = BigInt(sum.audioTokens);
     deltas.push(sum.delta);
   }
   return deltas;

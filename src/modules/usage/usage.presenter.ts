@@ -9,6 +9,7 @@ export function usageEventBody(event: StoredEvent) {
     event_id: event.eventId,
     status: event.status,
     model: event.model,
+    price_variant: event.priceVariant,
     user_id: event.userId,
     contributor_id: event.contributorId,
     occurred_at: event.occurredAt.toISOString(),
@@ -36,9 +37,27 @@ export function usageEventBody(event: StoredEvent) {
   };
 }
 
-/** GET /v1/usage-events/:event_id: the event with what it was billed from. */
+/** Every usage count the event was billed on (pricing.md), absent kinds as 0. */
+export function usageKindsBody(event: StoredEvent) {
+  return {
+    prompt_tokens: event.promptTokens,
+    completion_tokens: event.completionTokens,
+    cached_tokens: event.cachedTokens,
+    reasoning_tokens: event.reasoningTokens,
+    cache_write_5m_tokens: event.cacheWrite5mTokens,
+    cache_write_1h_tokens: event.cacheWrite1hTokens,
+    prompt_audio_tokens: event.promptAudioTokens,
+    cached_audio_tokens: event.cachedAudioTokens,
+    prompt_image_tokens: event.promptImageTokens,
+    completion_audio_tokens: event.completionAudioTokens,
+    completion_image_tokens: event.completionImageTokens,
+    web_search_calls: event.webSearchCalls,
+  };
+}
+
+/** GET /v1/usage-events/:event_id: the event with what it was billed from (every kind, variant, price version). */
 export function usageEventDetailBody(event: StoredEvent) {
-  return { ...usageEventBody(event), stream: event.stream, metadata: event.metadata, source: event.source };
+  return { ...usageEventBody(event), usage: usageKindsBody(event), stream: event.stream, metadata: event.metadata, source: event.source };
 }
 
 export function repriceBody(result: { priced: number; stillUnpriced: number }) {

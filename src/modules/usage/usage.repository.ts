@@ -3,6 +3,7 @@ import { DatabaseService, type SqlClient, type SqlRunner } from '../../database/
 import { arrayLiteral, plainArrayLiteral, preparedStatement, toBigInt, toBigIntOrNull } from '../../database/sql.js';
 import { BALANCE_DELTAS_CTE, POSTED_BALANCES_CTE, POSTING_CTE_PARAM_COUNT, postingCtes, type BatchedPosting } from '../ledger/batched-posting.js';
 import { lowBalanceOutboxCte, unpricedOutboxCte } from '../webhooks/webhook-outbox-ctes.js';
+import { DEFAULT_PRICE_VARIANT, type TokenUsage } from '../pricing/pricing.types.js';
 import type { ContributorTierName, PlannedEvent, RollupDelta, StoredEvent } from './usage.types.js';
 
 /** Rows insertEvents wrote (event_id -> id) and their received_at: one value per transaction. */
@@ -19,8 +20,23 @@ export interface UnpricedModelRow {
   lastOccurredAt: Date;
 }
 
+/** The usage kinds beyond the first four, in the order of the per-row kinds array ($25). */
+const KIND_COLUMN_LIST = [
+  'cache_write_5m_tokens',
+  'cache_write_1h_tokens',
+  'prompt_audio_tokens',
+  'cached_audio_tokens',
+  'prompt_image_tokens',
+  'completion_audio_tokens',
+  'completion_image_tokens',
+  'web_search_calls',
+] as const;
+const KIND_COLUMNS = KIND_COLUMN_LIST.join(', ');
+/** Each kind from the row's array; a NULL array (a plain text event) is all zeros. */
+const KIND_VALUES = KIND_COLUMN_LIST.map((_, i) => `coalesce(x.kinds[${i + 1}], 0)`).join(', ');
+
 const EVENT_COLUMNS = `id, event_id, request_hash, user_id, contributor_id, model, occurred_at, received_at,
-  prompt_tokens, completion_tokens, cached_tokens, reasoning_tokens, hold_id, metadata, source, status,
+  prompt_tokens, completion_tokens, cached_tokens, reasoning_tokens, ${KIND_COLUMNS}, price_variant, hold_id, metadata, source, status,
   price_id, contributor_tier, user_markup, payout_multiplier, official_atto, charge_atto, payout_atto,
   margin_atto, priced_at, stream`;
 
@@ -37,6 +53,15 @@ interface EventRow {
   completion_tokens: number;
   cached_tokens: number;
   reasoning_tokens: number;
+  cache_write_5m_tokens: number;
+  cache_write_1h_tokens: number;
+  prompt_audio_tokens: number;
+  cached_audio_tokens: number;
+  prompt_image_tokens: number;
+  completion_audio_tokens: number;
+  completion_image_tokens: number;
+  web_search_calls: number;
+  price_variant: string;
   hold_id: string | null;
   metadata: Record<string, unknown> | null;
   source: string;
@@ -61,34 +86,43 @@ interface InsertedRow {
 
 const INSERTED_COLUMNS = 'id, event_id, floor(extract(epoch FROM received_at) * 1000)::bigint AS received_ms';
 
-/** The multi-row event insert over $1..$23 (see eventParams), without its RETURNING clause. */
+/**
+ * The multi-row event insert over $1..$25 (see eventParams), without its RETURNING clause. The
+ * variant ($24, NULL = standard) and the other usage kinds ($25, one int-array literal per row,
+ * NULL = all zero) cost a plain text event two NULL array elements.
+ */
 const INSERT_EVENTS_SQL = `INSERT INTO usage_events (event_id, request_hash, user_id, contributor_id, model, occurred_at,
          prompt_tokens, completion_tokens, cached_tokens, reasoning_tokens, hold_id, metadata, source, status,
          price_id, contributor_tier, user_markup, payout_multiplier, official_atto, charge_atto, payout_atto,
-         margin_atto, priced_at, stream)
+         margin_atto, priced_at, stream, price_variant, ${KIND_COLUMNS})
        SELECT event_id, request_hash, user_id, contributor_id, model, occurred_at,
          prompt_tokens, completion_tokens, cached_tokens, reasoning_tokens, hold_id, metadata, source, status,
          price_id, contributor_tier, user_markup, payout_multiplier, official_atto, charge_atto, payout_atto,
-         margin_atto, CASE WHEN status = 'priced' THEN now() END, stream
+         margin_atto, CASE WHEN status = 'priced' THEN now() END, stream, coalesce(price_variant, 'standard'), ${KIND_VALUES}
        FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::timestamptz[], $7::int[], $8::int[],
          $9::int[], $10::int[], $11::text[], $12::jsonb[], $13::text[], $14::text[], $15::bigint[], $16::text[],
-         $17::text[], $18::text[], $19::numeric[], $20::numeric[], $21::numeric[], $22::numeric[], $23::jsonb[])
-         AS x(event_id, request_hash, user_id, contributor_id, model, occurred_at, prompt_tokens, completion_tokens,
+         $17::text[], $18::text[], $19::numeric[], $20::numeric[], $21::numeric[], $22::numeric[], $23::jsonb[],
+         $24::text[], $25::text[])
+         AS y(event_id, request_hash, user_id, contributor_id, model, occurred_at, prompt_tokens, completion_tokens,
          cached_tokens, reasoning_tokens, hold_id, metadata, source, status, price_id, contributor_tier, user_markup,
-         payout_multiplier, official_atto, charge_atto, payout_atto, margin_atto, stream)
+         payout_multiplier, official_atto, charge_atto, payout_atto, margin_atto, stream, price_variant, kinds_text)
+         CROSS JOIN LATERAL (SELECT y.kinds_text::int[] AS kinds) AS x
        ORDER BY event_id
        ON CONFLICT (event_id) DO NOTHING`;
-const EVENT_PARAM_COUNT = 23;
+const EVENT_PARAM_COUNT = 25;
 /** The posting's parameters follow the events'; the two webhook parameters come after them. */
 const WEBHOOK_PARAMS_FIRST = EVENT_PARAM_COUNT + POSTING_CTE_PARAM_COUNT + 1;
 
 const ROLLUP_INSERT_SQL = `INSERT INTO contributor_usage_daily AS r (contributor_id, day, model, events, prompt_tokens,
-         completion_tokens, official_atto, earned_atto, charge_atto, margin_atto)`;
+         completion_tokens, official_atto, earned_atto, charge_atto, margin_atto, cached_tokens, cache_write_tokens, audio_tokens)`;
 /** A rollup key written again adds to what it holds. */
 const ROLLUP_ACCUMULATE_SQL = `ON CONFLICT (contributor_id, day, model) DO UPDATE SET
          events = r.events + excluded.events,
          prompt_tokens = r.prompt_tokens + excluded.prompt_tokens,
          completion_tokens = r.completion_tokens + excluded.completion_tokens,
+         cached_tokens = r.cached_tokens + excluded.cached_tokens,
+         cache_write_tokens = r.cache_write_tokens + excluded.cache_write_tokens,
+         audio_tokens = r.audio_tokens + excluded.audio_tokens,
          official_atto = r.official_atto + excluded.official_atto,
          earned_atto = r.earned_atto + excluded.earned_atto,
          charge_atto = r.charge_atto + excluded.charge_atto,
@@ -102,13 +136,15 @@ const ROLLUP_ACCUMULATE_SQL = `ON CONFLICT (contributor_id, day, model) DO UPDAT
 const INSERT_EVENTS_AND_POST = preparedStatement('usage_insert_events_and_post', `WITH ins AS (
      ${INSERT_EVENTS_SQL}
      RETURNING ${INSERTED_COLUMNS}, user_id, contributor_id, model, occurred_at, status, prompt_tokens,
-       completion_tokens, official_atto, payout_atto, charge_atto, margin_atto
+       completion_tokens, official_atto, payout_atto, charge_atto, margin_atto, cached_tokens,
+       cache_write_5m_tokens + cache_write_1h_tokens AS cache_write_tokens, prompt_audio_tokens + completion_audio_tokens AS audio_tokens
    ), ${postingCtes({ firstParam: EVENT_PARAM_COUNT + 1, source: 'ins', refColumn: 'event_id', userColumn: 'user_id' })},
    ${lowBalanceOutboxCte({ name: 'low_balances', balances: POSTED_BALANCES_CTE, deltas: BALANCE_DELTAS_CTE, thresholdParam: WEBHOOK_PARAMS_FIRST })},
    ${unpricedOutboxCte({ name: 'unpriced_alerts', source: 'ins', modelsParam: WEBHOOK_PARAMS_FIRST + 1 })}, rollups_upserted AS (
      ${ROLLUP_INSERT_SQL}
      SELECT contributor_id, (occurred_at AT TIME ZONE 'UTC')::date, model, count(*), sum(prompt_tokens),
-       sum(completion_tokens), sum(official_atto), sum(payout_atto), sum(charge_atto), sum(margin_atto)
+       sum(completion_tokens), sum(official_atto), sum(payout_atto), sum(charge_atto), sum(margin_atto),
+       sum(cached_tokens), sum(cache_write_tokens), sum(audio_tokens)
      FROM ins
      -- Reading the balances' CTE makes them go first: every writer locks accounts before
      -- rollups. (Unreferenced CTEs run in no order one can rely on; the statement-by-
@@ -122,9 +158,11 @@ const INSERT_EVENTS_AND_POST = preparedStatement('usage_insert_events_and_post',
    SELECT id, event_id, received_ms FROM ins`);
 
 const UPSERT_ROLLUPS = preparedStatement('usage_upsert_rollups', `${ROLLUP_INSERT_SQL}
-   SELECT contributor_id, day, model, events, prompt_tokens, completion_tokens, official_atto, earned_atto, charge_atto, margin_atto
+   SELECT contributor_id, day, model, events, prompt_tokens, completion_tokens, official_atto, earned_atto, charge_atto, margin_atto,
+     cached_tokens, cache_write_tokens, audio_tokens
    FROM json_to_recordset($1::json) AS x(contributor_id text, day date, model text, events bigint, prompt_tokens bigint,
-     completion_tokens bigint, official_atto numeric, earned_atto numeric, charge_atto numeric, margin_atto numeric)
+     completion_tokens bigint, official_atto numeric, earned_atto numeric, charge_atto numeric, margin_atto numeric,
+     cached_tokens bigint, cache_write_tokens bigint, audio_tokens bigint)
    ORDER BY contributor_id, day, model
    ${ROLLUP_ACCUMULATE_SQL}`);
 
@@ -158,6 +196,8 @@ function eventParams(planned: PlannedEvent[]): string[] {
   const payout: Array<string | null> = new Array(n);
   const margin: Array<string | null> = new Array(n);
   const streams: Array<string | null> = new Array(n);
+  const variants: Array<string | null> = new Array(n);
+  const kinds: Array<string | null> = new Array(n);
   for (let i = 0; i < n; i += 1) {
     const p = planned[i]!;
     const e = p.event;
@@ -185,6 +225,8 @@ function eventParams(planned: PlannedEvent[]): string[] {
     payout[i] = a ? a.payoutAtto.toString() : null;
     margin[i] = a ? a.marginAtto.toString() : null;
     streams[i] = e.stream === null ? null : JSON.stringify(e.stream);
+    variants[i] = e.priceVariant === DEFAULT_PRICE_VARIANT ? null : e.priceVariant;
+    kinds[i] = kindsLiteral(e.usage);
   }
   // Free text is quoted; numbers, timestamps, hex hashes and fixed words need no quoting.
   const quoted = arrayLiteral;
@@ -193,8 +235,25 @@ function eventParams(planned: PlannedEvent[]): string[] {
     quoted(eventIds), plain(hashes), quoted(userIds), quoted(contributorIds), quoted(models), plain(occurredAt),
     plain(prompt), plain(completion), plain(cached), plain(reasoning), quoted(holdIds), quoted(metadata),
     plain(sources), plain(statuses), plain(priceIds), plain(tiers), plain(markups), plain(multipliers),
-    plain(official), plain(charge), plain(payout), plain(margin), quoted(streams),
+    plain(official), plain(charge), plain(payout), plain(margin), quoted(streams), quoted(variants), quoted(kinds),
   ];
+}
+
+/** The kinds of KIND_COLUMN_LIST as an int-array literal, or null when all are 0. */
+function kindsLiteral(u: TokenUsage): string | null {
+  if (
+    u.cacheWrite5mTokens === 0 &&
+    u.cacheWrite1hTokens === 0 &&
+    u.promptAudioTokens === 0 &&
+    u.cachedAudioTokens === 0 &&
+    u.promptImageTokens === 0 &&
+    u.completionAudioTokens === 0 &&
+    u.completionImageTokens === 0 &&
+    u.webSearchCalls === 0
+  ) {
+    return null;
+  }
+  return `{${u.cacheWrite5mTokens},${u.cacheWrite1hTokens},${u.promptAudioTokens},${u.cachedAudioTokens},${u.promptImageTokens},${u.completionAudioTokens},${u.completionImageTokens},${u.webSearchCalls}}`;
 }
 
 function insertedEvents(rows: InsertedRow[]): InsertedEvents {
@@ -251,6 +310,9 @@ export class UsageRepository {
       events: d.events.toString(),
       prompt_tokens: d.promptTokens.toString(),
       completion_tokens: d.completionTokens.toString(),
+      cached_tokens: d.cachedTokens.toString(),
+      cache_write_tokens: d.cacheWriteTokens.toString(),
+      audio_tokens: d.audioTokens.toString(),
       official_atto: d.officialAtto.toString(),
       earned_atto: d.earnedAtto.toString(),
       charge_atto: d.chargeAtto.toString(),
@@ -337,6 +399,15 @@ function eventFromRow(r: EventRow): StoredEvent {
     completionTokens: r.completion_tokens,
     cachedTokens: r.cached_tokens,
     reasoningTokens: r.reasoning_tokens,
+    cacheWrite5mTokens: r.cache_write_5m_tokens,
+    cacheWrite1hTokens: r.cache_write_1h_tokens,
+    promptAudioTokens: r.prompt_audio_tokens,
+    cachedAudioTokens: r.cached_audio_tokens,
+    promptImageTokens: r.prompt_image_tokens,
+    completionAudioTokens: r.completion_audio_tokens,
+    completionImageTokens: r.completion_image_tokens,
+    webSearchCalls: r.web_search_calls,
+    priceVariant: r.price_variant,
     holdId: r.hold_id,
     metadata: r.metadata,
     source: r.source,

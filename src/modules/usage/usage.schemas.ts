@@ -1,27 +1,58 @@
 import { createZodDto } from 'nestjs-zod';
 import { z } from 'zod';
 import { jsonBodyProblem } from '../../common/http/json-body-checks.js';
+import { usageContainmentProblem } from '../pricing/pricing-math.js';
+import { priceVariantSchema } from '../pricing/pricing.schemas.js';
+import type { TokenUsage } from '../pricing/pricing.types.js';
 import { externalIdSchema, idSchema, modelSchema, timestampSchema, tokenCountSchema } from '../../common/validation/fields.js';
 
 export const BATCH_EVENTS_MAX = 1000;
 export const METADATA_BYTES_MAX = 4096;
 
+/**
+ * Every usage kind of docs/pricing.md (absent = 0) with its containment rules: a violation is a
+ * 400 naming the part that does not fit (usageContainmentProblem).
+ */
 export const usageSchema = z
   .object({
     prompt_tokens: tokenCountSchema,
     completion_tokens: tokenCountSchema,
     cached_tokens: tokenCountSchema.default(0),
     reasoning_tokens: tokenCountSchema.default(0),
+    cache_write_5m_tokens: tokenCountSchema.optional(),
+    cache_write_1h_tokens: tokenCountSchema.optional(),
+    prompt_audio_tokens: tokenCountSchema.optional(),
+    cached_audio_tokens: tokenCountSchema.optional(),
+    prompt_image_tokens: tokenCountSchema.optional(),
+    completion_audio_tokens: tokenCountSchema.optional(),
+    completion_image_tokens: tokenCountSchema.optional(),
+    web_search_calls: tokenCountSchema.optional(),
   })
   .strict()
   .superRefine((usage, ctx) => {
-    if (usage.cached_tokens > usage.prompt_tokens) {
-      ctx.addIssue({ code: 'custom', path: ['cached_tokens'], message: 'cached_tokens is part of prompt_tokens and cannot exceed it' });
-    }
-    if (usage.reasoning_tokens > usage.completion_tokens) {
-      ctx.addIssue({ code: 'custom', path: ['reasoning_tokens'], message: 'reasoning_tokens is part of completion_tokens and cannot exceed it' });
-    }
+    const problem = usageContainmentProblem(tokenUsageOf(usage));
+    if (problem) ctx.addIssue({ code: 'custom', path: [problem.field], message: problem.message });
   });
+
+export type UsageInput = z.output<typeof usageSchema>;
+
+/** The wire usage (snake_case, optional kinds) as the pricing module's TokenUsage (every kind, 0 when absent). */
+export function tokenUsageOf(u: UsageInput): TokenUsage {
+  return {
+    promptTokens: u.prompt_tokens,
+    completionTokens: u.completion_tokens,
+    cachedTokens: u.cached_tokens,
+    reasoningTokens: u.reasoning_tokens,
+    cacheWrite5mTokens: u.cache_write_5m_tokens ?? 0,
+    cacheWrite1hTokens: u.cache_write_1h_tokens ?? 0,
+    promptAudioTokens: u.prompt_audio_tokens ?? 0,
+    cachedAudioTokens: u.cached_audio_tokens ?? 0,
+    promptImageTokens: u.prompt_image_tokens ?? 0,
+    completionAudioTokens: u.completion_audio_tokens ?? 0,
+    completionImageTokens: u.completion_image_tokens ?? 0,
+    webSearchCalls: u.web_search_calls ?? 0,
+  };
+}
 
 const metadataSchema = z.record(z.string().max(100), z.unknown()).superRefine((value, ctx) => {
   // Nesting first: JSON.stringify recurses and overflowed the stack on metadata 10,000 levels deep
@@ -43,6 +74,8 @@ export const usageEventSchema = z
     contributor_id: idSchema,
     model: modelSchema,
     occurred_at: timestampSchema.optional(),
+    /** Absent = "standard"; an event of a variant without a version in force is unpriced. */
+    price_variant: priceVariantSchema.optional(),
     usage: usageSchema,
     hold_id: externalIdSchema.optional(),
     metadata: metadataSchema.optional(),

@@ -1,4 +1,5 @@
 import type { PricedAmounts } from '../pricing/pricing-math.js';
+import type { TokenUsage } from '../pricing/pricing.types.js';
 import type { NormalizedEvent, StreamDetails } from './usage-event.js';
 
 export type ContributorTierName = 'standard' | 'premium';
@@ -13,8 +14,8 @@ export interface PlannedEvent {
   amounts: PricedAmounts | null;
 }
 
-/** A usage event as stored. */
-export interface StoredEvent {
+/** A usage event as stored: every usage count it was billed on (TokenUsage), its variant and price version. */
+export interface StoredEvent extends TokenUsage {
   id: bigint;
   eventId: string;
   requestHash: string;
@@ -23,10 +24,7 @@ export interface StoredEvent {
   model: string;
   occurredAt: Date;
   receivedAt: Date;
-  promptTokens: number;
-  completionTokens: number;
-  cachedTokens: number;
-  reasoningTokens: number;
+  priceVariant: string;
   holdId: string | null;
   metadata: Record<string, unknown> | null;
   source: string;
@@ -61,6 +59,12 @@ export interface RollupSums {
   events: bigint;
   promptTokens: bigint;
   completionTokens: bigint;
+  /** Cache reads. */
+  cachedTokens: bigint;
+  /** Cache writes, 5-minute and 1-hour. */
+  cacheWriteTokens: bigint;
+  /** Audio input and output. */
+  audioTokens: bigint;
   officialAtto: bigint;
   earnedAtto: bigint;
   chargeAtto: bigint;

@@ -10,6 +10,18 @@ import { CatalogImport, PriceForm } from './price-form';
 
 const route = getRouteApi('/prices');
 
+/** "> 200000: input 6, output 22.5" per tier: the whole request is priced at the highest one it passes. */
+export function tierSummary(p: Price): string {
+  return (p.tiers ?? [])
+    .map((tier) => {
+      const prices = Object.entries(tier)
+        .filter(([key]) => key.endsWith('_usd_per_mtok'))
+        .map(([key, value]) => `${key.replace(/_usd_per_mtok$/, '').replace(/_/g, ' ')} ${String(value)}`);
+      return `${tier.inclusive === true ? '>=' : '>'} ${String(tier.above_input_tokens)}: ${prices.join(', ')}`;
+    })
+    .join('; ');
+}
+
 /** Columns of a price version; variants and tiers arrive as fields and show once present. */
 function priceColumns(rows: Price[], withModelLink: boolean): Array<Column<Price>> {
   return [
@@ -21,7 +33,7 @@ function priceColumns(rows: Price[], withModelLink: boolean): Array<Column<Price
     { header: 'Input / 1M', numeric: true, cell: (p) => <Money value={p.input_usd_per_mtok} /> },
     { header: 'Output / 1M', numeric: true, cell: (p) => <Money value={p.output_usd_per_mtok} /> },
     { header: 'Cached input / 1M', numeric: true, cell: (p) => <Money value={p.cached_input_usd_per_mtok} /> },
-    ...(rows.some((p) => p.tiers !== undefined) ? [{ header: 'Tiers', cell: (p: Price) => String(p.tiers?.length ?? 0) }] : []),
+    ...(rows.some((p) => (p.tiers?.length ?? 0) > 0) ? [{ header: 'Context tiers (prompt tokens)', cell: (p: Price) => tierSummary(p) }] : []),
     { header: 'In force from', cell: (p) => formatTimestamp(p.effective_from) },
     { header: 'Source', cell: (p) => p.source },
     { header: 'Next version', cell: (p) => (p.next ? formatTimestamp(p.next.effective_from) : '') },
