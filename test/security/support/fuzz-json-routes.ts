@@ -119,6 +119,16 @@ export const JSON_ROUTES: JsonRouteSpec[] = [
     idempotent: (bodyText) => bodyText.includes('"effective_from"'),
   },
   {
+    route: 'POST /v1/admin/prices/import/genai-prices',
+    method: 'POST',
+    caller: 'admin',
+    path: '/v1/admin/prices/import/genai-prices',
+    // A name genai-prices does not know: the valid request imports nothing (and so replays).
+    body: (n) => ({ models: [`fz/unknown-${n}`] }),
+    fields: { models: 'array', 'models.0': 'model' },
+    idempotent: true,
+  },
+  {
     route: 'PUT /v1/admin/contributors/:id',
     method: 'PUT',
     caller: 'admin',

@@ -51,6 +51,7 @@ export const ROUTE_TABLE: Record<string, RouteAccess> = {
   'POST /v1/admin/prices': { roles: admin, path: '/v1/admin/prices' },
   'GET /v1/admin/prices': { roles: admin, path: '/v1/admin/prices' },
   'POST /v1/admin/prices/import': { roles: admin, path: '/v1/admin/prices/import' },
+  'POST /v1/admin/prices/import/genai-prices': { roles: admin, path: '/v1/admin/prices/import/genai-prices' },
 
   // Contributors (admin).
   'PUT /v1/admin/contributors/:id': { roles: admin, path: `/v1/admin/contributors/${GHOST_CONTRIBUTOR}` },
