@@ -238,6 +238,16 @@ describe('refunds', () => {
     }
   });
 
+  it('the admin overview counts refunds: revenue is the margin kept, refunded_usd what went back to users', async () => {
+    const events = await pool.query<{ margin: string | null }>(`SELECT sum(margin_atto) AS margin FROM usage_events WHERE status = 'priced'`);
+    const refunds = await pool.query<{ amount: string | null; margin: string | null }>('SELECT sum(amount_atto) AS amount, sum(margin_reversed_atto) AS margin FROM refunds');
+    const overview = await t.admin(t.http.get('/v1/admin/overview')).expect(200);
+    expect(BigInt(refunds.rows[0]!.amount ?? '0')).toBeGreaterThan(0n);
+    expect(overview.body.refunded_usd).toBe(fmt(BigInt(refunds.rows[0]!.amount ?? '0')));
+    expect(overview.body.revenue_usd).toBe(fmt(BigInt(events.rows[0]!.margin ?? '0') - BigInt(refunds.rows[0]!.margin ?? '0')));
+    expect(overview.body.contributors_pending_usd).toBe('0');
+  });
+
   it('documents the refund endpoints in the OpenAPI document', async () => {
     const docs = await t.http.get('/docs-json').expect(200);
     expect(docs.body.paths['/v1/admin/usage-events/{event_id}/refunds']?.post).toBeDefined();
