@@ -223,7 +223,7 @@ function contention(f: BenchFigures): string {
 
 function rounds(f: BenchFigures): string {
   const n = f.single.runsEventsPerSecond?.length ?? 1;
-  return n > 1 ? `; the ingestion phases run ${n} rounds, one after another (batch 10, 100, 1000, single, then again), and each reports its median run, because this virtual machine's speed drifts by tens of percent over minutes` : '';
+  return n > 1 ? `; the ingestion phases run ${n} rounds, one after another (batch 10, 100, 1000, ${f.twoApi ? 'batch 1000 on two APIs, single, single on two APIs' : 'single'}, signed and price-dimension single, then again), and each reports its median run, because this virtual machine's speed drifts by tens of percent over minutes` : '';
 }
 
 function machineSection(f: BenchFigures): string {
