@@ -5,9 +5,12 @@
 // bad key is refused. Screenshots of every screen go to $CONSOLE_SCREENSHOTS (docs/console with
 // `npm run docs:console`), else to a temporary folder.
 import { mkdirSync, mkdtempSync, readFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { Webhook } from 'standardwebhooks';
 import { getAddress } from 'viem';
 import { displayUsd, formatUsdc, parseDecimal, roundUnits } from '../../web/src/money/decimal.js';
 import { exampleEvent, seedBilling } from '../support/billing-fixtures.js';
@@ -31,6 +34,33 @@ const cspViolations: string[] = [];
 const pageErrors: string[] = [];
 let contributorKey = '';
 let settlementId = '';
+/** A webhook receiver on 127.0.0.1 (the stack allows private addresses): every POST it got. */
+let receiver: Server;
+let receiverUrl = '';
+const received: Array<{ headers: Record<string, string>; body: string }> = [];
+let webhookSecret = '';
+let webhookId = '';
+
+async function startReceiver(): Promise<void> {
+  receiver = createServer((request, response) => {
+    let body = '';
+    request.on('data', (chunk: Buffer) => (body += chunk.toString('utf8')));
+    request.on('end', () => {
+      received.push({ headers: request.headers as Record<string, string>, body });
+      response.writeHead(204).end();
+    });
+  });
+  await new Promise<void>((done) => receiver.listen(0, '127.0.0.1', done));
+  receiverUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hooks`;
+}
+
+async function waitUntil(check: () => boolean, timeoutMs = 30_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error('condition not met in time');
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
 
 async function shot(name: string): Promise<void> {
   await page.screenshot({ path: join(shotsDir, `${name}.png`), fullPage: true });
@@ -77,7 +107,13 @@ beforeAll(async () => {
   shotsDir = process.env.CONSOLE_SCREENSHOTS ? resolve(process.env.CONSOLE_SCREENSHOTS) : mkdtempSync(join(tmpdir(), 'console-shots-'));
   mkdirSync(shotsDir, { recursive: true });
   // Above the approval threshold, so the settlement waits for the admin in the console.
-  stack = await startConsoleStack('console_browser', { SETTLEMENT_MIN_PAYOUT_USD: '0.01', SETTLEMENT_APPROVAL_THRESHOLD_USD: '0.01' });
+  await startReceiver();
+  stack = await startConsoleStack('console_browser', {
+    SETTLEMENT_MIN_PAYOUT_USD: '0.01',
+    SETTLEMENT_APPROVAL_THRESHOLD_USD: '0.01',
+    WEBHOOK_ALLOW_PRIVATE: 'true',
+    WEBHOOK_RETRY_BASE_MS: '100',
+  });
   await seed();
   ({ browser, close: closeBrowser } = await launchChromium());
   context = await browser.newContext({ viewport: DESKTOP, acceptDownloads: true });
@@ -91,6 +127,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await closeBrowser?.();
   await stack?.close();
+  await new Promise((done) => (receiver ? receiver.close(done) : done(undefined)));
 });
 
 describe('web console in Chromium', () => {
@@ -141,6 +178,31 @@ describe('web console in Chromium', () => {
     for (const field of BALANCE_FIELDS) expect({ field, ...(await stat(field)) }).toEqual({ field, value: contributor[field], text: displayUsd(contributor[field]) });
     await page.getByRole('table', { name: 'Earnings by model' }).getByRole('cell', { name: 'openai/gpt-4o' }).waitFor();
     await shot('04-contributor-detail');
+  });
+
+  it('adds a webhook endpoint and shows its secret once', async () => {
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Webhooks' }).click();
+    await page.getByRole('table', { name: 'Webhook endpoints' }).getByText('No endpoint registered.').waitFor();
+    const form = page.getByRole('form', { name: 'Add a webhook endpoint' });
+    await form.getByLabel('URL').fill(receiverUrl);
+    await form.getByLabel('Description (optional)').fill('console e2e receiver');
+    for (const type of ['settlement.created', 'settlement.confirmed', 'payout.paid']) await form.getByRole('checkbox', { name: type, exact: true }).check();
+    await form.getByRole('button', { name: 'Add endpoint' }).click();
+    const secretShown = form.locator('[data-webhook-secret]');
+    webhookSecret = (await secretShown.innerText()).trim();
+    expect(webhookSecret).toMatch(/^whsec_[A-Za-z0-9+/=]{20,}$/);
+    webhookId = (await form.locator('[data-webhook-created]').getAttribute('data-webhook-created'))!;
+    const listed = (await stack.get('/v1/admin/webhooks')).body.data;
+    expect(listed).toMatchObject([{ id: webhookId, url: receiverUrl, events: ['settlement.created', 'settlement.confirmed', 'payout.paid'], status: 'active' }]);
+    expect(JSON.stringify(listed)).not.toContain(webhookSecret);
+    await page.getByRole('table', { name: 'Webhook endpoints' }).getByRole('cell', { name: receiverUrl }).waitFor();
+    await shot('19-webhook-created-secret-once');
+    // Once: gone after "stored", and after a reload nothing on the page holds it.
+    await form.getByRole('button', { name: 'I have stored it' }).click();
+    await expect(form.locator('[data-webhook-secret]').count()).resolves.toBe(0);
+    await page.reload();
+    await page.getByRole('table', { name: 'Webhook endpoints' }).getByRole('cell', { name: receiverUrl }).waitFor();
+    expect(await page.content()).not.toContain(webhookSecret);
   });
 
   it('adds the missing price and reprices the unpriced events', async () => {
@@ -205,6 +267,38 @@ describe('web console in Chromium', () => {
     }
     await page.getByRole('table', { name: 'Transactions' }).getByText('confirmed').first().waitFor();
     await shot('09-settlement-confirmed');
+  });
+
+  it('shows the webhook deliveries of the settlement (status code, latency, attempts) and retries one', async () => {
+    // settlement.created, settlement.confirmed and one payout.paid per line, signed with the secret shown.
+    await waitUntil(() => received.length >= 4);
+    const verifier = new Webhook(webhookSecret);
+    const types = received.map((r) => (verifier.verify(r.body, r.headers) as { type: string }).type);
+    expect(types.sort()).toEqual(['payout.paid', 'payout.paid', 'settlement.confirmed', 'settlement.created']);
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Webhooks' }).click();
+    await page.getByRole('button', { name: 'Deliveries' }).click();
+    const log = page.getByRole('table', { name: `Delivery log of ${receiverUrl}, newest first` });
+    await log.getByRole('cell', { name: 'settlement.created' }).waitFor();
+    const deliveries = (await stack.get(`/v1/admin/webhooks/${webhookId}/deliveries`)).body.data as Array<Record<string, unknown>>;
+    expect(deliveries).toHaveLength(4);
+    for (const d of deliveries) expect(d).toMatchObject({ status: 'delivered', attempts: 1, last_status_code: 204 });
+    const created = deliveries.find((d) => (d.event as { type: string }).type === 'settlement.created')!;
+    const row = log.getByRole('row').filter({ has: page.getByRole('cell', { name: 'settlement.created' }) });
+    await expect(row.locator('td[data-label="Last HTTP status"]').innerText()).resolves.toBe('204');
+    await expect(row.locator('td[data-label="Latency"]').innerText()).resolves.toBe(`${String(created.last_latency_ms)} ms`);
+    await expect(row.locator('td[data-label="Attempts"]').innerText()).resolves.toBe('1');
+    await shot('20-webhook-deliveries');
+    await row.getByRole('button', { name: `Retry delivery ${String(created.delivery_id)}` }).click();
+    await waitUntil(() => received.length >= 5);
+    expect(received[4]!.headers['webhook-id']).toBe((created.event as { id: string }).id);
+    await row.locator('td[data-label="Attempts"]').getByText('2', { exact: true }).waitFor({ timeout: 15_000 });
+
+    await page.getByRole('button', { name: `Disable ${receiverUrl}` }).click();
+    await page.getByRole('button', { name: `Enable ${receiverUrl}` }).waitFor();
+    expect((await stack.get('/v1/admin/webhooks')).body.data[0].status).toBe('disabled');
+    await page.getByRole('button', { name: `Enable ${receiverUrl}` }).click();
+    await page.getByRole('button', { name: `Disable ${receiverUrl}` }).waitFor();
+    expect((await stack.get('/v1/admin/webhooks')).body.data[0].status).toBe('active');
   });
 
   it('shows the prices and a model history, the audit log and the ledger check', async () => {
@@ -280,6 +374,29 @@ describe('web console in Chromium', () => {
     const range = await page.evaluate<string[]>(`Array.from(document.querySelectorAll('input[type=date]')).map((i) => i.value)`);
     const csv = await fetch(`${stack.baseUrl}/v1/contributors/c_std/earnings.csv?group_by=day&from=${range[0]}&to=${range[1]}`, { headers: { authorization: `Bearer ${contributorKey}` } });
     expect(readFileSync(file, 'utf8')).toBe(await csv.text());
+
+    // This month's statement: the figures the API has, its CSV and PDF as the API renders them.
+    const month = new Date().toISOString().slice(0, 7);
+    const statement = (await stack.get(`/v1/contributors/c_std/statements/${month}`, contributorKey)).body;
+    const shownStatement = page.locator(`[data-statement-month="${month}"]`);
+    await shownStatement.waitFor();
+    for (const field of ['opening_usd', 'earned_usd', 'clawed_back_usd', 'adjustments_usd', 'paid_usd', 'closing_usd']) {
+      const figure = shownStatement.locator(`[data-stat="statement.${field}"] dd [data-value]`);
+      expect({ field, value: await figure.getAttribute('data-value'), text: (await figure.innerText()).trim() }).toEqual({ field, value: statement[field], text: displayUsd(statement[field]) });
+    }
+    expect(statement.paid_usd).toBe(balance.paid_usd);
+    await shownStatement.locator(`[data-tx-hash="${payouts[0].tx_hash}"]`).waitFor();
+    const statementCsv = page.waitForEvent('download');
+    await page.getByRole('button', { name: 'Download statement CSV' }).click();
+    const apiCsv = await fetch(`${stack.baseUrl}/v1/contributors/c_std/statements/${month}`, { headers: { authorization: `Bearer ${contributorKey}`, accept: 'text/csv' } });
+    expect(readFileSync(await (await statementCsv).path(), 'utf8')).toBe(await apiCsv.text());
+    const statementPdf = page.waitForEvent('download');
+    await page.getByRole('button', { name: 'Download statement PDF' }).click();
+    const pdf = await statementPdf;
+    expect(pdf.suggestedFilename()).toMatch(/\.pdf$/);
+    const apiPdf = await fetch(`${stack.baseUrl}/v1/contributors/c_std/statements/${month}`, { headers: { authorization: `Bearer ${contributorKey}`, accept: 'application/pdf' } });
+    expect(readFileSync(await pdf.path()).equals(Buffer.from(await apiPdf.arrayBuffer()))).toBe(true);
+    await shot('21-portal-statement');
 
     await page.goto(`${stack.baseUrl}/console/contributors`);
     await page.getByRole('heading', { name: 'Earnings of c_std' }).waitFor();

@@ -78,7 +78,7 @@ export const api = {
   // Contributors
   contributors: (q: string, cursor?: string) => apiJson<Page<ContributorRow>>('/v1/admin/contributors', { query: { q, cursor, limit: 50 } }),
   contributor: (contributorId: string) => apiJson<Contributor>(`/v1/admin/contributors/${id(contributorId)}`),
-  putContributor: (contributorId: string, body: { tier: string; payout_address: string; status?: string }) =>
+  putContributor: (contributorId: string, body: { tier: string; payout_address: string; status?: string; allow_contract?: boolean }) =>
     apiJson<Contributor>(`/v1/admin/contributors/${id(contributorId)}`, { method: 'PUT', json: body }),
 
   // Contributor earnings (a contributor key for itself, admin for any)

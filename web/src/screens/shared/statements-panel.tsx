@@ -37,10 +37,10 @@ export function StatementsPanel({ contributorId }: { contributorId: string }) {
           ))}
         </select>
         <button type="button" onClick={() => download.mutate('csv')} disabled={download.isPending}>
-          Download CSV
+          Download statement CSV
         </button>
         <button type="button" onClick={() => download.mutate('pdf')} disabled={download.isPending}>
-          Download PDF
+          Download statement PDF
         </button>
       </div>
       {download.isError && <ErrorMessage error={download.error} title="Download failed" />}
@@ -49,13 +49,13 @@ export function StatementsPanel({ contributorId }: { contributorId: string }) {
           <div data-statement-month={s.month}>
             {s.month_ended === false && <p className="muted small">This month has not ended: its figures so far.</p>}
             <StatGrid label={`Statement ${s.month}`}>
-              <Stat label="Opening" name="opening_usd"><Money value={s.opening_usd} /></Stat>
-              <Stat label="Earned" name="earned_usd"><Money value={s.earned_usd} /></Stat>
-              <Stat label="Clawed back" name="clawed_back_usd"><Money value={s.clawed_back_usd} /></Stat>
-              <Stat label="Adjustments" name="adjustments_usd"><Money value={s.adjustments_usd} /></Stat>
-              <Stat label="Paid" name="paid_usd"><Money value={s.paid_usd} /></Stat>
-              <Stat label="Closing" name="closing_usd"><Money value={s.closing_usd} /></Stat>
-              <Stat label="Events" name="events">{formatCount(s.events)}</Stat>
+              <Stat label="Opening" name="statement.opening_usd"><Money value={s.opening_usd} /></Stat>
+              <Stat label="Earned" name="statement.earned_usd"><Money value={s.earned_usd} /></Stat>
+              <Stat label="Clawed back" name="statement.clawed_back_usd"><Money value={s.clawed_back_usd} /></Stat>
+              <Stat label="Adjustments" name="statement.adjustments_usd"><Money value={s.adjustments_usd} /></Stat>
+              <Stat label="Paid" name="statement.paid_usd"><Money value={s.paid_usd} /></Stat>
+              <Stat label="Closing" name="statement.closing_usd"><Money value={s.closing_usd} /></Stat>
+              <Stat label="Events" name="statement.events">{formatCount(s.events)}</Stat>
             </StatGrid>
             <DataTable
               caption={`Payouts confirmed in ${s.month}`}
