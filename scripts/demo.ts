@@ -743,6 +743,68 @@ async function playAndCheck(context: DemoContext): Promise<void> {
   checkPaid(balancesAfter, onChain, accruedBefore);
   await printStatement(context, balancesAfter);
   await printLedgerCheck(context);
+  await playRefundAfterSettlement(context, String(firstSingle.event_id));
+}
+
+// ---- A refund after settlement: the contributor goes negative, the next settlement nets it ----
+
+const REFUND_NEW_EVENTS = 30;
+
+async function playRefundAfterSettlement(context: DemoContext, eventId: string): Promise<void> {
+  const event = (await context.admin.expect([200], 'GET', `/v1/usage-events/${eventId}`)).body;
+  const contributorId = String(event.contributor_id);
+  const chargeAtto = usdToAtto(event.charge_usd);
+  const payoutAtto = usdToAtto(event.payout_usd);
+  const payableBefore = usdToAtto((await context.admin.expect([200], 'GET', `/v1/contributors/${contributorId}/balance`)).body.payable_usd);
+  const userBefore = usdToAtto((await context.admin.expect([200], 'GET', `/v1/users/${event.user_id}/balance`)).body.balance_usd);
+  // A full refund of an already-paid event, in three parts (the last one: everything left).
+  const third = attoToUsd(chargeAtto / 3n);
+  let clawedAtto = 0n;
+  let marginAtto = 0n;
+  for (const [i, amount] of [third, third, undefined].entries()) {
+    const refund = await context.admin.expect([201], 'POST', `/v1/admin/usage-events/${eventId}/refunds`, {
+      refund_id: `demo-refund-${context.runId}-${i}`,
+      reason: 'demo: disputed request',
+      ...(amount ? { amount_usd: amount } : {}),
+    });
+    clawedAtto += usdToAtto(refund.body.contributor_clawback_usd);
+    marginAtto += usdToAtto(refund.body.margin_reversed_usd);
+    say(`refund ${i + 1}/3 of ${eventId}: ${refund.body.amount_usd} to the user, ${refund.body.contributor_clawback_usd} clawed back from ${contributorId}`);
+  }
+  const userAfter = usdToAtto((await context.admin.expect([200], 'GET', `/v1/users/${event.user_id}/balance`)).body.balance_usd);
+  const payableAfter = usdToAtto((await context.admin.expect([200], 'GET', `/v1/contributors/${contributorId}/balance`)).body.payable_usd);
+  const list = await context.admin.expect([200], 'GET', '/v1/admin/contributors?limit=500');
+  const debt = (list.body.data as any[]).find((c) => c.id === contributorId)?.debt_usd;
+  console.log(`\nRefund after settlement: ${contributorId} payable ${attoToUsd(payableBefore)} -> ${attoToUsd(payableAfter)} (debt ${debt})`);
+  check('refund: the user is restored exactly', userAfter - userBefore === chargeAtto, `${attoToUsd(userAfter - userBefore)} vs ${event.charge_usd}`);
+  check('refund: three parts claw back exactly the payout', clawedAtto === payoutAtto, `${attoToUsd(clawedAtto)} vs ${event.payout_usd}`);
+  check('refund: three parts reverse exactly the margin', marginAtto === usdToAtto(event.margin_usd), attoToUsd(marginAtto));
+  check('refund: payable is exactly minus the payout', payableAfter === payableBefore - payoutAtto, attoToUsd(payableAfter));
+  check('refund: the admin list shows the debt', payableAfter >= 0n || usdToAtto(debt) === -payableAfter, String(debt));
+
+  // New earnings for that contributor; the next settlement pays them minus the debt.
+  const random = seededRandom(20261216);
+  let earnedAtto = 0n;
+  for (let i = 0; i < REFUND_NEW_EVENTS; i += 1) {
+    const result = await context.gateway.expect([201], 'POST', '/v1/usage-events', { ...randomEvent(context.runId, 'after-refund', i, random), contributor_id: contributorId });
+    earnedAtto += usdToAtto(result.body.payout_usd);
+  }
+  const netAtto = payableAfter + earnedAtto;
+  const expectedMicro = netAtto / ATTO_PER_MICRO_USDC;
+  const address = context.addresses.get(contributorId)!;
+  const chainBefore = (await onChainMicroUsdc(context.devchain, new Map([[contributorId, address]]))).get(contributorId)!;
+  const settlement = await runSettlement(context);
+  const line = ((settlement.lines ?? []) as any[]).find((l) => l.contributor_id === contributorId);
+  const chainAfter = (await onChainMicroUsdc(context.devchain, new Map([[contributorId, address]]))).get(contributorId)!;
+  console.log(`Next settlement: earned ${attoToUsd(earnedAtto)} - debt ${attoToUsd(-payableAfter)} = ${attoToUsd(netAtto)}; paid ${line?.amount_usdc} USDC on chain`);
+  check('netting settlement confirmed', settlement.status === 'confirmed', settlement.status);
+  check('netting settlement pays earnings minus the debt', line !== undefined && usdToAtto(line.amount_usdc) === expectedMicro * ATTO_PER_MICRO_USDC, String(line?.amount_usdc));
+  check('on-chain amount equals the net', chainAfter - chainBefore === expectedMicro, `${chainAfter - chainBefore} micro-USDC`);
+  check('no settlement line of zero or less', ((settlement.lines ?? []) as any[]).every((l) => usdToAtto(l.amount_usdc) > 0n));
+  // The overview checks above compare with the tally of the first play; here only the ledger.
+  const ledger = await context.admin.expect([200], 'GET', '/v1/admin/ledger/check');
+  console.log(`Ledger check after the refund and the netting settlement: ok=${ledger.body.ok}, ${ledger.body.journal_entries} journal entries`);
+  check('ledger check ok after refunds', ledger.body.ok === true, JSON.stringify(ledger.body).slice(0, 300));
 }
 
 /** One contributor's statement of this month (JSON, CSV, PDF): it must tie out to the balances. */

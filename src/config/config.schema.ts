@@ -125,6 +125,8 @@ export const envSchema = z.object({
     .optional(),
   /** Threshold of the user.balance_low webhook: fired once each time a balance crosses below it. */
   USER_LOW_BALANCE_USD: usdAmount('1'),
+  /** Days after occurred_at before earnings become payable (0: at once). */
+  PAYOUT_MATURITY_DAYS: intFromEnv(0, 0, 3650),
   /** How long a failing webhook delivery is retried (from the event's creation), then `failed`. */
   WEBHOOK_RETRY_HOURS: intFromEnv(24, 1, 24 * 30),
   /** First retry delay of a failing webhook delivery; each next one is about 3x longer (capped). */

@@ -10,6 +10,7 @@ import { isSignedUsageJob, signedUsageJobSchema, type SignedUsageJob } from './s
 import { usageJobId as jobIdOfEvent } from './usage-job-id.js';
 import {
   JOB_DEAD_USAGE_EVENT,
+  JOB_EARNINGS_MATURE,
   JOB_EXPIRE_HOLDS,
   JOB_LEDGER_CHECKPOINT,
   JOB_USAGE_PARTITIONS,
@@ -21,6 +22,7 @@ import {
   JOB_USAGE_EVENT,
   JOB_WEBHOOK_DISPATCH,
   JOB_WEBHOOK_RELAY,
+  QUEUE_EARNINGS,
   QUEUE_HOLDS,
   QUEUE_WEBHOOK_DISPATCH,
   QUEUE_WEBHOOKS,
@@ -74,6 +76,8 @@ const settlementRef = z.object({ settlement_id: z.string().uuid() });
 
 /** Outbox events are fanned out and due endpoints dispatched this often (the relay's schedule). */
 export const WEBHOOK_RELAY_EVERY_MS = 1_000;
+/** Matured earnings move to payable this often (idempotent per contributor and day; catches up after downtime). */
+export const EARNINGS_MATURITY_EVERY_MS = 15 * 60_000;
 /** Endpoints dispatched at once per worker process. */
 const WEBHOOK_DISPATCH_CONCURRENCY = 8;
 /**
@@ -197,6 +201,13 @@ export const JOBS = {
     handled: true,
     options: () => ({ removeOnComplete: { count: SCHEDULED_JOBS_KEPT }, removeOnFail: { count: SCHEDULED_JOBS_KEPT } }),
   }),
+  /** Moves matured earnings from pending to payable (a scheduler). */
+  [JOB_EARNINGS_MATURE]: spec({
+    queue: QUEUE_EARNINGS,
+    payload: noPayload,
+    handled: true,
+    options: () => ({ removeOnComplete: { count: SCHEDULED_JOBS_KEPT }, removeOnFail: { count: SCHEDULED_JOBS_KEPT } }),
+  }),
   /** Fans the outbox out into deliveries and enqueues the endpoints with due work (a scheduler). */
   [JOB_WEBHOOK_RELAY]: spec({
     queue: QUEUE_WEBHOOKS,
@@ -252,17 +263,19 @@ export const SCHEDULERS = {
   webhookRelay: { id: 'webhook-relay', queue: QUEUE_WEBHOOKS, job: JOB_WEBHOOK_RELAY, repeat: { every: WEBHOOK_RELAY_EVERY_MS } },
   usagePartitions: { id: 'usage-partitions', queue: QUEUE_HISTORY, job: JOB_USAGE_PARTITIONS, repeat: { every: USAGE_PARTITIONS_EVERY_MS } },
   ledgerCheckpoint: { id: 'ledger-checkpoint', queue: QUEUE_HISTORY, job: JOB_LEDGER_CHECKPOINT, repeat: { every: LEDGER_CHECKPOINT_EVERY_MS } },
+  earningsMaturity: { id: 'earnings-maturity', queue: QUEUE_EARNINGS, job: JOB_EARNINGS_MATURE, repeat: { every: EARNINGS_MATURITY_EVERY_MS } },
 } as const;
 
 /** The job template a scheduler adds: the job's name, no payload, the job's own options. */
-export function scheduledJob(job: typeof JOB_EXPIRE_HOLDS | typeof JOB_SETTLEMENT_FINALITY | typeof JOB_SETTLEMENT_RUN | typeof JOB_WEBHOOK_RELAY | typeof JOB_USAGE_PARTITIONS | typeof JOB_LEDGER_CHECKPOINT) {
+export function scheduledJob(job: typeof JOB_EXPIRE_HOLDS | typeof JOB_SETTLEMENT_FINALITY | typeof JOB_SETTLEMENT_RUN | typeof JOB_WEBHOOK_RELAY | typeof JOB_USAGE_PARTITIONS | typeof JOB_LEDGER_CHECKPOINT | typeof JOB_EARNINGS_MATURE) {
   return { name: job, data: {}, opts: jobOptions(job, {}) };
 }
 
 /** Worker options per queue (the @Processor of each queue passes them). */
-export const WORKER_OPTIONS: Record<typeof QUEUE_USAGE_EVENTS | typeof QUEUE_HOLDS | typeof QUEUE_SETTLEMENT | typeof QUEUE_WEBHOOKS | typeof QUEUE_WEBHOOK_DISPATCH | typeof QUEUE_HISTORY, Partial<WorkerOptions>> = {
+export const WORKER_OPTIONS: Record<typeof QUEUE_USAGE_EVENTS | typeof QUEUE_HOLDS | typeof QUEUE_SETTLEMENT | typeof QUEUE_WEBHOOKS | typeof QUEUE_WEBHOOK_DISPATCH | typeof QUEUE_HISTORY | typeof QUEUE_EARNINGS, Partial<WorkerOptions>> = {
   [QUEUE_USAGE_EVENTS]: { concurrency: USAGE_QUEUE_CONCURRENCY, maxStalledCount: USAGE_JOB_STALLS_MAX },
   [QUEUE_HOLDS]: {},
+  [QUEUE_EARNINGS]: {},
   [QUEUE_SETTLEMENT]: { concurrency: SETTLEMENT_WORKER_CONCURRENCY, lockDuration: SETTLEMENT_JOB_LOCK_MS },
   [QUEUE_WEBHOOKS]: {},
   [QUEUE_WEBHOOK_DISPATCH]: { concurrency: WEBHOOK_DISPATCH_CONCURRENCY, lockDuration: WEBHOOK_DISPATCH_LOCK_MS, stalledInterval: WEBHOOK_DISPATCH_LOCK_MS },

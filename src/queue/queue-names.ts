@@ -3,7 +3,7 @@ export const QUEUE_USAGE_EVENTS = 'usage-events';
 export const QUEUE_USAGE_EVENTS_DEAD = 'usage-events-dead';
 export const QUEUE_HOLDS = 'holds';
 export const QUEUE_SETTLEMENT = 'settlement';
-export type QueueName = typeof QUEUE_USAGE_EVENTS | typeof QUEUE_USAGE_EVENTS_DEAD | typeof QUEUE_HOLDS | typeof QUEUE_SETTLEMENT | WebhookQueueName | typeof QUEUE_HISTORY;
+export type QueueName = typeof QUEUE_USAGE_EVENTS | typeof QUEUE_USAGE_EVENTS_DEAD | typeof QUEUE_HOLDS | typeof QUEUE_SETTLEMENT | WebhookQueueName | typeof QUEUE_HISTORY | typeof QUEUE_EARNINGS;
 
 export const JOB_USAGE_EVENT = 'usage-event';
 export const JOB_DEAD_USAGE_EVENT = 'dead-usage-event';
@@ -12,6 +12,10 @@ export const JOB_SETTLEMENT_RUN = 'settlement-run';
 export const JOB_SETTLEMENT_SEND = 'settlement-send';
 export const JOB_SETTLEMENT_RECONCILE = 'settlement-reconcile';
 export const JOB_SETTLEMENT_FINALITY = 'settlement-finality';
+
+/** Payout maturity (PAYOUT_MATURITY_DAYS): matured earnings move from pending to payable. */
+export const QUEUE_EARNINGS = 'earnings';
+export const JOB_EARNINGS_MATURE = 'earnings-mature';
 
 /** Webhooks: the relay (outbox -> deliveries, on a schedule) and one dispatch job per endpoint. */
 export const QUEUE_WEBHOOKS = 'webhooks';

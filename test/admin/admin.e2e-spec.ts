@@ -48,7 +48,8 @@ describe('admin: contributors, adjustments, audit log, overview', () => {
       tier: 'standard',
       status: 'active',
       payout_address: '0x52908400098527886E0F7030069857D2E4169EE7',
-      balances: { accrued_usd: '5', payable_usd: '5', in_settlement_usd: '0', paid_usd: '0' },
+      balances: { accrued_usd: '5', pending_usd: '0', payable_usd: '5', in_settlement_usd: '0', paid_usd: '0' },
+      debt_usd: '0',
     });
     const defaults = await t.admin(t.http.get('/v1/admin/contributors')).expect(200);
     expect(defaults.body.data.map((c: { id: string }) => c.id)).toEqual(IDS);

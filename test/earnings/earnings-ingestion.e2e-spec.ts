@@ -95,6 +95,10 @@ describe('earnings over events ingested through the API', () => {
           audio_tokens: Number(r.audio),
           official_usd: formatAttoAsUsd(BigInt(r.official)),
           earned_usd: formatAttoAsUsd(BigInt(r.earned)),
+          refunds: 0,
+          refunded_usd: '0',
+          clawed_back_usd: '0',
+          net_earned_usd: formatAttoAsUsd(BigInt(r.earned)),
         })),
       );
       const earned = raw.rows.reduce((n, r) => n + BigInt(r.earned), 0n);
@@ -103,7 +107,7 @@ describe('earnings over events ingested through the API', () => {
       expect(balance.body).toMatchObject({ tier: 'premium', payable_usd: formatAttoAsUsd(earned), accrued_usd: formatAttoAsUsd(earned) });
       // The contributors module's admin GET carries the same balances.
       const admin = await t.admin(t.http.get(`/v1/admin/contributors/${id}`)).expect(200);
-      const balances = { accrued_usd: formatAttoAsUsd(earned), payable_usd: formatAttoAsUsd(earned), in_settlement_usd: '0', paid_usd: '0' };
+      const balances = { accrued_usd: formatAttoAsUsd(earned), pending_usd: '0', payable_usd: formatAttoAsUsd(earned), in_settlement_usd: '0', paid_usd: '0' };
       expect(admin.body).toMatchObject({ id, tier: 'premium', ...balances, balances });
     }
   });

@@ -49,8 +49,11 @@ function expectedRows(events: WrittenEvent[], contributorId: string, from: Date,
   const bytes = (s: string | undefined) => Buffer.from(s ?? '');
   return [...groups.values()]
     .sort((a, b) => (a.day ?? '').localeCompare(b.day ?? '') || Buffer.compare(bytes(a.model), bytes(b.model)))
-    .map(({ official, earned, ...rest }) => ({ ...rest, official_usd: formatAttoAsUsd(official), earned_usd: formatAttoAsUsd(earned) }));
+    .map(({ official, earned, ...rest }) => ({ ...rest, official_usd: formatAttoAsUsd(official), earned_usd: formatAttoAsUsd(earned), ...NO_REFUNDS(earned) }));
 }
+
+/** The refund columns of a day without refunds (test/refunds covers days with them). */
+const NO_REFUNDS = (earned: bigint) => ({ refunds: 0, refunded_usd: '0', clawed_back_usd: '0', net_earned_usd: formatAttoAsUsd(earned) });
 
 describe('contributor earnings from the daily rollup', () => {
   let t: TestApp;
@@ -134,7 +137,7 @@ describe('contributor earnings from the daily rollup', () => {
     const res = await earnings('c-empty', 'from=2026-11-01&to=2026-11-07').expect(200);
     expect(res.body.rows).toEqual([]);
     const balance = await t.admin(t.http.get('/v1/contributors/c-empty/balance')).expect(200);
-    expect(balance.body).toEqual({ contributor_id: 'c-empty', tier: 'standard', accrued_usd: '0', payable_usd: '0', in_settlement_usd: '0', paid_usd: '0' });
+    expect(balance.body).toEqual({ contributor_id: 'c-empty', tier: 'standard', accrued_usd: '0', pending_usd: '0', payable_usd: '0', in_settlement_usd: '0', paid_usd: '0' });
   });
 
   it('serves the same rows as CSV (header, decimal money, text/csv)', async () => {
@@ -145,10 +148,10 @@ describe('contributor earnings from the daily rollup', () => {
       expect(csvRes.headers['content-type']).toMatch(/^text\/csv/);
       expect(csvRes.headers['content-disposition']).toMatch(/attachment; filename="earnings-c-prem-2026-11-01-2026-11-07\.csv"/);
       const [header, ...lines] = parseCsv(csvRes.body as string);
-      const columns = [...(groupBy === 'model' ? [] : ['day']), ...(groupBy === 'day' ? [] : ['model']), 'events', 'prompt_tokens', 'completion_tokens', 'official_usd', 'earned_usd', 'cached_tokens', 'cache_write_tokens', 'audio_tokens'];
+      const columns = [...(groupBy === 'model' ? [] : ['day']), ...(groupBy === 'day' ? [] : ['model']), 'events', 'prompt_tokens', 'completion_tokens', 'official_usd', 'earned_usd', 'cached_tokens', 'cache_write_tokens', 'audio_tokens', 'refunds', 'refunded_usd', 'clawed_back_usd', 'net_earned_usd'];
       expect(header).toEqual(columns);
       const fromCsv = lines.map((line) =>
-        Object.fromEntries(line.map((value, i) => [columns[i]!, ['events', 'prompt_tokens', 'completion_tokens', 'cached_tokens', 'cache_write_tokens', 'audio_tokens'].includes(columns[i]!) ? Number(value) : value])),
+        Object.fromEntries(line.map((value, i) => [columns[i]!, ['events', 'prompt_tokens', 'completion_tokens', 'cached_tokens', 'cache_write_tokens', 'audio_tokens', 'refunds'].includes(columns[i]!) ? Number(value) : value])),
       );
       expect(fromCsv).toEqual(json.body.rows);
     }
@@ -162,6 +165,7 @@ describe('contributor earnings from the daily rollup', () => {
         contributor_id: id,
         tier: id === 'c-std' ? 'standard' : 'premium',
         accrued_usd: formatAttoAsUsd(earned),
+        pending_usd: '0',
         payable_usd: formatAttoAsUsd(earned),
         in_settlement_usd: '0',
         paid_usd: '0',

@@ -159,34 +159,40 @@ describe('pricing and contributors (admin API)', () => {
 
     it('imports the fixture exactly, and is idempotent', async () => {
       const first = await importAt('2026-07-24T00:00:00Z').expect(201);
-      expect(first.body).toMatchObject({ effective_from: '2026-07-24T00:00:00.000Z', imported: 215, unchanged: 0 });
-      expect((first.body.skipped as { model: string }[]).map((s) => s.model).sort()).toEqual(['gpt-image-1', 'gpt-image-1-mini', 'gpt-realtime-whisper']);
+      // 212 models as 405 versions (their flex, priority, batch, us, fast, eu and search-size variants).
+      expect(first.body).toMatchObject({ effective_from: '2026-07-24T00:00:00.000Z', imported: 405, unchanged: 0, catalog: { models: 212, versions: 405, tiers: 97 } });
+      // Which models and why: src/modules/pricing/litellm-import.spec.ts.
+      expect(first.body.catalog).toMatchObject({ skipped_models: 6, skipped_by_code: { zero_priced: 2, not_token_priced: 4 } });
+      expect(first.body.skipped).toContainEqual({ model: 'gpt-realtime-whisper', code: 'not_token_priced', reason: 'priced per input_cost_per_second, not per token' });
 
       const gpt4o = await t.admin(t.http.get('/v1/admin/prices?model=gpt-4o')).expect(200);
-      expect(gpt4o.body.data).toEqual([
+      expect((gpt4o.body.data as { variant: string }[]).map((p) => p.variant).sort()).toEqual(['batch', 'priority', 'standard']);
+      expect(gpt4o.body.data.find((p: { variant: string }) => p.variant === 'standard')).toEqual(
         expect.objectContaining({ input_usd_per_mtok: '2.5', output_usd_per_mtok: '10', cached_input_usd_per_mtok: '1.25', source: 'litellm' }),
-      ]);
+      );
       const deepseek = await t.admin(t.http.get('/v1/admin/prices?model=deepseek-chat')).expect(200);
       expect(deepseek.body.data[0]).toMatchObject({ input_usd_per_mtok: '0.28', output_usd_per_mtok: '0.42', cached_input_usd_per_mtok: '0.028' });
       const o1pro = await t.admin(t.http.get('/v1/admin/prices?model=o1-pro')).expect(200);
-      expect(o1pro.body.data[0]).toMatchObject({ input_usd_per_mtok: '150', output_usd_per_mtok: '600', cached_input_usd_per_mtok: null });
+      expect(o1pro.body.data.find((p: { variant: string }) => p.variant === 'standard')).toMatchObject({ input_usd_per_mtok: '150', output_usd_per_mtok: '600', cached_input_usd_per_mtok: null });
 
       const again = await importAt('2026-07-24T00:00:00Z').expect(200);
-      expect(again.body).toMatchObject({ imported: 0, unchanged: 215 });
+      expect(again.body).toMatchObject({ imported: 0, unchanged: 405 });
       const later = await importAt(null).expect(200); // now: the versions in force are identical
-      expect(later.body).toMatchObject({ imported: 0, unchanged: 215 });
-      expect(await t.app.get(DatabaseService).prisma.price.count({ where: { source: 'litellm' } })).toBe(215);
+      expect(later.body).toMatchObject({ imported: 0, unchanged: 405 });
+      expect(await t.app.get(DatabaseService).prisma.price.count({ where: { source: 'litellm' } })).toBe(405);
       expect(await auditActions('price.import')).toHaveLength(3);
     });
 
-    it('adds a version only for models whose price changed, and skips a conflicting one', async () => {
+    it('adds a version only for the versions whose price changed, and skips a conflicting one', async () => {
       const changed = FIXTURE_TEXT.replace(/("gpt-4o": \{\s*"cache_read_input_token_cost": )1\.25e-06/, '$11.2e-06');
       expect(changed).not.toBe(FIXTURE_TEXT);
+      // gpt-4o standard, and its batch variant, which lists no cache price of its own.
       const res = await importAt('2026-08-01T00:00:00Z', changed).expect(201);
-      expect(res.body).toMatchObject({ imported: 1, unchanged: 215 - 1 });
+      expect(res.body).toMatchObject({ imported: 2, unchanged: 405 - 2 });
       const conflicting = changed.replace(/("gpt-4o": \{\s*"cache_read_input_token_cost": )1\.2e-06/, '$11.1e-06');
       const conflict = await importAt('2026-08-01T00:00:00Z', conflicting).expect(200);
-      expect(conflict.body.skipped).toContainEqual({ model: 'gpt-4o', reason: expect.stringMatching(/already starts at effective_from/) });
+      expect(conflict.body.skipped).toContainEqual({ model: 'gpt-4o', variant: 'standard', code: 'conflict', reason: expect.stringMatching(/already starts at effective_from/) });
+      expect(conflict.body.skipped).toContainEqual(expect.objectContaining({ model: 'gpt-4o', variant: 'batch', code: 'conflict' }));
       const book = await t.app.get(PricingService).getPriceBookFresh();
       expect(book.priceAt('gpt-4o', new Date('2026-07-31T00:00:00Z'))?.cachedInputAttoPerMtok).toBe(1_250_000_000_000_000_000n);
       expect(book.priceAt('gpt-4o', new Date('2026-08-01T00:00:00Z'))?.cachedInputAttoPerMtok).toBe(1_200_000_000_000_000_000n);
@@ -196,7 +202,7 @@ describe('pricing and contributors (admin API)', () => {
       const doc = '{"acme/fine": {"input_cost_per_token": 1.0000001e-06, "output_cost_per_token": 2e-06}, "acme/ok": {"input_cost_per_token": 1e-06, "output_cost_per_token": 2e-06}}';
       const res = await importAt('2026-09-01T00:00:00Z', doc).expect(201);
       expect(res.body.imported).toBe(1);
-      expect(res.body.skipped).toEqual([{ model: 'acme/fine', reason: expect.stringMatching(/more than 6 decimals/) }]);
+      expect(res.body.skipped).toEqual([{ model: 'acme/fine', code: 'precision', reason: 'input_cost_per_token 1.0000001e-06 needs more than 6 decimals' }]);
     });
 
     it('refuses bad documents, media types, sizes and timestamps', async () => {

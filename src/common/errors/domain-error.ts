@@ -18,6 +18,8 @@ export type ErrorCode =
   | 'settlement_disabled'
   | 'webhook_url_refused'
   | 'payout_address_refused'
+  | 'refund_exceeds_charge'
+  | 'not_priced'
   | 'rate_limited'
   | 'unavailable'
   | 'internal_error';
@@ -39,6 +41,8 @@ const STATUS_BY_CODE: Record<ErrorCode, number> = {
   settlement_disabled: 422,
   webhook_url_refused: 422,
   payout_address_refused: 422,
+  refund_exceeds_charge: 422,
+  not_priced: 422,
   rate_limited: 429,
   internal_error: 500,
   unavailable: 503,

@@ -24,6 +24,8 @@ export function contributorToJson(row: ContributorBalanceRow) {
     status: row.status,
     payout_address: checksummed(row.payoutAddress),
     balances: contributorBalancesToJson(contributorBalancesOf(row)),
+    // A clawback after payout leaves payable below zero: the debt later earnings net first.
+    debt_usd: formatAttoAsUsd(row.payableAtto < 0n ? -row.payableAtto : 0n),
   };
 }
 

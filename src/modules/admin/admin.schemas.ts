@@ -77,6 +77,7 @@ export const contributorListResponseSchema = z.object({
       status: z.string(),
       payout_address: z.string(),
       balances: contributorBalancesSchema,
+      debt_usd: usd.describe('What the contributor owes after clawbacks of paid earnings (-payable when payable < 0, else 0); netted by later earnings'),
     }),
   ),
   next_cursor: z.string().nullable(),

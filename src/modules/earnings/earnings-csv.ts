@@ -34,6 +34,10 @@ export function renderEarningsCsv(report: EarningsReport): string {
     'cached_tokens',
     'cache_write_tokens',
     'audio_tokens',
+    'refunds',
+    'refunded_usd',
+    'clawed_back_usd',
+    'net_earned_usd',
   ];
   const lines = [header.join(',')];
   for (const row of report.rows) {
@@ -50,6 +54,10 @@ export function renderEarningsCsv(report: EarningsReport): string {
         String(sums.cached_tokens),
         String(sums.cache_write_tokens),
         String(sums.audio_tokens),
+        String(sums.refunds),
+        sums.refunded_usd,
+        sums.clawed_back_usd,
+        sums.net_earned_usd,
       ].join(','),
     );
   }

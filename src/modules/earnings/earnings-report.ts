@@ -16,6 +16,10 @@ export interface EarningsSums {
   audioTokens: bigint;
   officialAtto: bigint;
   earnedAtto: bigint;
+  /** Refund parts made on the row's day (of events of any day), what they returned to users and clawed back. */
+  refunds: bigint;
+  refundedAtto: bigint;
+  clawedBackAtto: bigint;
 }
 
 export interface EarningsRow extends EarningsSums {
@@ -34,7 +38,7 @@ export interface EarningsReport {
 }
 
 export function emptySums(): EarningsSums {
-  return { events: 0n, promptTokens: 0n, completionTokens: 0n, cachedTokens: 0n, cacheWriteTokens: 0n, audioTokens: 0n, officialAtto: 0n, earnedAtto: 0n };
+  return { events: 0n, promptTokens: 0n, completionTokens: 0n, cachedTokens: 0n, cacheWriteTokens: 0n, audioTokens: 0n, officialAtto: 0n, earnedAtto: 0n, refunds: 0n, refundedAtto: 0n, clawedBackAtto: 0n };
 }
 
 export function sumRows(rows: readonly EarningsSums[]): EarningsSums {
@@ -48,6 +52,9 @@ export function sumRows(rows: readonly EarningsSums[]): EarningsSums {
     totals.audioTokens += row.audioTokens;
     totals.officialAtto += row.officialAtto;
     totals.earnedAtto += row.earnedAtto;
+    totals.refunds += row.refunds;
+    totals.refundedAtto += row.refundedAtto;
+    totals.clawedBackAtto += row.clawedBackAtto;
   }
   return totals;
 }
@@ -67,6 +74,11 @@ export interface EarningsSumsJson {
   audio_tokens: number;
   official_usd: string;
   earned_usd: string;
+  refunds: number;
+  refunded_usd: string;
+  clawed_back_usd: string;
+  /** earned - clawed back: may be negative on a day of refunds. */
+  net_earned_usd: string;
 }
 
 export function sumsToJson(sums: EarningsSums): EarningsSumsJson {
@@ -79,6 +91,10 @@ export function sumsToJson(sums: EarningsSums): EarningsSumsJson {
     audio_tokens: toJsonInteger(sums.audioTokens),
     official_usd: formatAttoAsUsd(sums.officialAtto),
     earned_usd: formatAttoAsUsd(sums.earnedAtto),
+    refunds: toJsonInteger(sums.refunds),
+    refunded_usd: formatAttoAsUsd(sums.refundedAtto),
+    clawed_back_usd: formatAttoAsUsd(sums.clawedBackAtto),
+    net_earned_usd: formatAttoAsUsd(sums.earnedAtto - sums.clawedBackAtto),
   };
 }
 

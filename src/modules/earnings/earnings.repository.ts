@@ -40,6 +40,9 @@ interface SumsRow {
   audio_tokens: string;
   official_atto: string;
   earned_atto: string;
+  refunds?: string;
+  refunded_atto?: string;
+  clawed_back_atto?: string;
 }
 
 function sumsOf(row: SumsRow) {
@@ -52,6 +55,9 @@ function sumsOf(row: SumsRow) {
     audioTokens: toBigInt(row.audio_tokens),
     officialAtto: toBigInt(row.official_atto),
     earnedAtto: toBigInt(row.earned_atto),
+    refunds: toBigInt(row.refunds ?? '0'),
+    refundedAtto: toBigInt(row.refunded_atto ?? '0'),
+    clawedBackAtto: toBigInt(row.clawed_back_atto ?? '0'),
   };
 }
 
@@ -81,13 +87,23 @@ export class EarningsRepository {
   /** Sums per group over [fromDay, toDay); at most rowsMax + 1 rows so the caller can tell overflow. */
   async earningsRows(input: { contributorId: string; fromDay: string; toDay: string; groupBy: GroupBy; rowsMax: number }): Promise<EarningsRow[]> {
     const grouping = GROUPING_SQL[input.groupBy];
+    // Usage by the day it occurred, refunds by the day they were made (history is never rewritten).
     const result = await this.db.readPool.query<SumsRow & { day: string | null; model: string | null }>(
       `SELECT ${grouping.select},
               sum(events) AS events, sum(prompt_tokens) AS prompt_tokens, sum(completion_tokens) AS completion_tokens,
               sum(cached_tokens) AS cached_tokens, sum(cache_write_tokens) AS cache_write_tokens, sum(audio_tokens) AS audio_tokens,
-              sum(official_atto) AS official_atto, sum(earned_atto) AS earned_atto
-       FROM contributor_usage_daily
-       WHERE contributor_id = $1 AND day >= $2::date AND day < $3::date
+              sum(official_atto) AS official_atto, sum(earned_atto) AS earned_atto,
+              sum(refunds) AS refunds, sum(refunded_atto) AS refunded_atto, sum(clawed_back_atto) AS clawed_back_atto
+       FROM (
+         SELECT day, model, events, prompt_tokens, completion_tokens, cached_tokens, cache_write_tokens, audio_tokens,
+                official_atto, earned_atto, 0::bigint AS refunds, 0::numeric AS refunded_atto, 0::numeric AS clawed_back_atto
+         FROM contributor_usage_daily
+         WHERE contributor_id = $1 AND day >= $2::date AND day < $3::date
+         UNION ALL
+         SELECT day, model, 0, 0, 0, 0, 0, 0, 0, 0, refunds, refunded_atto, clawed_back_atto
+         FROM contributor_refunds_daily
+         WHERE contributor_id = $1 AND day >= $2::date AND day < $3::date
+       ) AS daily
        GROUP BY ${grouping.groupOrder}
        ORDER BY ${grouping.groupOrder}
        LIMIT $4`,

@@ -28,6 +28,10 @@ const sums = {
   audio_tokens: z.number().int().describe('audio input and output tokens'),
   official_usd: usd,
   earned_usd: usd,
+  refunds: z.number().int().describe('refund parts made that day (of events of any day)'),
+  refunded_usd: usd.describe('returned to users by those refunds'),
+  clawed_back_usd: usd.describe("clawed back from the contributor by those refunds"),
+  net_earned_usd: usd.describe('earned - clawed back (may be negative)'),
 };
 
 export const earningsResponseSchema = z.object({
@@ -42,6 +46,7 @@ export class EarningsResponseDto extends createZodDto(earningsResponseSchema) {}
 
 export const contributorBalancesSchema = z.object({
   accrued_usd: usd,
+  pending_usd: usd.describe('earned, not payable before occurred_at + PAYOUT_MATURITY_DAYS (0 unless set)'),
   payable_usd: usd,
   in_settlement_usd: usd,
   paid_usd: usd,

@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { assert, DomainError, notFound } from '../../common/errors/index.js';
 import { APP_CONFIG, type AppConfig } from '../../config/index.js';
-import { contributorInSettlement, contributorPaid, contributorPayable } from '../ledger/account-codes.js';
+import { contributorInSettlement, contributorPaid, contributorPayable, contributorPending } from '../ledger/account-codes.js';
 import { LedgerService } from '../ledger/ledger.service.js';
 import { contributorBalancesOf, type ContributorBalances } from './contributor-balances.js';
 import { formatDay, resolveEarningsRange, type GroupBy } from './earnings-range.js';
@@ -29,9 +29,10 @@ export class EarningsService {
    * accounts are zero). Exported for the contributors module's admin GET.
    */
   async contributorBalances(contributorId: string): Promise<ContributorBalances> {
-    const codes = { payable: contributorPayable(contributorId), inSettlement: contributorInSettlement(contributorId), paid: contributorPaid(contributorId) };
-    const found = await this.ledger.balances([codes.payable, codes.inSettlement, codes.paid]);
+    const codes = { pending: contributorPending(contributorId), payable: contributorPayable(contributorId), inSettlement: contributorInSettlement(contributorId), paid: contributorPaid(contributorId) };
+    const found = await this.ledger.balances([codes.pending, codes.payable, codes.inSettlement, codes.paid]);
     return contributorBalancesOf({
+      pendingAtto: found.get(codes.pending)?.balanceAtto ?? 0n,
       payableAtto: found.get(codes.payable)?.balanceAtto ?? 0n,
       inSettlementAtto: found.get(codes.inSettlement)?.balanceAtto ?? 0n,
       paidAtto: found.get(codes.paid)?.balanceAtto ?? 0n,

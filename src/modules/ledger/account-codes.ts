@@ -5,10 +5,12 @@ export const PLATFORM_REVENUE = 'platform:revenue';
 export const PLATFORM_ADJUSTMENTS = 'platform:adjustments';
 export const EXTERNAL_FUNDING = 'external:funding';
 
-export type AccountKind = 'user' | 'contributor_payable' | 'contributor_in_settlement' | 'contributor_paid' | 'platform' | 'external';
+export type AccountKind = 'user' | 'contributor_pending' | 'contributor_payable' | 'contributor_in_settlement' | 'contributor_paid' | 'platform' | 'external';
 
 export const userAccount = (userId: string) => `user:${userId}`;
 export const contributorPayable = (contributorId: string) => `contributor:${contributorId}:payable`;
+/** Earnings not matured yet (PAYOUT_MATURITY_DAYS > 0): moved to payable by the maturity job. */
+export const contributorPending = (contributorId: string) => `contributor:${contributorId}:pending`;
 export const contributorInSettlement = (contributorId: string) => `contributor:${contributorId}:in_settlement`;
 export const contributorPaid = (contributorId: string) => `contributor:${contributorId}:paid`;
 
@@ -35,7 +37,7 @@ export function describeAccount(code: string): Readonly<AccountInfo> {
 
 function parseAccountCode(code: string): AccountInfo {
   if (code.startsWith('user:')) return { kind: 'user', ownerId: code.slice('user:'.length), tracked: true };
-  const contributor = /^contributor:(.+):(payable|in_settlement|paid)$/.exec(code);
+  const contributor = /^contributor:(.+):(pending|payable|in_settlement|paid)$/.exec(code);
   if (contributor) {
     const kind = `contributor_${contributor[2]}` as AccountKind;
     return { kind, ownerId: contributor[1]!, tracked: true };

@@ -18,6 +18,7 @@ export interface ContributorBalanceRow {
   tier: string;
   status: string;
   payoutAddress: string;
+  pendingAtto: bigint;
   payableAtto: bigint;
   inSettlementAtto: bigint;
   paidAtto: bigint;
@@ -29,10 +30,12 @@ export type ContributorCursor = { sort: 'id'; id: string } | { sort: 'payable_de
 // Balances joined by account code; a contributor without an account yet has zero balances.
 const CONTRIBUTOR_PAGE_SELECT = `
   SELECT c.id, c.tier, c.status, c.payout_address,
+         coalesce(m.balance_atto, 0) AS pending_atto,
          coalesce(p.balance_atto, 0) AS payable_atto,
          coalesce(s.balance_atto, 0) AS in_settlement_atto,
          coalesce(d.balance_atto, 0) AS paid_atto
   FROM contributors c
+  LEFT JOIN accounts m ON m.code = 'contributor:' || c.id || ':pending'
   LEFT JOIN accounts p ON p.code = 'contributor:' || c.id || ':payable'
   LEFT JOIN accounts s ON s.code = 'contributor:' || c.id || ':in_settlement'
   LEFT JOIN accounts d ON d.code = 'contributor:' || c.id || ':paid'`;
@@ -245,6 +248,7 @@ export class LedgerRepository {
       tier: string;
       status: string;
       payout_address: string;
+      pending_atto: string;
       payable_atto: string;
       in_settlement_atto: string;
       paid_atto: string;
@@ -254,6 +258,7 @@ export class LedgerRepository {
       tier: r.tier,
       status: r.status,
       payoutAddress: r.payout_address,
+      pendingAtto: toBigInt(r.pending_atto),
       payableAtto: toBigInt(r.payable_atto),
       inSettlementAtto: toBigInt(r.in_settlement_atto),
       paidAtto: toBigInt(r.paid_atto),

@@ -5,8 +5,11 @@ import { priceDraftFromBody, priceTermsToJson } from './price-terms.js';
 import type { Principal } from '../auth/auth.types.js';
 import { CurrentPrincipal } from '../auth/principal.decorator.js';
 import { Roles } from '../auth/roles.decorator.js';
+import { toGenaiImportJson, toLitellmImportJson } from './price-import.presenter.js';
 import {
   CreatePriceDto,
+  GenaiPricesImportResponseDto,
+  ImportGenaiPricesDto,
   ImportPricesQueryDto,
   ListPricesQueryDto,
   PriceImportResponseDto,
@@ -74,12 +77,17 @@ export class PricingController {
     const documentText = await readRawJsonBody(req, PRICE_IMPORT_BODY_LIMIT_BYTES);
     const result = await this.pricing.importLitellm(actor, { documentText, effectiveFrom: query.effective_from });
     res.status(result.imported > 0 ? 201 : 200);
-    return {
-      effective_from: result.effectiveFrom.toISOString(),
-      imported: result.imported,
-      unchanged: result.unchanged,
-      skipped: result.skipped,
-    };
+    return toLitellmImportJson(result);
+  }
+
+  /** @pydantic/genai-prices' bundled price history, as dated versions that only fill in the past. */
+  @Post('import/genai-prices')
+  @ApiResponse({ status: 201, type: GenaiPricesImportResponseDto, description: 'at least one version created' })
+  @ApiResponse({ status: 200, type: GenaiPricesImportResponseDto, description: 'nothing new' })
+  async importGenaiPrices(@CurrentPrincipal() actor: Principal, @Body() body: ImportGenaiPricesDto, @Res({ passthrough: true }) res: FastifyReply) {
+    const result = await this.pricing.importGenaiPrices(actor, { models: body.models });
+    res.status(result.imported > 0 ? 201 : 200);
+    return toGenaiImportJson(result);
   }
 }
 

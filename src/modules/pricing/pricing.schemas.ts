@@ -16,6 +16,9 @@ import {
   PRICE_WIRE_NAMES,
   TOKEN_THRESHOLD_MAX,
 } from './price-rules.js';
+
+/** A history import names at most this many models (the LiteLLM catalog has about 3,000). */
+export const GENAI_IMPORT_MODELS_MAX = 20_000;
 import { DEFAULT_PRICE_VARIANT } from './pricing.types.js';
 
 const requiredOr = (message: string) => (issue: { input?: unknown }) => (issue.input === undefined ? 'is required' : message);
@@ -177,10 +180,60 @@ export class PriceListResponseDto extends createZodDto(priceListResponseSchema) 
 export const priceVersionsResponseSchema = z.object({ data: z.array(priceResponseSchema) });
 export class PriceVersionsResponseDto extends createZodDto(priceVersionsResponseSchema) {}
 
+const omissionCodeSchema = z
+  .enum(['precision', 'not_token_priced', 'zero_priced', 'unknown_field', 'unsupported', 'invalid', 'not_a_model', 'conflict'])
+  .describe('why it was left out (docs/pricing.md, "What is left out, and why")');
+const importSkippedSchema = z.object({
+  model: z.string(),
+  variant: z.string().optional().describe('absent: the whole model (every variant) was skipped'),
+  code: omissionCodeSchema,
+  reason: z.string(),
+});
+const importDroppedSchema = z.object({ model: z.string(), field: z.string(), code: omissionCodeSchema, reason: z.string() });
+const importCountsSchema = z
+  .object({
+    models: z.number().int(),
+    versions: z.number().int(),
+    variants: z.record(z.string(), z.number().int()).describe('versions per variant'),
+    tiers: z.number().int(),
+    versions_with_tiers: z.number().int(),
+    skipped_models: z.number().int(),
+    skipped_variants: z.number().int(),
+    skipped_by_code: z.record(z.string(), z.number().int()),
+    dropped_by_code: z.record(z.string(), z.number().int()),
+  })
+  .describe('what the catalog holds, whether or not it was new');
+
 export const priceImportResponseSchema = z.object({
   effective_from: z.string(),
-  imported: z.number().int(),
-  unchanged: z.number().int().describe('models whose version in force at effective_from already has these prices'),
-  skipped: z.array(z.object({ model: z.string(), reason: z.string() })),
+  imported: z.number().int().describe('versions created'),
+  unchanged: z.number().int().describe('versions whose (model, variant) already had these terms in force at effective_from'),
+  skipped: z.array(importSkippedSchema),
+  dropped: z.array(importDroppedSchema).describe('price-changing fields of imported models that were not imported'),
+  catalog: importCountsSchema,
 });
 export class PriceImportResponseDto extends createZodDto(priceImportResponseSchema) {}
+
+export const importGenaiPricesSchema = z
+  .object({
+    models: z
+      .array(modelNameSchema)
+      .min(1)
+      .max(GENAI_IMPORT_MODELS_MAX)
+      .optional()
+      .describe('names to import the history of; default: every model priced here'),
+  })
+  .strict();
+export class ImportGenaiPricesDto extends createZodDto(importGenaiPricesSchema) {}
+
+export const genaiPricesImportResponseSchema = z.object({
+  models_requested: z.number().int(),
+  models_matched: z.number().int().describe('names genai-prices prices (its own name matching)'),
+  imported: z.number().int().describe('dated versions created'),
+  unchanged: z.number().int(),
+  superseded: z.number().int().describe('versions dated at or after the model\'s earliest version from another source'),
+  skipped: z.array(importSkippedSchema),
+  dropped: z.array(importDroppedSchema),
+  catalog: importCountsSchema,
+});
+export class GenaiPricesImportResponseDto extends createZodDto(genaiPricesImportResponseSchema) {}

@@ -4,7 +4,12 @@ import { assert, DomainError, validationFailed } from '../../common/errors/index
 import type { PrismaTx } from '../../database/database.service.js';
 import { AuditService } from '../audit/audit.service.js';
 import type { Principal } from '../auth/auth.types.js';
-import { LitellmDocumentError, parseLitellmDocument, planLitellmImport, type LitellmImportPlan, type SkippedModel } from './litellm-import.js';
+import type { CatalogPlanCounts, DroppedField, SkippedEntry } from './catalog-price-body.js';
+import { catalogPlanDrafts } from './catalog-plan-drafts.js';
+import { bundledGenaiProviders, genaiTargets } from './genai-prices-catalog.js';
+import { GENAI_PRICES_SOURCE, planGenaiPrices } from './genai-prices-plan.js';
+import { LitellmDocumentError, parseLitellmDocument, planLitellmImport, type LitellmImportPlan } from './litellm-import.js';
+import { planHistoryWrites, type DatedDraft } from './price-history-writes.js';
 import { createPriceBook, summarizeCatalog, type CatalogSummary, type PriceCatalog } from './price-book.js';
 import { samePriceTerms, type PriceVersionDraft } from './price-terms.js';
 import { isPriceKeyConflict, PricingRepository, type NewPrice, type PriceRecord, type PriceSource } from './pricing.repository.js';
@@ -35,7 +40,23 @@ export interface LitellmImportResult {
   effectiveFrom: Date;
   imported: number;
   unchanged: number;
-  skipped: SkippedModel[];
+  skipped: SkippedEntry[];
+  dropped: DroppedField[];
+  /** What the catalog holds (models, versions per variant, tiers, omissions by code). */
+  counts: CatalogPlanCounts;
+}
+
+export interface GenaiPricesImportResult {
+  /** Names asked for (default: every model priced here) and those genai-prices knows. */
+  modelsRequested: number;
+  modelsMatched: number;
+  imported: number;
+  unchanged: number;
+  /** Dated at or after the model's earliest version from another source, which wins from then on. */
+  superseded: number;
+  skipped: SkippedEntry[];
+  dropped: DroppedField[];
+  counts: CatalogPlanCounts;
 }
 
 
@@ -133,7 +154,7 @@ export class PricingService {
       if (current && samePriceTerms(current, price)) {
         unchanged += 1;
       } else if (current && current.effectiveFrom.getTime() === effectiveFrom.getTime()) {
-        skipped.push({ model: price.model, reason: 'a different version already starts at effective_from (versions are immutable)' });
+        skipped.push({ model: price.model, variant: price.variant, code: 'conflict', reason: 'a different version already starts at effective_from (versions are immutable)' });
       } else {
         toInsert.push({ ...price, effectiveFrom, source: 'litellm' });
       }
@@ -154,7 +175,53 @@ export class PricingService {
         models_truncated: toInsert.length > AUDIT_MODEL_NAMES_MAX,
       },
     });
-    return { effectiveFrom, imported, unchanged, skipped };
+    return { effectiveFrom, imported, unchanged, skipped, dropped: plan.dropped, counts: plan.counts };
+  }
+
+  /**
+   * Imports @pydantic/genai-prices' bundled price history for `models` (default: every model priced
+   * here) as dated `standard` versions. It only fills in the past (price-history-writes.ts), so it
+   * can run before or after a LiteLLM import, and again, without changing what those priced.
+   */
+  async importGenaiPrices(actor: Principal, input: { models?: readonly string[] }): Promise<GenaiPricesImportResult> {
+    const names = [...new Set(input.models ?? (await this.getPriceBookFresh()).models())];
+    const { targets } = genaiTargets(await bundledGenaiProviders(), names);
+    const plan = catalogPlanDrafts(planGenaiPrices(targets));
+    // Every genai-prices version is dated (its epoch or a start date).
+    const planned = plan.prices.filter((p): p is DatedDraft => p.effectiveFrom !== undefined);
+    assert(planned.length === plan.prices.length, 'every genai-prices version has an effective_from');
+    const result = await retryOnKeyConflict(async () => {
+      const writes = planHistoryWrites({ planned, book: await this.getPriceBookFresh(), source: GENAI_PRICES_SOURCE });
+      return this.repository.transaction(async (tx) => {
+        const imported = await this.repository.insertMany(tx, writes.insert.map((draft) => ({ ...draft, source: 'genai-prices' as const })));
+        assert(imported === writes.insert.length, 'every planned history version was inserted');
+        await this.audit.recordWithPrisma(tx, actor, {
+          action: 'price.import',
+          target: 'prices',
+          after: {
+            source: GENAI_PRICES_SOURCE,
+            imported,
+            unchanged: writes.unchanged,
+            superseded: writes.superseded,
+            skipped: plan.skipped.length + writes.conflicts.length,
+            models: writes.insert.slice(0, AUDIT_MODEL_NAMES_MAX).map((p) => p.model),
+            models_truncated: writes.insert.length > AUDIT_MODEL_NAMES_MAX,
+          },
+        });
+        return { imported, writes };
+      });
+    });
+    if (result.imported > 0) this.book.invalidate();
+    return {
+      modelsRequested: names.length,
+      modelsMatched: targets.length,
+      imported: result.imported,
+      unchanged: result.writes.unchanged,
+      superseded: result.writes.superseded,
+      skipped: [...plan.skipped, ...result.writes.conflicts],
+      dropped: plan.dropped,
+      counts: plan.counts,
+    };
   }
 }
 

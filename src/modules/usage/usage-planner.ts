@@ -1,6 +1,6 @@
 // Pure: prices a set of normalized events and derives their journal entries and rollup deltas.
 import type { DecimalMultiplier } from '../../common/money/index.js';
-import { contributorPayable, PLATFORM_REVENUE, userAccount } from '../ledger/account-codes.js';
+import { contributorPayable, contributorPending, PLATFORM_REVENUE, userAccount } from '../ledger/account-codes.js';
 import type { JournalDraft } from '../ledger/journal-draft.js';
 import { priceUsage } from '../pricing/pricing-math.js';
 import type { PriceBook } from '../pricing/pricing.types.js';
@@ -16,6 +16,8 @@ export interface TierBookView {
 export interface Multipliers {
   userMarkup: DecimalMultiplier;
   payoutByTier: Record<ContributorTierName, DecimalMultiplier>;
+  /** PAYOUT_MATURITY_DAYS > 0: the payout is credited to the contributor's pending account. */
+  payoutMaturing?: boolean;
 }
 
 /** Prices one event with the price and tier in force at occurred_at; null tier = unknown contributor. */
@@ -32,6 +34,7 @@ export function planEvent(event: NormalizedEvent, books: { prices: PriceBook; ti
     userMarkupText: multipliers.userMarkup.text,
     payoutMultiplierText: payoutMultiplier.text,
     amounts: priceUsage({ usage: event.usage, price, userMarkup: multipliers.userMarkup, payoutMultiplier }),
+    ...(multipliers.payoutMaturing ? { payoutMaturing: true } : {}),
   };
 }
 
@@ -44,7 +47,7 @@ export function usageJournalDraft(planned: PlannedEvent): JournalDraft | null {
     ref: planned.event.eventId,
     postings: [
       { accountCode: userAccount(planned.event.userId), amountAtto: -amounts.chargeAtto },
-      { accountCode: contributorPayable(planned.event.contributorId), amountAtto: amounts.payoutAtto },
+      { accountCode: (planned.payoutMaturing ? contributorPending : contributorPayable)(planned.event.contributorId), amountAtto: amounts.payoutAtto },
       { accountCode: PLATFORM_REVENUE, amountAtto: amounts.marginAtto },
     ],
   };

@@ -102,6 +102,7 @@ export class UsageWriter {
     this.multipliers = {
       userMarkup: config.USER_MARKUP,
       payoutByTier: { standard: config.PAYOUT_STANDARD, premium: config.PAYOUT_PREMIUM },
+      payoutMaturing: config.PAYOUT_MATURITY_DAYS > 0,
     };
   }
 

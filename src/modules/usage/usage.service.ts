@@ -36,7 +36,7 @@ export class UsageService {
     private readonly contributors: ContributorsService,
     private readonly metrics: MetricsService,
   ) {
-    this.multipliers = { userMarkup: config.USER_MARKUP, payoutByTier: { standard: config.PAYOUT_STANDARD, premium: config.PAYOUT_PREMIUM } };
+    this.multipliers = { userMarkup: config.USER_MARKUP, payoutByTier: { standard: config.PAYOUT_STANDARD, premium: config.PAYOUT_PREMIUM }, payoutMaturing: config.PAYOUT_MATURITY_DAYS > 0 };
   }
 
   /** Validates a raw payload (REST body or queue job) into a normalized event, or field issues. */

@@ -12,6 +12,8 @@ export interface PlannedEvent {
   userMarkupText: string | null;
   payoutMultiplierText: string | null;
   amounts: PricedAmounts | null;
+  /** The payout goes to the contributor's pending account (PAYOUT_MATURITY_DAYS > 0). */
+  payoutMaturing?: boolean;
 }
 
 /** A usage event as stored: every usage count it was billed on (TokenUsage), its variant and price version. */

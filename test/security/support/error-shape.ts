@@ -15,6 +15,9 @@ const STATUS_BY_CODE: Record<string, number[]> = {
   unknown_contributor: [422],
   unprocessable: [422],
   settlement_disabled: [422],
+  payout_address_refused: [422],
+  refund_exceeds_charge: [422],
+  not_priced: [422],
   rate_limited: [429],
   unavailable: [503],
 };

@@ -2,6 +2,7 @@
 // kind of value, and the generator of malformed variants.
 import fc from 'fast-check';
 import { GPT4O } from '../../support/billing-fixtures.js';
+import { SEEDED_EVENT_ID } from './security-fixture.js';
 import { badPathSegment, RawJson, serialize, type FieldKind } from './fuzz-values.js';
 import { describeValue, encodeSegment, fieldMutations, percentEncode, wireMutations, type Caller, type FuzzRequest } from './fuzz-mutations.js';
 
@@ -119,6 +120,16 @@ export const JSON_ROUTES: JsonRouteSpec[] = [
     idempotent: (bodyText) => bodyText.includes('"effective_from"'),
   },
   {
+    route: 'POST /v1/admin/prices/import/genai-prices',
+    method: 'POST',
+    caller: 'admin',
+    path: '/v1/admin/prices/import/genai-prices',
+    // A name genai-prices does not know: the valid request imports nothing (and so replays).
+    body: (n) => ({ models: [`fz/unknown-${n}`] }),
+    fields: { models: 'array', 'models.0': 'model' },
+    idempotent: true,
+  },
+  {
     route: 'PUT /v1/admin/contributors/:id',
     method: 'PUT',
     caller: 'admin',
@@ -167,6 +178,18 @@ export const JSON_ROUTES: JsonRouteSpec[] = [
     body: (n) => ({ url: `http://127.0.0.1:9/fz-c-${n}`, events: ['payout.paid'] }),
     fields: { url: 'extId', events: 'array', description: 'text' },
     idempotent: false,
+  },
+  {
+    // A tiny part of the fixture's priced event per valid request; once the charge is used up a
+    // valid request is a 422 refund_exceeds_charge (a 4xx that changes nothing, as required).
+    route: 'POST /v1/admin/usage-events/:event_id/refunds',
+    method: 'POST',
+    caller: 'admin',
+    path: `/v1/admin/usage-events/{param}/refunds`,
+    param: { kind: 'id', valid: () => SEEDED_EVENT_ID },
+    body: (n) => ({ refund_id: `fz-rf-${n}`, amount_usd: '0.000001', reason: `fuzz refund ${n}` }),
+    fields: { refund_id: 'extId', amount_usd: 'money', reason: 'text' },
+    idempotent: true,
   },
   {
     // No settlement in the fixture: a valid request is a 404; malformed ones must be 400 first.

@@ -51,6 +51,7 @@ export const ROUTE_TABLE: Record<string, RouteAccess> = {
   'POST /v1/admin/prices': { roles: admin, path: '/v1/admin/prices' },
   'GET /v1/admin/prices': { roles: admin, path: '/v1/admin/prices' },
   'POST /v1/admin/prices/import': { roles: admin, path: '/v1/admin/prices/import' },
+  'POST /v1/admin/prices/import/genai-prices': { roles: admin, path: '/v1/admin/prices/import/genai-prices' },
 
   // Contributors (admin).
   'PUT /v1/admin/contributors/:id': { roles: admin, path: `/v1/admin/contributors/${GHOST_CONTRIBUTOR}` },
@@ -75,6 +76,8 @@ export const ROUTE_TABLE: Record<string, RouteAccess> = {
   'GET /v1/admin/usage-events': { roles: admin, path: '/v1/admin/usage-events' },
   'GET /v1/admin/usage-events/unpriced-by-model': { roles: admin, path: '/v1/admin/usage-events/unpriced-by-model' },
   'POST /v1/admin/usage-events/reprice': { roles: admin, path: '/v1/admin/usage-events/reprice' },
+  'POST /v1/admin/usage-events/:event_id/refunds': { roles: admin, path: '/v1/admin/usage-events/sec-event/refunds' },
+  'GET /v1/admin/refunds': { roles: admin, path: '/v1/admin/refunds' },
 
   // Contributor earnings: a contributor for itself, an admin for any.
   'GET /v1/contributors/:id/balance': { roles: contributorOrAdmin, path: '/v1/contributors/{contributor}/balance', contributorScoped: true },
