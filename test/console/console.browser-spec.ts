@@ -305,6 +305,29 @@ describe('web console in Chromium', () => {
     await page.getByRole('link', { name: 'Prices' }).click();
     const current = page.getByRole('table', { name: 'Prices in force now (USD per million tokens)' });
     await current.getByRole('link', { name: UNPRICED_MODEL }).waitFor();
+    // A version with a variant, a context tier and a fee: the admin POST body of api.md.
+    const priceForm = page.getByRole('form', { name: 'Add a price', exact: true });
+    await priceForm.getByLabel('Model', { exact: true }).fill('lab/tiered');
+    await priceForm.getByLabel('Input USD per 1M tokens', { exact: true }).fill('3');
+    await priceForm.getByLabel('Output USD per 1M tokens', { exact: true }).fill('15');
+    await priceForm.getByText('Variant, context tiers and fees (optional)').click();
+    await priceForm.getByLabel('Variant (empty = standard; e.g. flex, batch, priority)').fill('flex');
+    await priceForm.getByLabel('USD per request').fill('0.002');
+    await priceForm.getByRole('button', { name: 'Add a tier' }).click();
+    const tier = priceForm.getByRole('group', { name: 'Tier 1' });
+    await tier.getByLabel('Above input tokens').fill('200000');
+    await tier.getByLabel('Input / 1M', { exact: true }).fill('6');
+    await tier.getByLabel('Output / 1M', { exact: true }).fill('22.5');
+    await priceForm.getByRole('button', { name: 'Add price' }).click();
+    await priceForm.getByRole('status').filter({ hasText: 'saved for lab/tiered (flex) with 1 tiers' }).waitFor();
+    const tiered = (await stack.get(`/v1/admin/prices?model=${encodeURIComponent('lab/tiered')}`)).body.data;
+    expect(tiered).toMatchObject([
+      { model: 'lab/tiered', variant: 'flex', input_usd_per_mtok: '3', output_usd_per_mtok: '15', request_usd: '0.002', tiers: [{ above_input_tokens: 200000, inclusive: false, input_usd_per_mtok: '6', output_usd_per_mtok: '22.5' }] },
+    ]);
+    const tieredRow = current.getByRole('row').filter({ has: page.getByRole('link', { name: 'lab/tiered' }) });
+    await tieredRow.getByRole('cell', { name: 'flex', exact: true }).waitFor();
+    await tieredRow.getByText('> 200000: input 6, output 22.5').waitFor();
+    await tieredRow.getByText('request 0.002').waitFor();
     await shot('10-prices');
     await current.getByRole('link', { name: 'openai/gpt-4o' }).click();
     await page.getByRole('table', { name: 'Price versions of openai/gpt-4o, oldest first' }).getByText('$2.50').waitFor();
@@ -342,6 +365,51 @@ describe('web console in Chromium', () => {
     await paidToday.waitFor();
     await expect(paidToday.innerText()).resolves.toBe(displayUsd(daily.paid_usd));
     await shot('14-overview-after-settlement');
+  });
+
+  it('issues a refund of a paid event from the console: the API\'s 422 shown as is, then the full refund, the list and the debt', async () => {
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Refunds' }).click();
+    await page.getByRole('table', { name: 'Refunds, newest first' }).getByText('No refund matches.').waitFor();
+    const form = page.getByRole('form', { name: 'Issue a refund' });
+    await form.getByLabel('Usage event id').fill('console-1');
+    await form.getByRole('radio', { name: 'Part' }).check();
+    await form.getByLabel('Amount USD (for a part)').fill('1000');
+    await form.getByLabel('Reason').fill('customer charged twice');
+    const refundId = (await form.locator('[data-refund-id]').getAttribute('data-refund-id'))!;
+    expect(refundId).toMatch(/^console-[0-9a-f-]{36}$/);
+    await form.getByRole('button', { name: 'Issue refund' }).click();
+    const refused = form.getByRole('alert');
+    await expect(refused.locator('.error-message').innerText()).resolves.toBe('the refund would take the refunded total past the charge');
+    await refused.getByText('refund_exceeds_charge').waitFor();
+    expect((await stack.get('/v1/admin/refunds?event_id=console-1')).body.data).toEqual([]);
+    await shot('22-refund-refused');
+
+    await form.getByRole('radio', { name: 'All not refunded yet' }).check();
+    await form.getByRole('button', { name: 'Issue refund' }).click();
+    await form.locator(`[data-refund-result="${refundId}"]`).waitFor();
+    const refunds = (await stack.get('/v1/admin/refunds?event_id=console-1')).body.data;
+    expect(refunds).toHaveLength(1);
+    expect(refunds[0]).toMatchObject({ refund_id: refundId, event_id: 'console-1', contributor_id: 'c_std', reason: 'customer charged twice' });
+    expect(refunds[0].amount_usd).toBe(refunds[0].refunded_total_usd);
+    const list = page.getByRole('table', { name: 'Refunds, newest first' });
+    await list.getByRole('cell', { name: refundId }).waitFor();
+    const row = list.getByRole('row').filter({ has: page.getByRole('cell', { name: refundId }) });
+    await expect(row.locator(`td[data-label="Clawed back"] [data-value]`).getAttribute('data-value')).resolves.toBe(refunds[0].contributor_clawback_usd);
+    await expect(row.locator(`td[data-label="Refunded"] [data-value]`).getAttribute('data-value')).resolves.toBe(refunds[0].amount_usd);
+    await shot('23-refunds');
+
+    // c_std was paid in full by the settlement: the clawback is a debt, shown negative.
+    const contributor = (await stack.get('/v1/admin/contributors/c_std')).body;
+    expect(contributor.payable_usd.startsWith('-')).toBe(true);
+    await page.goto(`${stack.baseUrl}/console/contributors/c_std`);
+    const payable = page.locator(`[data-stat="payable_usd"] dd [data-value="${contributor.payable_usd}"]`);
+    await payable.waitFor();
+    await expect(payable.getAttribute('class')).resolves.toContain('negative');
+    await page.getByText('A debt: netted against later earnings').waitFor();
+    // Filtered by contributor, from its page.
+    await page.getByRole('link', { name: 'Refunds and clawbacks of c_std' }).click();
+    await page.getByRole('table', { name: 'Refunds, newest first' }).getByRole('cell', { name: refundId }).waitFor();
+    expect(page.url()).toContain('contributor_id=c_std');
   });
 
   it('issues a portal key; the contributor sees only its own balance, earnings and payouts, and downloads its earnings', async () => {
