@@ -1,8 +1,11 @@
 // `npm run test:e2e`: the web console in Debian's Chromium against the real stack (API serving the
 // built console, worker, Postgres, Redis, Anvil). An admin signs in, checks the overview against
 // GET /v1/admin/overview, finds a contributor, prices the unpriced events, approves a settlement and
-// watches it confirm on chain; a contributor signs in and sees only its own earnings and payouts; a
-// bad key is refused. Screenshots of every screen go to $CONSOLE_SCREENSHOTS (docs/console with
+// watches it confirm on chain; adds a price with a variant, a tier and a fee; adds a webhook endpoint
+// (secret shown once), reads its delivery log, retries one, enables one the service disabled and
+// removes one; issues a refund (a 422 first, shown as is); a contributor signs in and sees only its
+// own earnings and payouts and its statement (figures, CSV and PDF equal to the API's); a bad key is
+// refused. Screenshots of every screen go to $CONSOLE_SCREENSHOTS (docs/console with
 // `npm run docs:console`), else to a temporary folder.
 import { mkdirSync, mkdtempSync, readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
@@ -38,6 +41,8 @@ let settlementId = '';
 let receiver: Server;
 let receiverUrl = '';
 const received: Array<{ headers: Record<string, string>; body: string }> = [];
+const goneReceived: string[] = [];
+let goneWebhookId = '';
 let webhookSecret = '';
 let webhookId = '';
 
@@ -46,6 +51,12 @@ async function startReceiver(): Promise<void> {
     let body = '';
     request.on('data', (chunk: Buffer) => (body += chunk.toString('utf8')));
     request.on('end', () => {
+      // /gone answers 410 Gone once (the service disables the endpoint at once), then 204.
+      if (request.url === '/gone') {
+        goneReceived.push(body);
+        response.writeHead(goneReceived.length === 1 ? 410 : 204).end();
+        return;
+      }
       received.push({ headers: request.headers as Record<string, string>, body });
       response.writeHead(204).end();
     });
@@ -195,14 +206,16 @@ describe('web console in Chromium', () => {
     const listed = (await stack.get('/v1/admin/webhooks')).body.data;
     expect(listed).toMatchObject([{ id: webhookId, url: receiverUrl, events: ['settlement.created', 'settlement.confirmed', 'payout.paid'], status: 'active' }]);
     expect(JSON.stringify(listed)).not.toContain(webhookSecret);
-    await page.getByRole('table', { name: 'Webhook endpoints' }).getByRole('cell', { name: receiverUrl }).waitFor();
+    await page.getByRole('table', { name: 'Webhook endpoints' }).getByRole('cell', { name: receiverUrl, exact: true }).waitFor();
     await shot('19-webhook-created-secret-once');
     // Once: gone after "stored", and after a reload nothing on the page holds it.
     await form.getByRole('button', { name: 'I have stored it' }).click();
     await expect(form.locator('[data-webhook-secret]').count()).resolves.toBe(0);
     await page.reload();
-    await page.getByRole('table', { name: 'Webhook endpoints' }).getByRole('cell', { name: receiverUrl }).waitFor();
+    await page.getByRole('table', { name: 'Webhook endpoints' }).getByRole('cell', { name: receiverUrl, exact: true }).waitFor();
     expect(await page.content()).not.toContain(webhookSecret);
+    // A second endpoint (through the API) that answers 410 Gone to its first refund.created: disabled by the service, enabled in the console below.
+    goneWebhookId = (await stack.t.admin(stack.t.http.post('/v1/admin/webhooks')).send({ url: receiverUrl.replace('/hooks', '/gone'), events: ['refund.created'] }).expect(201)).body.id;
   });
 
   it('adds the missing price and reprices the unpriced events', async () => {
@@ -276,7 +289,7 @@ describe('web console in Chromium', () => {
     const types = received.map((r) => (verifier.verify(r.body, r.headers) as { type: string }).type);
     expect(types.sort()).toEqual(['payout.paid', 'payout.paid', 'settlement.confirmed', 'settlement.created']);
     await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Webhooks' }).click();
-    await page.getByRole('button', { name: 'Deliveries' }).click();
+    await page.getByRole('button', { name: `Deliveries of ${receiverUrl}` }).click();
     const log = page.getByRole('table', { name: `Delivery log of ${receiverUrl}, newest first` });
     await log.getByRole('cell', { name: 'settlement.created' }).waitFor();
     const deliveries = (await stack.get(`/v1/admin/webhooks/${webhookId}/deliveries`)).body.data as Array<Record<string, unknown>>;
@@ -293,12 +306,6 @@ describe('web console in Chromium', () => {
     expect(received[4]!.headers['webhook-id']).toBe((created.event as { id: string }).id);
     await row.locator('td[data-label="Attempts"]').getByText('2', { exact: true }).waitFor({ timeout: 15_000 });
 
-    await page.getByRole('button', { name: `Disable ${receiverUrl}` }).click();
-    await page.getByRole('button', { name: `Enable ${receiverUrl}` }).waitFor();
-    expect((await stack.get('/v1/admin/webhooks')).body.data[0].status).toBe('disabled');
-    await page.getByRole('button', { name: `Enable ${receiverUrl}` }).click();
-    await page.getByRole('button', { name: `Disable ${receiverUrl}` }).waitFor();
-    expect((await stack.get('/v1/admin/webhooks')).body.data[0].status).toBe('active');
   });
 
   it('shows the prices and a model history, the audit log and the ledger check', async () => {
@@ -410,6 +417,33 @@ describe('web console in Chromium', () => {
     await page.getByRole('link', { name: 'Refunds and clawbacks of c_std' }).click();
     await page.getByRole('table', { name: 'Refunds, newest first' }).getByRole('cell', { name: refundId }).waitFor();
     expect(page.url()).toContain('contributor_id=c_std');
+  });
+
+  it('shows an endpoint the service disabled (410 Gone) with its reason, enables it, removes the other', async () => {
+    await waitUntil(() => goneReceived.length >= 1);
+    const goneUrl = receiverUrl.replace('/hooks', '/gone');
+    let disabled: Record<string, unknown> | undefined;
+    for (let i = 0; i < 100 && disabled === undefined; i += 1) {
+      disabled = ((await stack.get('/v1/admin/webhooks')).body.data as Array<Record<string, unknown>>).find((e) => e.id === goneWebhookId && e.status === 'disabled');
+      if (disabled === undefined) await new Promise((r) => setTimeout(r, 100));
+    }
+    expect(disabled).toBeDefined();
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Webhooks' }).click();
+    const table = page.getByRole('table', { name: 'Webhook endpoints' });
+    const goneRow = table.getByRole('row').filter({ has: page.getByRole('cell', { name: goneUrl, exact: true }) });
+    await goneRow.getByRole('cell', { name: String(disabled!.disabled_reason) }).waitFor();
+    await shot('24-webhook-disabled');
+    await goneRow.getByRole('button', { name: `Enable ${goneUrl}` }).click();
+    await goneRow.locator('td[data-label="Status"]').getByText('active').waitFor();
+    // What waited meanwhile is sent: the same refund.created again, answered 204 this time.
+    await waitUntil(() => goneReceived.length >= 2);
+    expect(goneReceived[1]).toBe(goneReceived[0]);
+
+    await page.getByRole('button', { name: `Remove ${receiverUrl}` }).click();
+    const dialog = page.getByRole('dialog', { name: 'Remove this webhook endpoint?' });
+    await dialog.getByRole('button', { name: 'Remove endpoint' }).click();
+    await table.getByRole('cell', { name: receiverUrl, exact: true }).waitFor({ state: 'detached' });
+    expect(((await stack.get('/v1/admin/webhooks')).body.data as Array<{ id: string }>).map((e) => e.id)).toEqual([goneWebhookId]);
   });
 
   it('issues a portal key; the contributor sees only its own balance, earnings and payouts, and downloads its earnings', async () => {

@@ -118,7 +118,7 @@ export const api = {
   // Webhooks
   webhooks: () => apiJson<{ data: WebhookEndpoint[] }>('/v1/admin/webhooks'),
   createWebhook: (body: { url: string; events: string[]; description?: string }) => apiJson<CreatedWebhook>('/v1/admin/webhooks', { method: 'POST', json: body }),
-  disableWebhook: (webhookId: string) => apiJson<void>(`/v1/admin/webhooks/${id(webhookId)}`, { method: 'DELETE' }),
+  removeWebhook: (webhookId: string) => apiJson<void>(`/v1/admin/webhooks/${id(webhookId)}`, { method: 'DELETE' }),
   enableWebhook: (webhookId: string) => apiJson<WebhookEndpoint>(`/v1/admin/webhooks/${id(webhookId)}/enable`, { method: 'POST', json: {} }),
   webhookEventTypes: () => apiJson<{ data: Array<{ type: string }> }>('/v1/admin/webhooks/event-types'),
   webhookDeliveries: (webhookId: string, cursor?: string) =>

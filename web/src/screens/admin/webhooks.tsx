@@ -2,6 +2,7 @@ import { useInfiniteQuery, useMutation, useQuery, useQueryClient } from '@tansta
 import { useState, type FormEvent } from 'react';
 import { api, queryKeys } from '../../api/endpoints';
 import type { CreatedWebhook, WebhookDelivery, WebhookEndpoint } from '../../api/types';
+import { ConfirmDialog } from '../../components/confirm-dialog';
 import { DataTable } from '../../components/data-table';
 import { ErrorMessage, Loading, QueryView } from '../../components/states';
 import { StatusBadge } from '../../components/status-badge';
@@ -90,19 +91,39 @@ function WebhookCreateForm() {
 
 function EndpointActions({ endpoint, onShowDeliveries }: { endpoint: WebhookEndpoint; onShowDeliveries: () => void }) {
   const queryClient = useQueryClient();
-  const toggle = useMutation({
-    mutationFn: () => (endpoint.status === 'active' ? api.disableWebhook(endpoint.id) : api.enableWebhook(endpoint.id).then(() => undefined)),
-    onSuccess: () => queryClient.invalidateQueries({ queryKey: queryKeys.webhooks }),
-  });
+  const [confirming, setConfirming] = useState(false);
+  const refresh = () => queryClient.invalidateQueries({ queryKey: queryKeys.webhooks });
+  // DELETE: the endpoint is removed (nothing more is sent; its delivery log stays in the database).
+  const remove = useMutation({ mutationFn: () => api.removeWebhook(endpoint.id), onSuccess: async () => { setConfirming(false); await refresh(); } });
+  // Enable: an endpoint the service disabled (failing for 24 hours, or 410 Gone) goes back in service.
+  const enable = useMutation({ mutationFn: () => api.enableWebhook(endpoint.id), onSuccess: refresh });
   return (
     <div className="actions">
-      <button type="button" onClick={onShowDeliveries}>
+      <button type="button" onClick={onShowDeliveries} aria-label={`Deliveries of ${endpoint.url}`}>
         Deliveries
       </button>
-      <button type="button" onClick={() => toggle.mutate()} disabled={toggle.isPending} aria-label={`${endpoint.status === 'active' ? 'Disable' : 'Enable'} ${endpoint.url}`}>
-        {endpoint.status === 'active' ? 'Disable' : 'Enable'}
+      {endpoint.status === 'disabled' && (
+        <button type="button" onClick={() => enable.mutate()} disabled={enable.isPending} aria-label={`Enable ${endpoint.url}`}>
+          Enable
+        </button>
+      )}
+      <button type="button" onClick={() => setConfirming(true)} aria-label={`Remove ${endpoint.url}`}>
+        Remove…
       </button>
-      {toggle.isError && <ErrorMessage error={toggle.error} title="Not changed" />}
+      <ConfirmDialog
+        open={confirming}
+        title="Remove this webhook endpoint?"
+        confirmLabel="Remove endpoint"
+        busy={remove.isPending}
+        onConfirm={() => remove.mutate()}
+        onCancel={() => setConfirming(false)}
+      >
+        <p>
+          Nothing more is sent to <code>{endpoint.url}</code>. Its delivery log is kept.
+        </p>
+        {remove.isError && <ErrorMessage error={remove.error} title="Not removed" />}
+      </ConfirmDialog>
+      {enable.isError && <ErrorMessage error={enable.error} title="Not enabled" />}
     </div>
   );
 }
