@@ -192,7 +192,8 @@ function Deliveries({ endpoint }: { endpoint: WebhookEndpoint }) {
 }
 
 export function WebhooksScreen() {
-  const endpoints = useQuery({ queryKey: queryKeys.webhooks, queryFn: api.webhooks });
+  // Refreshed like the delivery log: last success, failing since and a service-side disable change on their own.
+  const endpoints = useQuery({ queryKey: queryKeys.webhooks, queryFn: api.webhooks, refetchInterval: 5_000 });
   const [shown, setShown] = useState<string | null>(null);
   return (
     <section aria-labelledby="webhooks-title">
@@ -211,10 +212,10 @@ export function WebhooksScreen() {
                   { header: 'URL', cell: (e) => <code>{e.url}</code> },
                   { header: 'Events', cell: (e) => e.events.join(', ') },
                   { header: 'Status', cell: (e) => <StatusBadge status={e.status} /> },
-                  { header: 'Why disabled', cell: (e) => e.disabled_reason ?? '' },
+                  ...(list.data.some((e) => e.disabled_reason) ? [{ header: 'Why disabled', cell: (e: WebhookEndpoint) => e.disabled_reason ?? '' }] : []),
                   { header: 'Failing since', cell: (e) => formatTimestamp(e.failing_since) },
                   { header: 'Last success', cell: (e) => formatTimestamp(e.last_success_at) },
-                  { header: 'Contributor', cell: (e) => e.contributor_id ?? '' },
+                  ...(list.data.some((e) => e.contributor_id) ? [{ header: 'Contributor', cell: (e: WebhookEndpoint) => e.contributor_id ?? '' }] : []),
                   { header: 'Actions', cell: (e) => <EndpointActions endpoint={e} onShowDeliveries={() => setShown(e.id)} /> },
                 ]}
               />
