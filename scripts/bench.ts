@@ -1,17 +1,20 @@
-// npm run bench [-- --quick] [--earnings-events N] [--duration S] [--rounds N] [--keep] [--no-build] [--render-from RUN/figures.json] [--only single]
+// npm run bench [-- --quick] [--earnings-events N] [--duration S] [--rounds N] [--keep] [--no-build] [--render-from RUN/figures.json] [--only single|two-api]
 //   [--history [--history-events N] [--history-steps K]]: only the history phase (scripts/lib/bench-history.ts, docs/history-bench.md)
 // Every figure of docs/performance.md, measured side by side in ONE run on the same Postgres:
 // (a) raw write limits (COPY, multi-row insert, one insert per transaction), (b) batch ingestion
 // through the HTTP API at 10/100/1000 events per request, (c) single-event ingestion with 64
 // clients, (d) earnings query latency over a seeded N-event database, (e) settlement gas per
-// recipient (BatchPayout vs Disperse vs one transfer per tx), (f) the API's resident memory.
+// recipient (BatchPayout vs Disperse vs one transfer per tx), (f) the API's resident memory,
+// (g) batch 1000 and single events on two API processes (same database, Redis and queue prefix)
+// behind a round-robin client, next to the one-process runs of the same rounds.
 // Writes docs/performance.md and docs/performance-ingestion.png.
 import { cpus, loadavg, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
-import { runBatchLoad, runEarningsLoad, runSingleLoad, seedDimensionPrices, seedForIngestion, createSignedGatewayKey, countStoredEvents, type LoadResult } from './lib/bench-http.js';
+import { runBatchLoad, runEarningsLoad, runSingleLoad, seedDimensionPrices, seedForIngestion, createSignedGatewayKey, countStoredEvents, type LoadResult, type LoadTarget } from './lib/bench-http.js';
+import { compareTwoApi, medianByRate, renderTwoApiTable, roundRobinTargets, type ApiPhaseRun, type MultiApiCpu, type TwoApiComparison } from './lib/bench-two-api.js';
 import { measureRawLimits } from './lib/bench-raw.js';
 import { renderChartSvg, renderMarkdown, writeChartPng, type BatchFigure, type BenchFigures, type SingleFigure, type EarningsFigure, type MachineInfo, type PhaseCpu } from './lib/bench-report.js';
 import {
@@ -73,12 +76,17 @@ const DOCS_DIR = join(REPO_ROOT, 'docs');
 const CHART_FILE = 'performance-ingestion.png';
 const FIGURES_FILE = 'figures.json';
 
+/** The batch size of the two-API phase (the target row of the one-process batches). */
+const TWO_API_BATCH_SIZE = 1000;
+/** The local Redis as its process title shows it (the shared limits and queues of every API). */
+const REDIS_PROCESS_TITLE = 'redis-server 127.0.0.1:6379';
+
 const seedContributorId = (i: number) => `seed-c${String(i).padStart(6, '0')}`;
 const say = (line: string) => console.log(`[bench] ${line}`);
-const sayCpu = (phase: string, cpu: PhaseCpu) =>
-  say(`${phase} CPU (cores): api ${cpu.apiCores.toFixed(2)}, postgres ${cpu.postgresCores.toFixed(2)}, load generator ${cpu.loadGeneratorCores.toFixed(2)}, other processes ${cpu.otherCores.toFixed(2)}`);
+const sayCpu = (phase: string, cpu: MultiApiCpu) =>
+  say(`${phase} CPU (cores): api ${cpu.apiCoresEach.length > 1 ? `${cpu.apiCoresEach.map((c) => c.toFixed(2)).join(' + ')} = ` : ''}${cpu.apiCores.toFixed(2)}, redis ${cpu.redisCores.toFixed(2)}, postgres ${cpu.postgresCores.toFixed(2)}, load generator ${cpu.loadGeneratorCores.toFixed(2)}, other processes ${cpu.otherCores.toFixed(2)}`);
 
-function parsePlan(): BenchPlan & { keep: boolean; noBuild: boolean; renderFrom?: string; onlySingle: boolean; history: { events: number; steps: number } | null } {
+function parsePlan(): BenchPlan & { keep: boolean; noBuild: boolean; renderFrom?: string; onlySingle: boolean; onlyTwoApi: boolean; history: { events: number; steps: number } | null } {
   const { values } = parseArgs({
     options: {
       quick: { type: 'boolean', default: false },
@@ -91,7 +99,8 @@ function parsePlan(): BenchPlan & { keep: boolean; noBuild: boolean; renderFrom?
       history: { type: 'boolean', default: false },
       'history-events': { type: 'string', default: '50000000' },
       'history-steps': { type: 'string', default: '4' },
-      // A short targeted run: only the single-event phases (plain and price dimensions), printed, docs untouched.
+      // A short targeted run, printed, docs untouched: "single" (plain and price-dimension single
+      // events) or "two-api" (batch 1000 and single events on one API and on two, alternating).
       only: { type: 'string' },
     },
     strict: true,
@@ -108,8 +117,8 @@ function parsePlan(): BenchPlan & { keep: boolean; noBuild: boolean; renderFrom?
   const historySteps = Number(values['history-steps']);
   if (!Number.isSafeInteger(historyEvents) || historyEvents < 1 || !Number.isSafeInteger(historySteps) || historySteps < 1) throw new Error('--history-events and --history-steps must be positive integers');
   const history = values.history ? { events: historyEvents, steps: historySteps } : null;
-  if (values.only !== undefined && values.only !== 'single') throw new Error('--only takes "single"');
-  return { ...base, quick, durationS, ingestionRounds, earningsEvents, keep: values.keep ?? false, noBuild: values['no-build'] ?? false, renderFrom: values['render-from'], onlySingle: values.only === 'single', history };
+  if (values.only !== undefined && values.only !== 'single' && values.only !== 'two-api') throw new Error('--only takes "single" or "two-api"');
+  return { ...base, quick, durationS, ingestionRounds, earningsEvents, keep: values.keep ?? false, noBuild: values['no-build'] ?? false, renderFrom: values['render-from'], onlySingle: values.only === 'single', onlyTwoApi: values.only === 'two-api', history };
 }
 
 async function machineInfo(databaseUrl: string): Promise<MachineInfo> {
@@ -135,6 +144,11 @@ interface Stack {
   adminKey: string;
   api: ManagedProcess;
   devchain: Devchain;
+  runDir: string;
+  /** The API's environment: a second API gets the same one (database, Redis, QUEUE_PREFIX, keys). */
+  apiEnv: Record<string, string>;
+  /** The second API process of the two-API phase, once started. */
+  api2?: { api: ManagedProcess; baseUrl: string };
 }
 
 async function startStack(runId: string, runDir: string, cleanup: CleanupStack, options: { keep: boolean; noBuild: boolean }): Promise<Stack> {
@@ -149,9 +163,7 @@ async function startStack(runId: string, runDir: string, cleanup: CleanupStack, 
   const devchain = await startDevchain();
   cleanup.add('stop anvil', () => devchain.stop());
   const adminKey = randomSuffix(24);
-  const { api, baseUrl } = await startApi({
-    runDir,
-    env: {
+  const apiEnv: Record<string, string> = {
       ...devchain.env,
       DATABASE_URL: databaseUrl,
       REDIS_URL: queues.redisUrl,
@@ -162,16 +174,40 @@ async function startStack(runId: string, runDir: string, cleanup: CleanupStack, 
       // The limiter still runs on every request; only its ceiling is lifted above any bench rate.
       RATE_LIMIT_PER_MINUTE: '1000000000',
       RATE_LIMIT_BURST: '1000000000',
-    },
-  });
+  };
+  const { api, baseUrl } = await startApi({ runDir, env: apiEnv });
   cleanup.add('stop api', () => api.stop());
   say(`database ${dbName}, queue prefix ${queues.prefix}, anvil ${devchain.rpcUrl}, api ${baseUrl} (pid ${api.pid}); logs in ${runDir}`);
-  return { dbName, databaseUrl, baseUrl, adminKey, api, devchain };
+  return { dbName, databaseUrl, baseUrl, adminKey, api, devchain, runDir, apiEnv };
 }
 
-/** Where the CPU went during a phase (the API, our Postgres backends, this process, everyone else), and the API's peak RSS. */
-function startCpuMeters(stack: Stack): { stop(): PhaseCpu } {
-  const api = cpuMeter(() => [stack.api.pid]);
+/**
+ * A second API process on another port with the first one's environment (same database, Redis and
+ * QUEUE_PREFIX, so the shared limits and replay ids are common), warmed up like the first.
+ */
+async function startSecondApi(stack: Stack, cleanup: CleanupStack, key: string, plan: BenchPlan): Promise<void> {
+  const second = await startApi({ runDir: stack.runDir, env: stack.apiEnv, name: 'api2' });
+  cleanup.add('stop api2', () => second.api.stop());
+  stack.api2 = second;
+  say(`second api ${second.baseUrl} (pid ${second.api.pid}), same database and queue prefix; warm-up: ${plan.warmupS} s of batch 100 and ${plan.warmupS} s of single events on it`);
+  await runBatchLoad({ baseUrl: second.baseUrl, key, size: 100, connections: BATCH_CONNECTIONS, durationS: plan.warmupS, prefix: 'warm2' });
+  await runSingleLoad({ baseUrl: second.baseUrl, key, connections: SINGLE_CONNECTIONS, durationS: plan.warmupS, prefix: 'warm2s' });
+}
+
+/** The API processes a phase runs on and the load target: one API, or both behind the round-robin client. */
+function phaseTarget(stack: Stack, apis: 1 | 2, connections: number): { processes: ManagedProcess[]; target: LoadTarget } {
+  if (apis === 1) return { processes: [stack.api], target: stack.baseUrl };
+  if (!stack.api2) throw new Error('the second API is not started');
+  return { processes: [stack.api, stack.api2.api], target: roundRobinTargets([stack.baseUrl, stack.api2.baseUrl], connections) };
+}
+
+/**
+ * Where the CPU went during a phase (the API processes, our Postgres backends, this process,
+ * everyone else, of which the local Redis), and the first API's peak RSS.
+ */
+function startCpuMeters(stack: Stack, apis: ManagedProcess[] = [stack.api]): { stop(): MultiApiCpu } {
+  const apiEach = apis.map((p) => cpuMeter(() => [p.pid]));
+  const redis = cpuMeter(() => findPidsByCmdline(REDIS_PROCESS_TITLE));
   const postgres = cpuMeter(() => findPidsByCmdline(`postgres ${stack.dbName} `));
   const selfStart = process.cpuUsage();
   const machineStart = readMachineBusySeconds();
@@ -181,7 +217,9 @@ function startCpuMeters(stack: Stack): { stop(): PhaseCpu } {
     stop: () => {
       const apiRssPeakBytes = rss.stop().peakBytes;
       const seconds = (performance.now() - startedMs) / 1000;
-      const apiS = api.stop();
+      const apiEachS = apiEach.map((m) => m.stop());
+      const apiS = apiEachS.reduce((a, b) => a + b, 0);
+      const redisS = redis.stop();
       const postgresS = postgres.stop();
       const self = process.cpuUsage(selfStart);
       const loadGeneratorS = (self.user + self.system) / 1e6;
@@ -192,6 +230,8 @@ function startCpuMeters(stack: Stack): { stop(): PhaseCpu } {
         loadGeneratorCores: loadGeneratorS / seconds,
         otherCores: Math.max(0, machineS - apiS - postgresS - loadGeneratorS) / seconds,
         apiRssPeakBytes,
+        apiCoresEach: apiEachS.map((s) => s / seconds),
+        redisCores: redisS / seconds,
       };
     },
   };
@@ -202,20 +242,62 @@ function startCpuMeters(stack: Stack): { stop(): PhaseCpu } {
  * round, so a slow spell of this shared machine hits every phase alike; each phase reports its
  * median run (by events/s) and keeps every run's rate.
  */
-async function measureIngestion(stack: Stack, key: string, signed: { key: string; signingSecret: string }, plan: BenchPlan): Promise<{ batch: BatchFigure[]; single: SingleFigure; signedSingle: SingleFigure; dimensionsSingle: SingleFigure }> {
+async function measureIngestion(stack: Stack, key: string, signed: { key: string; signingSecret: string }, plan: BenchPlan): Promise<{ batch: BatchFigure[]; single: SingleFigure; signedSingle: SingleFigure; dimensionsSingle: SingleFigure; twoApi: TwoApiComparison[] }> {
   const batchRuns = new Map<number, BatchFigure[]>(BATCH_SIZES.map((size) => [size, []]));
   const singleRuns: SingleFigure[] = [];
   const signedRuns: SingleFigure[] = [];
   const dimensionRuns: SingleFigure[] = [];
+  const two = { batch: [] as ApiPhaseRun[], single: [] as ApiPhaseRun[] };
   for (let round = 1; round <= plan.ingestionRounds; round += 1) {
     say(`ingestion round ${round} of ${plan.ingestionRounds}`);
     for (const size of BATCH_SIZES) batchRuns.get(size)!.push(await measureBatch(stack, key, plan, size, round));
+    // (g) in the same round: the same loads on two API processes behind the round-robin client.
+    two.batch.push(asRun(2, await measureBatch(stack, key, plan, TWO_API_BATCH_SIZE, round, 2)));
     singleRuns.push(await measureSingle(stack, key, plan, round));
+    two.single.push(asRun(2, await measureSingle(stack, key, plan, round, undefined, false, 2)));
     // Right after the unsigned run, on the same warm process: the difference is the signed path.
     signedRuns.push(await measureSingle(stack, signed.key, plan, round, signed.signingSecret));
     dimensionRuns.push(await measureSingle(stack, key, plan, round, undefined, true));
   }
-  return { batch: BATCH_SIZES.map((size) => medianRun(batchRuns.get(size)!)), single: medianRun(singleRuns), signedSingle: medianRun(signedRuns), dimensionsSingle: medianRun(dimensionRuns) };
+  const twoApi = [
+    compareTwoApi(`batch ${TWO_API_BATCH_SIZE}`, BATCH_CONNECTIONS, batchRuns.get(TWO_API_BATCH_SIZE)!.map((r) => asRun(1, r)), two.batch),
+    compareTwoApi('single', SINGLE_CONNECTIONS, singleRuns.map((r) => asRun(1, r)), two.single),
+  ];
+  return { batch: BATCH_SIZES.map((size) => medianByRate(batchRuns.get(size)!)), single: medianByRate(singleRuns), signedSingle: medianByRate(signedRuns), dimensionsSingle: medianByRate(dimensionRuns), twoApi };
+}
+
+function asRun(apis: 1 | 2, figure: { load: LoadResult; cpu: PhaseCpu }): ApiPhaseRun {
+  return { apis, load: figure.load, cpu: figure.cpu as MultiApiCpu };
+}
+
+/**
+ * --only two-api: batch 1000 and single events on one API, then on two behind the round-robin
+ * client, alternating round after round; the comparison is printed and kept in the run directory.
+ */
+async function measureTwoApiOnly(stack: Stack, cleanup: CleanupStack, plan: BenchPlan): Promise<void> {
+  const loadAvgStart = loadavg();
+  const key = await seedForIngestion({ baseUrl: stack.baseUrl, adminKey: stack.adminKey });
+  say(`warm-up: ${plan.warmupS} s of batch 100 and ${plan.warmupS} s of single events`);
+  await runBatchLoad({ baseUrl: stack.baseUrl, key, size: 100, connections: BATCH_CONNECTIONS, durationS: plan.warmupS, prefix: 'warm' });
+  await runSingleLoad({ baseUrl: stack.baseUrl, key, connections: SINGLE_CONNECTIONS, durationS: plan.warmupS, prefix: 'warms' });
+  await startSecondApi(stack, cleanup, key, plan);
+  const runs = { batch1: [] as ApiPhaseRun[], batch2: [] as ApiPhaseRun[], single1: [] as ApiPhaseRun[], single2: [] as ApiPhaseRun[] };
+  for (let round = 1; round <= plan.ingestionRounds; round += 1) {
+    say(`two-api round ${round} of ${plan.ingestionRounds}`);
+    runs.batch1.push(asRun(1, await measureBatch(stack, key, plan, TWO_API_BATCH_SIZE, round)));
+    runs.batch2.push(asRun(2, await measureBatch(stack, key, plan, TWO_API_BATCH_SIZE, round, 2)));
+    runs.single1.push(asRun(1, await measureSingle(stack, key, plan, round)));
+    runs.single2.push(asRun(2, await measureSingle(stack, key, plan, round, undefined, false, 2)));
+  }
+  const comparisons = [
+    compareTwoApi(`batch ${TWO_API_BATCH_SIZE}`, BATCH_CONNECTIONS, runs.batch1, runs.batch2),
+    compareTwoApi('single', SINGLE_CONNECTIONS, runs.single1, runs.single2),
+  ];
+  const loadAvgEnd = loadavg();
+  const load = (l: number[]) => l.map((x) => x.toFixed(2)).join(' / ');
+  writeFileSync(join(stack.runDir, 'two-api-figures.json'), JSON.stringify({ durationS: plan.durationS, rounds: plan.ingestionRounds, loadAvgStart, loadAvgEnd, comparisons }, null, 2));
+  console.log(`\n${renderTwoApiTable(comparisons)}\n`);
+  say(`load average (1/5/15 min) at start ${load(loadAvgStart)}, at end ${load(loadAvgEnd)}; figures: ${join(stack.runDir, 'two-api-figures.json')}`);
 }
 
 /** --only single: plain and price-dimension single events, alternating, CPU per event printed. */
@@ -233,32 +315,30 @@ async function measureSingleOnly(stack: Stack, plan: BenchPlan): Promise<void> {
   for (const r of runs) say(`${r.name}: CPU per event api ${r.api.toFixed(0)} us + postgres ${r.postgres.toFixed(0)} us = ${(r.api + r.postgres).toFixed(0)} us`);
 }
 
-function medianRun<T extends { load: LoadResult; runsEventsPerSecond: number[] }>(runs: T[]): T {
-  const sorted = [...runs].sort((a, b) => a.load.eventsPerSecond - b.load.eventsPerSecond);
-  return { ...sorted[Math.floor((sorted.length - 1) / 2)]!, runsEventsPerSecond: runs.map((r) => r.load.eventsPerSecond) };
-}
-
-async function measureBatch(stack: Stack, key: string, plan: BenchPlan, size: number, round: number): Promise<BatchFigure> {
+async function measureBatch(stack: Stack, key: string, plan: BenchPlan, size: number, round: number, apis: 1 | 2 = 1): Promise<BatchFigure> {
+  const name = apis === 1 ? `batch ${size}` : `two-api batch ${size}`;
+  const { processes, target } = phaseTarget(stack, apis, BATCH_CONNECTIONS);
   const before = await settledEventCounts(stack.databaseUrl);
-  const meters = startCpuMeters(stack);
-  const load = await runBatchLoad({ baseUrl: stack.baseUrl, key, size, connections: BATCH_CONNECTIONS, durationS: plan.durationS, prefix: `b${size}r${round}` });
-  const cpu = meters.stop();
-  const after = await settledEventCounts(stack.databaseUrl);
-  sayCpu(`batch ${size}`, cpu);
-  assertPhaseClean(stack, `batch ${size}`, load);
-  say(`batch ${size}: ${Math.round(load.eventsPerSecond)} events/s (${load.pricedEvents} priced in ${load.seconds.toFixed(1)} s, ${load.notPricedEvents} not priced, ${load.non2xx} non-2xx), p99 ${load.latencyP99Ms} ms`);
-  return { size, connections: BATCH_CONNECTIONS, load, cpu, storedPriced: after.priced - before.priced, storedOther: after.other - before.other, runsEventsPerSecond: [] };
-}
-
-async function measureSingle(stack: Stack, key: string, plan: BenchPlan, round: number, signingSecret?: string, dimensions = false): Promise<SingleFigure> {
-  const name = dimensions ? 'single (price dimensions)' : signingSecret ? 'single (signed key)' : 'single';
-  const before = await settledEventCounts(stack.databaseUrl);
-  const meters = startCpuMeters(stack);
-  const load = await runSingleLoad({ baseUrl: stack.baseUrl, key, connections: SINGLE_CONNECTIONS, durationS: plan.durationS, prefix: `${dimensions ? 'dims' : signingSecret ? 'signed' : 'single'}-r${round}`, signingSecret, dimensions });
+  const meters = startCpuMeters(stack, processes);
+  const load = await runBatchLoad({ baseUrl: target, key, size, connections: BATCH_CONNECTIONS, durationS: plan.durationS, prefix: `${apis === 1 ? '' : 'two-'}b${size}r${round}` });
   const cpu = meters.stop();
   const after = await settledEventCounts(stack.databaseUrl);
   sayCpu(name, cpu);
-  assertPhaseClean(stack, name, load);
+  assertPhaseClean(stack, name, load, processes);
+  say(`${name}: ${Math.round(load.eventsPerSecond)} events/s (${load.pricedEvents} priced in ${load.seconds.toFixed(1)} s, ${load.notPricedEvents} not priced, ${load.non2xx} non-2xx), p99 ${load.latencyP99Ms} ms`);
+  return { size, connections: BATCH_CONNECTIONS, load, cpu, storedPriced: after.priced - before.priced, storedOther: after.other - before.other, runsEventsPerSecond: [] };
+}
+
+async function measureSingle(stack: Stack, key: string, plan: BenchPlan, round: number, signingSecret?: string, dimensions = false, apis: 1 | 2 = 1): Promise<SingleFigure> {
+  const name = `${apis === 1 ? '' : 'two-api '}${dimensions ? 'single (price dimensions)' : signingSecret ? 'single (signed key)' : 'single'}`;
+  const { processes, target } = phaseTarget(stack, apis, SINGLE_CONNECTIONS);
+  const before = await settledEventCounts(stack.databaseUrl);
+  const meters = startCpuMeters(stack, processes);
+  const load = await runSingleLoad({ baseUrl: target, key, connections: SINGLE_CONNECTIONS, durationS: plan.durationS, prefix: `${apis === 1 ? '' : 'two-'}${dimensions ? 'dims' : signingSecret ? 'signed' : 'single'}-r${round}`, signingSecret, dimensions });
+  const cpu = meters.stop();
+  const after = await settledEventCounts(stack.databaseUrl);
+  sayCpu(name, cpu);
+  assertPhaseClean(stack, name, load, processes);
   say(`${name}: ${Math.round(load.eventsPerSecond)} events/s, p50 ${load.latencyP50Ms} ms, p99 ${load.latencyP99Ms} ms (${load.notPricedEvents} not priced, ${load.non2xx} non-2xx)`);
   return { connections: SINGLE_CONNECTIONS, load, cpu, storedPriced: after.priced - before.priced, storedOther: after.other - before.other, runsEventsPerSecond: [] };
 }
@@ -317,9 +397,11 @@ async function measureEarnings(stack: Stack, plan: BenchPlan): Promise<EarningsF
   };
 }
 
-/** A figure only counts if every request was answered as expected by the same API process. */
-function assertPhaseClean(stack: Stack, phase: string, load: LoadResult): void {
-  if (!stack.api.isRunning()) throw new Error(`${phase}: the API process ended during the phase (${stack.api.exitDescription()}):\n${stack.api.logTail()}`);
+/** A figure only counts if every request was answered as expected by the same API process(es). */
+function assertPhaseClean(stack: Stack, phase: string, load: LoadResult, processes: ManagedProcess[] = [stack.api]): void {
+  for (const p of processes) {
+    if (!p.isRunning()) throw new Error(`${phase}: an API process (pid ${p.pid}) ended during the phase (${p.exitDescription()}):\n${p.logTail()}`);
+  }
   assertAllOk(phase, load);
 }
 
@@ -344,7 +426,7 @@ function renderFrom(path: string): void {
   writeDocs({ ...figures, startedAt: new Date(figures.startedAt), finishedAt: new Date(figures.finishedAt) });
 }
 
-async function runAll(plan: BenchPlan, stack: Stack): Promise<Omit<BenchFigures, 'startedAt' | 'finishedAt'>> {
+async function runAll(plan: BenchPlan, stack: Stack, cleanup: CleanupStack): Promise<Omit<BenchFigures, 'startedAt' | 'finishedAt'>> {
   const machine = await machineInfo(stack.databaseUrl);
   say(`(a) raw limits: COPY ${plan.copyRows} rows, unnest ${plan.unnestRows} rows, single inserts ${plan.singleInsertSeconds} s`);
   const raw = await measureRawLimits({ databaseUrl: stack.databaseUrl, copyRows: plan.copyRows, unnestRows: plan.unnestRows, singleInsertSeconds: plan.singleInsertSeconds });
@@ -356,8 +438,11 @@ async function runAll(plan: BenchPlan, stack: Stack): Promise<Omit<BenchFigures,
   const sampler = sampleRss(stack.api.pid, RSS_SAMPLE_MS);
   say(`warm-up: ${plan.warmupS} s of batch 100`);
   await runBatchLoad({ baseUrl: stack.baseUrl, key, size: 100, connections: BATCH_CONNECTIONS, durationS: plan.warmupS, prefix: 'warm' });
-  say(`(b, c) batch ingestion (${BATCH_CONNECTIONS} connections) and single events (${SINGLE_CONNECTIONS} connections), ${plan.durationS} s per phase, ${plan.ingestionRounds} round(s)`);
-  const { batch, single, signedSingle, dimensionsSingle } = await measureIngestion(stack, key, signed, plan);
+  await startSecondApi(stack, cleanup, key, plan);
+  say(`(b, c, g) batch ingestion (${BATCH_CONNECTIONS} connections) and single events (${SINGLE_CONNECTIONS} connections), ${plan.durationS} s per phase, ${plan.ingestionRounds} round(s)`);
+  const { batch, single, signedSingle, dimensionsSingle, twoApi } = await measureIngestion(stack, key, signed, plan);
+  // The second API served only the two-API phases; the earnings, gas and RSS figures are the first one's.
+  await stack.api2!.api.stop();
   say('(d) earnings query');
   const earnings = await measureEarnings(stack, plan);
   const rssPeak = sampler.stop();
@@ -366,7 +451,7 @@ async function runAll(plan: BenchPlan, stack: Stack): Promise<Omit<BenchFigures,
   const gas = await measurePayoutGas(stack.devchain, plan.gasRecipients);
   say(`gas per recipient (new/existing): BatchPayout ${gas.batchPayout.newHolders}/${gas.batchPayout.existingHolders}, Disperse ${gas.disperseToken.newHolders}/${gas.disperseToken.existingHolders}, single transfer ${gas.singleTransfer.newHolders}/${gas.singleTransfer.existingHolders}`);
   machine.loadAvgEnd = loadavg();
-  return { quick: plan.quick, machine, durationS: plan.durationS, raw, batch, single, signedSingle, dimensionsSingle, earnings, gas, rss: { idleBytes, peakBytes: rssPeak.peakBytes, samples: rssPeak.samples } };
+  return { quick: plan.quick, machine, durationS: plan.durationS, raw, batch, single, signedSingle, dimensionsSingle, twoApi, earnings, gas, rss: { idleBytes, peakBytes: rssPeak.peakBytes, samples: rssPeak.samples } };
 }
 
 async function main(): Promise<number> {
@@ -395,7 +480,11 @@ async function main(): Promise<number> {
       await measureSingleOnly(stack, plan);
       return 0;
     }
-    const figures = await runAll(plan, stack);
+    if (plan.onlyTwoApi) {
+      await measureTwoApiOnly(stack, cleanup, plan);
+      return 0;
+    }
+    const figures = await runAll(plan, stack, cleanup);
     writeDocs({ ...figures, startedAt, finishedAt: new Date() }, runDir);
     return 0;
   } catch (error) {

@@ -130,8 +130,11 @@ function countOccurrences(text: string, needle: string): number {
   return count;
 }
 
+/** One API, or a list of targets, one per connection (the round-robin client of the two-API phase). */
+export type LoadTarget = string | string[];
+
 interface LoadSpec {
-  baseUrl: string;
+  baseUrl: LoadTarget;
   key: string;
   connections: number;
   durationS: number;
@@ -149,7 +152,8 @@ async function runLoad(spec: LoadSpec): Promise<LoadResult> {
   let priced = 0;
   let notPriced = 0;
   const result = await autocannon({
-    url: spec.baseUrl,
+    // autocannon takes a url list at run time (connection i on url i mod length); its types say string.
+    url: spec.baseUrl as string,
     connections: spec.connections,
     duration: spec.durationS,
     timeout: AUTOCANNON_TIMEOUT_S,
@@ -188,7 +192,7 @@ async function runLoad(spec: LoadSpec): Promise<LoadResult> {
 }
 
 /** POST /v1/usage-events/batch with `size` fresh events per request. */
-export function runBatchLoad(options: { baseUrl: string; key: string; size: number; connections: number; durationS: number; prefix: string }): Promise<LoadResult> {
+export function runBatchLoad(options: { baseUrl: LoadTarget; key: string; size: number; connections: number; durationS: number; prefix: string }): Promise<LoadResult> {
   let n = 0;
   return runLoad({
     ...options,
@@ -208,7 +212,7 @@ export function runBatchLoad(options: { baseUrl: string; key: string; size: numb
 }
 
 /** POST /v1/usage-events, one fresh event per request. */
-export function runSingleLoad(options: { baseUrl: string; key: string; connections: number; durationS: number; prefix: string; signingSecret?: string; dimensions?: boolean }): Promise<LoadResult> {
+export function runSingleLoad(options: { baseUrl: LoadTarget; key: string; connections: number; durationS: number; prefix: string; signingSecret?: string; dimensions?: boolean }): Promise<LoadResult> {
   let n = 0;
   const json = options.dimensions ? dimensionEventJson : eventJson;
   return runLoad({

@@ -6,6 +6,7 @@ import type { PayoutGasMeasurement } from './gas-measure.js';
 import type { LoadResult } from './bench-http.js';
 import type { EarningsBenchResult } from './earnings-bench.js';
 import type { RawLimits } from './bench-raw.js';
+import { renderTwoApiTable, type TwoApiComparison } from './bench-two-api.js';
 
 export const TARGET_BATCH_EVENTS_PER_S = 25_000;
 export const TARGET_SINGLE_EVENTS_PER_S = 3_000;
@@ -78,6 +79,8 @@ export interface BenchFigures {
   signedSingle?: SingleFigure;
   /** Single events using cache writes, a 200k context tier, search fees and a `us` variant (docs/pricing.md). */
   dimensionsSingle?: SingleFigure;
+  /** Batch 1000 and single events on two API processes (round-robin client) next to one, same rounds. */
+  twoApi?: TwoApiComparison[];
   earnings: EarningsFigure | { skipped: string };
   gas: PayoutGasMeasurement;
   rss: { idleBytes: number; peakBytes: number; samples: number };
@@ -220,7 +223,7 @@ function contention(f: BenchFigures): string {
 
 function rounds(f: BenchFigures): string {
   const n = f.single.runsEventsPerSecond?.length ?? 1;
-  return n > 1 ? `; the ingestion phases run ${n} rounds, one after another (batch 10, 100, 1000, single, then again), and each reports its median run, because this virtual machine's speed drifts by tens of percent over minutes` : '';
+  return n > 1 ? `; the ingestion phases run ${n} rounds, one after another (batch 10, 100, 1000, ${f.twoApi ? 'batch 1000 on two APIs, single, single on two APIs' : 'single'}, signed and price-dimension single, then again), and each reports its median run, because this virtual machine's speed drifts by tens of percent over minutes` : '';
 }
 
 function machineSection(f: BenchFigures): string {
@@ -306,6 +309,21 @@ const NOTES = `- **Raw limits** are one client on one connection, rows generated
   database (not Postgres' WAL writer, checkpointer or background writer), so it is a lower bound
   on the machine's cost per event.`;
 
+function twoApiSection(f: BenchFigures): string {
+  if (!f.twoApi || f.twoApi.length === 0) return '';
+  const single = f.twoApi.find((c) => c.workload === 'single');
+  const perEvent = single?.oneUs && single.twoUs
+    ? `\n\nSingle events, CPU per event one API -> two APIs: API ${Math.round(single.oneUs.api)} -> ${Math.round(single.twoUs.api)} us, Postgres ${Math.round(single.oneUs.postgres)} -> ${Math.round(single.twoUs.postgres)} us, Redis ${Math.round(single.oneUs.redis)} -> ${Math.round(single.twoUs.redis)} us (the shared rate limit is one Lua call per request in both; Redis is the machine's, so its CPU also holds other users' tests).`
+    : '';
+  return `## Two API processes
+
+The same database, Redis and \`QUEUE_PREFIX\`, two ports, the same load generator: connection i of the load goes to API i mod 2 (a connection-level round-robin balancer), in the same rounds as the one-process runs above; each row is the median run. What limits it on ${f.machine.cores} cores: [docs/scaling.md](scaling.md#bench).
+
+${renderTwoApiTable(f.twoApi)}${perEvent}
+
+`;
+}
+
 export function renderMarkdown(f: BenchFigures, chartFile: string): string {
   const banner = f.quick ? '\n> **Quick smoke run** (`--quick`): short phases and a small earnings database. These are not the reference figures; run `npm run bench` for them.\n' : '';
   return `# Performance
@@ -326,7 +344,7 @@ ${table([...ingestionRows(f), ...earningsRows(f), ...gasRows(f), ...rssRows(f)])
 
 ${cpuSection(f)}
 
-## Delivery checks during the load
+${twoApiSection(f)}## Delivery checks during the load
 
 ${checksSection(f)}
 
@@ -340,6 +358,7 @@ ${NOTES}
 npm run bench                              # full run (10,000,000-event earnings database)
 npm run bench -- --quick                   # smoke run: short phases, small database
 npm run bench -- --earnings-events 2000000 # another earnings database size
+npm run bench -- --quick --only two-api    # short run: batch 1000 and single on one API vs two (printed only)
 \`\`\`
 `;
 }

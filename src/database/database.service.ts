@@ -86,14 +86,14 @@ export class DatabaseService implements OnModuleDestroy {
   /**
    * Runs fn in one read-only REPEATABLE READ transaction: every statement sees the same snapshot,
    * so a report assembled from several queries (a monthly statement) is consistent with itself.
-   * The reports' read path: when a read replica is configured, this is where it goes.
+   * The reports' read path: on the read replica when READ_DATABASE_URL is set.
    */
   readSnapshot<T>(fn: (client: SqlClient) => Promise<T>): Promise<T> {
-    return this.transactionOnce('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY', fn);
+    return this.transactionOnce('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY', fn, this.readPool);
   }
 
-  private async transactionOnce<T>(begin: string, fn: (client: SqlClient) => Promise<T>): Promise<T> {
-    const client = await this.pool.connect();
+  private async transactionOnce<T>(begin: string, fn: (client: SqlClient) => Promise<T>, pool: pg.Pool = this.pool): Promise<T> {
+    const client = await pool.connect();
     let broken = false;
     // A checked-out client has no pool listener: a connection lost between two statements
     // (Postgres restart: FATAL 57P01, or the socket closing) is emitted as 'error' and, unheard,

@@ -149,8 +149,10 @@ describe('admin: contributors, adjustments, audit log, overview', () => {
     expect(res.body).toEqual({
       charged_usd: '0',
       revenue_usd: '0',
+      refunded_usd: '0',
       users_balance_usd: '0',
       held_usd: '0',
+      contributors_pending_usd: '0',
       contributors_payable_usd: formatAttoAsUsd(payableAtto),
       in_settlement_usd: '0',
       paid_usd: '0',

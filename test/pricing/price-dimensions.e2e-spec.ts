@@ -200,7 +200,7 @@ describe('price dimensions: admin prices and usage events', () => {
     expect(byModel.get('openai/gpt-4o-audio-preview')).toMatchObject({ audio_tokens: 1200, cache_write_tokens: 0 });
     expect(res.body.totals).toMatchObject({ cache_write_tokens: 60100, audio_tokens: 1200 });
     const csv = await t.admin(t.http.get('/v1/contributors/c_std/earnings.csv?from=2026-11-29&to=2026-11-30&group_by=model')).expect(200);
-    expect(csv.text.split('\r\n')[0]).toBe('model,events,prompt_tokens,completion_tokens,official_usd,earned_usd,cached_tokens,cache_write_tokens,audio_tokens');
+    expect(csv.text.split('\r\n')[0]).toBe('model,events,prompt_tokens,completion_tokens,official_usd,earned_usd,cached_tokens,cache_write_tokens,audio_tokens,refunds,refunded_usd,clawed_back_usd,net_earned_usd');
   });
 
   it('the OpenAPI document describes every price field, tiers and the usage kinds', async () => {

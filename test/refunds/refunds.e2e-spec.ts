@@ -219,8 +219,33 @@ describe('refunds', () => {
       r.on('end', () => cb(null, text));
     }).expect(200);
     const lines = (csv.body as string).trim().split('\r\n');
-    expect(lines[0]).toBe('day,events,prompt_tokens,completion_tokens,official_usd,earned_usd,refunds,refunded_usd,clawed_back_usd,net_earned_usd');
-    expect(lines).toContain(`${today},0,0,0,0,0,${refunds.n},${fmt(BigInt(refunds.refunded))},${fmt(BigInt(refunds.clawed))},-${fmt(BigInt(refunds.clawed))}`);
+    expect(lines[0]).toBe('day,events,prompt_tokens,completion_tokens,official_usd,earned_usd,cached_tokens,cache_write_tokens,audio_tokens,refunds,refunded_usd,clawed_back_usd,net_earned_usd');
+    expect(lines).toContain(`${today},0,0,0,0,0,0,0,0,${refunds.n},${fmt(BigInt(refunds.refunded))},${fmt(BigInt(refunds.clawed))},-${fmt(BigInt(refunds.clawed))}`);
+  });
+
+  it("shows every refund's clawback on the contributor's statement of the month it was made, and the statement ties out", async () => {
+    const month = new Date().toISOString().slice(0, 7);
+    for (const contributor of ['c_std', 'c_prem']) {
+      const r = await pool.query<{ s: string | null }>(
+        `SELECT sum(clawback_atto) AS s FROM refunds WHERE contributor_id = $1 AND created_at >= date_trunc('month', now() AT TIME ZONE 'UTC') AT TIME ZONE 'UTC'`,
+        [contributor],
+      );
+      const clawedAtto = BigInt(r.rows[0]!.s ?? '0');
+      const statement = await t.admin(t.http.get(`/v1/contributors/${contributor}/statements/${month}`)).expect(200);
+      expect(statement.body.clawed_back_usd).toBe(fmt(clawedAtto));
+      const owed = (await balanceOf(`contributor:${contributor}:payable`)) + (await balanceOf(`contributor:${contributor}:pending`)) + (await balanceOf(`contributor:${contributor}:in_settlement`));
+      expect(statement.body.closing_usd).toBe(fmt(owed));
+    }
+  });
+
+  it('the admin overview counts refunds: revenue is the margin kept, refunded_usd what went back to users', async () => {
+    const events = await pool.query<{ margin: string | null }>(`SELECT sum(margin_atto) AS margin FROM usage_events WHERE status = 'priced'`);
+    const refunds = await pool.query<{ amount: string | null; margin: string | null }>('SELECT sum(amount_atto) AS amount, sum(margin_reversed_atto) AS margin FROM refunds');
+    const overview = await t.admin(t.http.get('/v1/admin/overview')).expect(200);
+    expect(BigInt(refunds.rows[0]!.amount ?? '0')).toBeGreaterThan(0n);
+    expect(overview.body.refunded_usd).toBe(fmt(BigInt(refunds.rows[0]!.amount ?? '0')));
+    expect(overview.body.revenue_usd).toBe(fmt(BigInt(events.rows[0]!.margin ?? '0') - BigInt(refunds.rows[0]!.margin ?? '0')));
+    expect(overview.body.contributors_pending_usd).toBe('0');
   });
 
   it('documents the refund endpoints in the OpenAPI document', async () => {

@@ -53,6 +53,7 @@ describe('reads from a streaming replica (READ_DATABASE_URL)', () => {
       '/v1/admin/contributors',
       '/v1/admin/audit-log?limit=50',
       '/v1/admin/settlements',
+      '/v1/contributors/c_std/statements/2026-11',
     ];
     for (const path of paths) {
       const [viaReplica, viaPrimary] = await Promise.all([http.get(path).set('Authorization', admin).expect(200), primaryHttp.get(path).set('Authorization', admin).expect(200)]);

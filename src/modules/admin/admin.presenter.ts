@@ -53,8 +53,10 @@ export function overviewBody(o: AdminOverview) {
   return {
     charged_usd: formatAttoAsUsd(o.chargedAtto),
     revenue_usd: formatAttoAsUsd(o.marginAtto),
+    refunded_usd: formatAttoAsUsd(o.refundedAtto),
     users_balance_usd: formatAttoAsUsd(o.usersBalanceAtto),
     held_usd: formatAttoAsUsd(o.usersHeldAtto),
+    contributors_pending_usd: formatAttoAsUsd(o.pendingAtto),
     contributors_payable_usd: formatAttoAsUsd(o.payableAtto),
     in_settlement_usd: formatAttoAsUsd(o.inSettlementAtto),
     paid_usd: formatAttoAsUsd(o.paidAtto),

@@ -16,12 +16,15 @@ export class AdminRepository {
   constructor(private readonly db: DatabaseService) {}
 
   /** Charged and margin over all priced events, from the daily rollup (no scan of usage_events). */
-  async usageTotals(): Promise<{ chargedAtto: bigint; marginAtto: bigint }> {
-    const result = await this.db.pool.query<{ charged: string; margin: string }>(
-      'SELECT coalesce(sum(charge_atto), 0) AS charged, coalesce(sum(margin_atto), 0) AS margin FROM contributor_usage_daily',
+  async usageTotals(): Promise<{ chargedAtto: bigint; marginAtto: bigint; refundedAtto: bigint; marginReversedAtto: bigint }> {
+    const result = await this.db.pool.query<{ charged: string; margin: string; refunded: string; margin_reversed: string }>(
+      `SELECT (SELECT coalesce(sum(charge_atto), 0) FROM contributor_usage_daily) AS charged,
+              (SELECT coalesce(sum(margin_atto), 0) FROM contributor_usage_daily) AS margin,
+              (SELECT coalesce(sum(refunded_atto), 0) FROM contributor_refunds_daily) AS refunded,
+              (SELECT coalesce(sum(margin_reversed_atto), 0) FROM contributor_refunds_daily) AS margin_reversed`,
     );
     const row = result.rows[0]!;
-    return { chargedAtto: toBigInt(row.charged), marginAtto: toBigInt(row.margin) };
+    return { chargedAtto: toBigInt(row.charged), marginAtto: toBigInt(row.margin), refundedAtto: toBigInt(row.refunded), marginReversedAtto: toBigInt(row.margin_reversed) };
   }
 
   /** Every UTC day of [fromDay, toDay), zeros included: charged, margin and contributor earnings of the usage of that day. */

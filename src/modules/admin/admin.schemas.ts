@@ -86,9 +86,11 @@ export class ContributorListResponseDto extends createZodDto(contributorListResp
 
 export const overviewResponseSchema = z.object({
   charged_usd: usd,
-  revenue_usd: usd,
+  revenue_usd: usd.describe('Margin kept: usage margin minus what refunds reversed'),
+  refunded_usd: usd.describe('Credited back to users by refunds'),
   users_balance_usd: usd,
   held_usd: usd,
+  contributors_pending_usd: usd.describe('Earnings still maturing (PAYOUT_MATURITY_DAYS), not yet payable'),
   contributors_payable_usd: usd,
   in_settlement_usd: usd,
   paid_usd: usd,

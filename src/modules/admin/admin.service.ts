@@ -20,7 +20,12 @@ const auditCursorSchema = z.object({ id: cursorRowIdSchema }).strict();
 /** Platform totals in atto-USD, with the settlement module's hot wallet and last settlement. */
 export interface AdminOverview {
   chargedAtto: bigint;
+  /** The margin kept: usage margin minus what refunds reversed. */
   marginAtto: bigint;
+  /** Credited back to users by refunds. */
+  refundedAtto: bigint;
+  /** Contributor earnings still maturing (PAYOUT_MATURITY_DAYS). */
+  pendingAtto: bigint;
   usersBalanceAtto: bigint;
   usersHeldAtto: bigint;
   payableAtto: bigint;
@@ -97,7 +102,10 @@ export class AdminService {
     ]);
     return {
       chargedAtto: usage.chargedAtto,
-      marginAtto: usage.marginAtto,
+      // Revenue is the margin kept: refunds reverse their share of it (on the day they are made).
+      marginAtto: usage.marginAtto - usage.marginReversedAtto,
+      refundedAtto: usage.refundedAtto,
+      pendingAtto: byKind.get('contributor_pending')?.balanceAtto ?? 0n,
       usersBalanceAtto: byKind.get('user')?.balanceAtto ?? 0n,
       usersHeldAtto: byKind.get('user')?.heldAtto ?? 0n,
       payableAtto: byKind.get('contributor_payable')?.balanceAtto ?? 0n,

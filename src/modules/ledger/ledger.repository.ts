@@ -198,7 +198,7 @@ export class LedgerRepository {
     const result = await this.db.pool.query<{ kind: AccountKind; balance: string; held: string }>(
       `SELECT kind, coalesce(sum(balance_atto), 0) AS balance, coalesce(sum(held_atto), 0) AS held
        FROM accounts
-       WHERE kind IN ('user', 'contributor_payable', 'contributor_in_settlement', 'contributor_paid')
+       WHERE kind IN ('user', 'contributor_pending', 'contributor_payable', 'contributor_in_settlement', 'contributor_paid')
        GROUP BY kind`,
     );
     return new Map(result.rows.map((r) => [r.kind, { balanceAtto: toBigInt(r.balance), heldAtto: toBigInt(r.held) }]));

@@ -159,6 +159,8 @@ type NumberRead = { ok: true; value: bigint } | { ok: false; code: OmissionCode;
 function readNumber(field: string, value: number, scale: number, max: bigint): NumberRead {
   const fail = (code: OmissionCode, reason: string): NumberRead => ({ ok: false, code, reason: `${field} ${reason}` });
   if (typeof value !== 'number' || !Number.isFinite(value)) return fail('invalid', 'is not a finite number');
+  // The bundled catalog holds JS numbers: String() gives the shortest text that reads back as the
+  // same double, i.e. the decimal the catalog was written with; from there everything is exact.
   const text = String(value);
   let scaled: bigint;
   try {

@@ -19,6 +19,7 @@ export const BOOKED_KIND_BY_JOURNAL_KIND: Readonly<Record<string, BookedKind>> =
   settlement_paid: 'payout',
   settlement_reorged: 'payout_reversed',
   adjustment: 'adjustment',
+  refund: 'clawback',
 });
 
 /** Earnings of one UTC day and model (the contributor_usage_daily rollup). */

@@ -23,7 +23,11 @@ const CONTRIBUTOR_ENTRIES_CTE = `
     UNION ALL
     SELECT 'adjustment', 'contributor_adjustment:' || a.reference, a.reference, NULL::uuid, NULL::uuid, NULL::numeric, NULL::uuid, NULL::timestamptz
     FROM contributor_adjustments a
-    WHERE a.contributor_id = $1 AND a.created_at < $3),
+    WHERE a.contributor_id = $1 AND a.created_at < $3
+    UNION ALL
+    SELECT 'refund', 'refund:' || r.refund_id, r.refund_id, NULL::uuid, NULL::uuid, NULL::numeric, NULL::uuid, NULL::timestamptz
+    FROM refunds r
+    WHERE r.contributor_id = $1 AND r.created_at < $3),
   entries AS (
     SELECT e.id, e.kind, e.ref, e.created_at, e.memo, r.reference, r.payout_id, r.settlement_id, r.amount_micro_usdc, r.tx_id, r.confirmed_at,
            (SELECT coalesce(sum(p.amount), 0) FROM unnest(e.account_codes, e.amounts_atto) AS p(code, amount)

@@ -1,16 +1,17 @@
 import { Injectable } from '@nestjs/common';
 import { DomainError, notFound } from '../../common/errors/index.js';
-import { contributorInSettlement, contributorPayable } from '../ledger/account-codes.js';
+import { contributorInSettlement, contributorPayable, contributorPending } from '../ledger/account-codes.js';
 import { buildStatement, type Statement } from './statement.js';
 import { parseStatementMonth } from './statement-month.js';
 import { StatementsRepository, StatementTooLarge } from './statements.repository.js';
 
 /**
  * The accounts whose sum a statement follows: what the platform owes the contributor (earned and
- * not yet paid out, whether payable or reserved by an open settlement).
+ * not yet paid out, whether still maturing, payable or reserved by an open settlement). Maturing
+ * moves pending to payable: inside this sum, so those entries never appear on a statement.
  */
 export function owedAccountCodes(contributorId: string): string[] {
-  return [contributorPayable(contributorId), contributorInSettlement(contributorId)];
+  return [contributorPending(contributorId), contributorPayable(contributorId), contributorInSettlement(contributorId)];
 }
 
 @Injectable()
