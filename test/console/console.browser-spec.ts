@@ -487,6 +487,10 @@ describe('web console in Chromium', () => {
       expect({ field, value: await figure.getAttribute('data-value'), text: (await figure.innerText()).trim() }).toEqual({ field, value: statement[field], text: displayUsd(statement[field]) });
     }
     expect(statement.paid_usd).toBe(balance.paid_usd);
+    // The refund above was clawed back this month: the statement closes on the debt the balance shows.
+    expect(statement.clawed_back_usd).toMatch(/[1-9]/);
+    expect([balance.in_settlement_usd, balance.pending_usd ?? '0']).toEqual(['0', '0']);
+    expect(statement.closing_usd).toBe(balance.payable_usd);
     await shownStatement.locator(`[data-tx-hash="${payouts[0].tx_hash}"]`).waitFor();
     const statementCsv = page.waitForEvent('download');
     await page.getByRole('button', { name: 'Download statement CSV' }).click();
