@@ -1,13 +1,19 @@
 // `npm run test:e2e`: the web console in Debian's Chromium against the real stack (API serving the
 // built console, worker, Postgres, Redis, Anvil). An admin signs in, checks the overview against
 // GET /v1/admin/overview, finds a contributor, prices the unpriced events, approves a settlement and
-// watches it confirm on chain; a contributor signs in and sees only its own earnings and payouts; a
-// bad key is refused. Screenshots of every screen go to $CONSOLE_SCREENSHOTS (docs/console with
+// watches it confirm on chain; adds a price with a variant, a tier and a fee; adds a webhook endpoint
+// (secret shown once), reads its delivery log, retries one, enables one the service disabled and
+// removes one; issues a refund (a 422 first, shown as is); a contributor signs in and sees only its
+// own earnings and payouts and its statement (figures, CSV and PDF equal to the API's); a bad key is
+// refused. Screenshots of every screen go to $CONSOLE_SCREENSHOTS (docs/console with
 // `npm run docs:console`), else to a temporary folder.
 import { mkdirSync, mkdtempSync, readFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { Webhook } from 'standardwebhooks';
 import { getAddress } from 'viem';
 import { displayUsd, formatUsdc, parseDecimal, roundUnits } from '../../web/src/money/decimal.js';
 import { exampleEvent, seedBilling } from '../support/billing-fixtures.js';
@@ -31,6 +37,41 @@ const cspViolations: string[] = [];
 const pageErrors: string[] = [];
 let contributorKey = '';
 let settlementId = '';
+/** A webhook receiver on 127.0.0.1 (the stack allows private addresses): every POST it got. */
+let receiver: Server;
+let receiverUrl = '';
+const received: Array<{ headers: Record<string, string>; body: string }> = [];
+const goneReceived: string[] = [];
+let goneWebhookId = '';
+let webhookSecret = '';
+let webhookId = '';
+
+async function startReceiver(): Promise<void> {
+  receiver = createServer((request, response) => {
+    let body = '';
+    request.on('data', (chunk: Buffer) => (body += chunk.toString('utf8')));
+    request.on('end', () => {
+      // /gone answers 410 Gone once (the service disables the endpoint at once), then 204.
+      if (request.url === '/gone') {
+        goneReceived.push(body);
+        response.writeHead(goneReceived.length === 1 ? 410 : 204).end();
+        return;
+      }
+      received.push({ headers: request.headers as Record<string, string>, body });
+      response.writeHead(204).end();
+    });
+  });
+  await new Promise<void>((done) => receiver.listen(0, '127.0.0.1', done));
+  receiverUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hooks`;
+}
+
+async function waitUntil(check: () => boolean, timeoutMs = 30_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error('condition not met in time');
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
 
 async function shot(name: string): Promise<void> {
   await page.screenshot({ path: join(shotsDir, `${name}.png`), fullPage: true });
@@ -77,7 +118,13 @@ beforeAll(async () => {
   shotsDir = process.env.CONSOLE_SCREENSHOTS ? resolve(process.env.CONSOLE_SCREENSHOTS) : mkdtempSync(join(tmpdir(), 'console-shots-'));
   mkdirSync(shotsDir, { recursive: true });
   // Above the approval threshold, so the settlement waits for the admin in the console.
-  stack = await startConsoleStack('console_browser', { SETTLEMENT_MIN_PAYOUT_USD: '0.01', SETTLEMENT_APPROVAL_THRESHOLD_USD: '0.01' });
+  await startReceiver();
+  stack = await startConsoleStack('console_browser', {
+    SETTLEMENT_MIN_PAYOUT_USD: '0.01',
+    SETTLEMENT_APPROVAL_THRESHOLD_USD: '0.01',
+    WEBHOOK_ALLOW_PRIVATE: 'true',
+    WEBHOOK_RETRY_BASE_MS: '100',
+  });
   await seed();
   ({ browser, close: closeBrowser } = await launchChromium());
   context = await browser.newContext({ viewport: DESKTOP, acceptDownloads: true });
@@ -91,6 +138,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await closeBrowser?.();
   await stack?.close();
+  await new Promise((done) => (receiver ? receiver.close(done) : done(undefined)));
 });
 
 describe('web console in Chromium', () => {
@@ -141,6 +189,33 @@ describe('web console in Chromium', () => {
     for (const field of BALANCE_FIELDS) expect({ field, ...(await stat(field)) }).toEqual({ field, value: contributor[field], text: displayUsd(contributor[field]) });
     await page.getByRole('table', { name: 'Earnings by model' }).getByRole('cell', { name: 'openai/gpt-4o' }).waitFor();
     await shot('04-contributor-detail');
+  });
+
+  it('adds a webhook endpoint and shows its secret once', async () => {
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Webhooks' }).click();
+    await page.getByRole('table', { name: 'Webhook endpoints' }).getByText('No endpoint registered.').waitFor();
+    const form = page.getByRole('form', { name: 'Add a webhook endpoint' });
+    await form.getByLabel('URL').fill(receiverUrl);
+    await form.getByLabel('Description (optional)').fill('console e2e receiver');
+    for (const type of ['settlement.created', 'settlement.confirmed', 'payout.paid']) await form.getByRole('checkbox', { name: type, exact: true }).check();
+    await form.getByRole('button', { name: 'Add endpoint' }).click();
+    const secretShown = form.locator('[data-webhook-secret]');
+    webhookSecret = (await secretShown.innerText()).trim();
+    expect(webhookSecret).toMatch(/^whsec_[A-Za-z0-9+/=]{20,}$/);
+    webhookId = (await form.locator('[data-webhook-created]').getAttribute('data-webhook-created'))!;
+    const listed = (await stack.get('/v1/admin/webhooks')).body.data;
+    expect(listed).toMatchObject([{ id: webhookId, url: receiverUrl, events: ['settlement.created', 'settlement.confirmed', 'payout.paid'], status: 'active' }]);
+    expect(JSON.stringify(listed)).not.toContain(webhookSecret);
+    await page.getByRole('table', { name: 'Webhook endpoints' }).getByRole('cell', { name: receiverUrl, exact: true }).waitFor();
+    await shot('19-webhook-created-secret-once');
+    // Once: gone after "stored", and after a reload nothing on the page holds it.
+    await form.getByRole('button', { name: 'I have stored it' }).click();
+    await expect(form.locator('[data-webhook-secret]').count()).resolves.toBe(0);
+    await page.reload();
+    await page.getByRole('table', { name: 'Webhook endpoints' }).getByRole('cell', { name: receiverUrl, exact: true }).waitFor();
+    expect(await page.content()).not.toContain(webhookSecret);
+    // A second endpoint (through the API) that answers 410 Gone to its first refund.created: disabled by the service, enabled in the console below.
+    goneWebhookId = (await stack.t.admin(stack.t.http.post('/v1/admin/webhooks')).send({ url: receiverUrl.replace('/hooks', '/gone'), events: ['refund.created'] }).expect(201)).body.id;
   });
 
   it('adds the missing price and reprices the unpriced events', async () => {
@@ -207,10 +282,59 @@ describe('web console in Chromium', () => {
     await shot('09-settlement-confirmed');
   });
 
+  it('shows the webhook deliveries of the settlement (status code, latency, attempts) and retries one', async () => {
+    // settlement.created, settlement.confirmed and one payout.paid per line, signed with the secret shown.
+    await waitUntil(() => received.length >= 4);
+    const verifier = new Webhook(webhookSecret);
+    const types = received.map((r) => (verifier.verify(r.body, r.headers) as { type: string }).type);
+    expect(types.sort()).toEqual(['payout.paid', 'payout.paid', 'settlement.confirmed', 'settlement.created']);
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Webhooks' }).click();
+    await page.getByRole('button', { name: `Deliveries of ${receiverUrl}` }).click();
+    const log = page.getByRole('table', { name: `Delivery log of ${receiverUrl}, newest first` });
+    await log.getByRole('cell', { name: 'settlement.created' }).waitFor();
+    const deliveries = (await stack.get(`/v1/admin/webhooks/${webhookId}/deliveries`)).body.data as Array<Record<string, unknown>>;
+    expect(deliveries).toHaveLength(4);
+    for (const d of deliveries) expect(d).toMatchObject({ status: 'delivered', attempts: 1, last_status_code: 204 });
+    const created = deliveries.find((d) => (d.event as { type: string }).type === 'settlement.created')!;
+    const row = log.getByRole('row').filter({ has: page.getByRole('cell', { name: 'settlement.created' }) });
+    await expect(row.locator('td[data-label="Last HTTP status"]').innerText()).resolves.toBe('204');
+    await expect(row.locator('td[data-label="Latency"]').innerText()).resolves.toBe(`${String(created.last_latency_ms)} ms`);
+    await expect(row.locator('td[data-label="Attempts"]').innerText()).resolves.toBe('1');
+    await shot('20-webhook-deliveries');
+    await row.getByRole('button', { name: `Retry delivery ${String(created.delivery_id)}` }).click();
+    await waitUntil(() => received.length >= 5);
+    expect(received[4]!.headers['webhook-id']).toBe((created.event as { id: string }).id);
+    await row.locator('td[data-label="Attempts"]').getByText('2', { exact: true }).waitFor({ timeout: 15_000 });
+
+  });
+
   it('shows the prices and a model history, the audit log and the ledger check', async () => {
     await page.getByRole('link', { name: 'Prices' }).click();
     const current = page.getByRole('table', { name: 'Prices in force now (USD per million tokens)' });
     await current.getByRole('link', { name: UNPRICED_MODEL }).waitFor();
+    // A version with a variant, a context tier and a fee: the admin POST body of api.md.
+    const priceForm = page.getByRole('form', { name: 'Add a price', exact: true });
+    await priceForm.getByLabel('Model', { exact: true }).fill('lab/tiered');
+    await priceForm.getByLabel('Input USD per 1M tokens', { exact: true }).fill('3');
+    await priceForm.getByLabel('Output USD per 1M tokens', { exact: true }).fill('15');
+    await priceForm.getByText('Variant, context tiers and fees (optional)').click();
+    await priceForm.getByLabel('Variant (empty = standard; e.g. flex, batch, priority)').fill('flex');
+    await priceForm.getByLabel('USD per request').fill('0.002');
+    await priceForm.getByRole('button', { name: 'Add a tier' }).click();
+    const tier = priceForm.getByRole('group', { name: 'Tier 1' });
+    await tier.getByLabel('Above input tokens').fill('200000');
+    await tier.getByLabel('Input / 1M', { exact: true }).fill('6');
+    await tier.getByLabel('Output / 1M', { exact: true }).fill('22.5');
+    await priceForm.getByRole('button', { name: 'Add price' }).click();
+    await priceForm.getByRole('status').filter({ hasText: 'saved for lab/tiered (flex) with 1 tiers' }).waitFor();
+    const tiered = (await stack.get(`/v1/admin/prices?model=${encodeURIComponent('lab/tiered')}`)).body.data;
+    expect(tiered).toMatchObject([
+      { model: 'lab/tiered', variant: 'flex', input_usd_per_mtok: '3', output_usd_per_mtok: '15', request_usd: '0.002', tiers: [{ above_input_tokens: 200000, inclusive: false, input_usd_per_mtok: '6', output_usd_per_mtok: '22.5' }] },
+    ]);
+    const tieredRow = current.getByRole('row').filter({ has: page.getByRole('link', { name: 'lab/tiered' }) });
+    await tieredRow.getByRole('cell', { name: 'flex', exact: true }).waitFor();
+    await tieredRow.getByText('> 200000: input 6, output 22.5').waitFor();
+    await tieredRow.getByText('request 0.002').waitFor();
     await shot('10-prices');
     await current.getByRole('link', { name: 'openai/gpt-4o' }).click();
     await page.getByRole('table', { name: 'Price versions of openai/gpt-4o, oldest first' }).getByText('$2.50').waitFor();
@@ -250,6 +374,78 @@ describe('web console in Chromium', () => {
     await shot('14-overview-after-settlement');
   });
 
+  it('issues a refund of a paid event from the console: the API\'s 422 shown as is, then the full refund, the list and the debt', async () => {
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Refunds' }).click();
+    await page.getByRole('table', { name: 'Refunds, newest first' }).getByText('No refund matches.').waitFor();
+    const form = page.getByRole('form', { name: 'Issue a refund' });
+    await form.getByLabel('Usage event id').fill('console-1');
+    await form.getByRole('radio', { name: 'Part' }).check();
+    await form.getByLabel('Amount USD (for a part)').fill('1000');
+    await form.getByLabel('Reason').fill('customer charged twice');
+    const refundId = (await form.locator('[data-refund-id]').getAttribute('data-refund-id'))!;
+    expect(refundId).toMatch(/^console-[0-9a-f-]{36}$/);
+    await form.getByRole('button', { name: 'Issue refund' }).click();
+    const refused = form.getByRole('alert');
+    await expect(refused.locator('.error-message').innerText()).resolves.toBe('the refund would take the refunded total past the charge');
+    await refused.getByText('refund_exceeds_charge').waitFor();
+    expect((await stack.get('/v1/admin/refunds?event_id=console-1')).body.data).toEqual([]);
+    await shot('22-refund-refused');
+
+    await form.getByRole('radio', { name: 'All not refunded yet' }).check();
+    await form.getByRole('button', { name: 'Issue refund' }).click();
+    await form.locator(`[data-refund-result="${refundId}"]`).waitFor();
+    const refunds = (await stack.get('/v1/admin/refunds?event_id=console-1')).body.data;
+    expect(refunds).toHaveLength(1);
+    expect(refunds[0]).toMatchObject({ refund_id: refundId, event_id: 'console-1', contributor_id: 'c_std', reason: 'customer charged twice' });
+    expect(refunds[0].amount_usd).toBe(refunds[0].refunded_total_usd);
+    const list = page.getByRole('table', { name: 'Refunds, newest first' });
+    await list.getByRole('cell', { name: refundId }).waitFor();
+    const row = list.getByRole('row').filter({ has: page.getByRole('cell', { name: refundId }) });
+    await expect(row.locator(`td[data-label="Clawed back"] [data-value]`).getAttribute('data-value')).resolves.toBe(refunds[0].contributor_clawback_usd);
+    await expect(row.locator(`td[data-label="Refunded"] [data-value]`).getAttribute('data-value')).resolves.toBe(refunds[0].amount_usd);
+    await shot('23-refunds');
+
+    // c_std was paid in full by the settlement: the clawback is a debt, shown negative.
+    const contributor = (await stack.get('/v1/admin/contributors/c_std')).body;
+    expect(contributor.payable_usd.startsWith('-')).toBe(true);
+    await page.goto(`${stack.baseUrl}/console/contributors/c_std`);
+    const payable = page.locator(`[data-stat="payable_usd"] dd [data-value="${contributor.payable_usd}"]`);
+    await payable.waitFor();
+    await expect(payable.getAttribute('class')).resolves.toContain('negative');
+    await page.getByText('A debt: netted against later earnings').waitFor();
+    // Filtered by contributor, from its page.
+    await page.getByRole('link', { name: 'Refunds and clawbacks of c_std' }).click();
+    await page.getByRole('table', { name: 'Refunds, newest first' }).getByRole('cell', { name: refundId }).waitFor();
+    expect(page.url()).toContain('contributor_id=c_std');
+  });
+
+  it('shows an endpoint the service disabled (410 Gone) with its reason, enables it, removes the other', async () => {
+    await waitUntil(() => goneReceived.length >= 1);
+    const goneUrl = receiverUrl.replace('/hooks', '/gone');
+    let disabled: Record<string, unknown> | undefined;
+    for (let i = 0; i < 100 && disabled === undefined; i += 1) {
+      disabled = ((await stack.get('/v1/admin/webhooks')).body.data as Array<Record<string, unknown>>).find((e) => e.id === goneWebhookId && e.status === 'disabled');
+      if (disabled === undefined) await new Promise((r) => setTimeout(r, 100));
+    }
+    expect(disabled).toBeDefined();
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Webhooks' }).click();
+    const table = page.getByRole('table', { name: 'Webhook endpoints' });
+    const goneRow = table.getByRole('row').filter({ has: page.getByRole('cell', { name: goneUrl, exact: true }) });
+    await goneRow.getByRole('cell', { name: String(disabled!.disabled_reason) }).waitFor();
+    await shot('24-webhook-disabled');
+    await goneRow.getByRole('button', { name: `Enable ${goneUrl}` }).click();
+    await goneRow.locator('td[data-label="Status"]').getByText('active').waitFor();
+    // What waited meanwhile is sent: the same refund.created again, answered 204 this time.
+    await waitUntil(() => goneReceived.length >= 2);
+    expect(goneReceived[1]).toBe(goneReceived[0]);
+
+    await page.getByRole('button', { name: `Remove ${receiverUrl}` }).click();
+    const dialog = page.getByRole('dialog', { name: 'Remove this webhook endpoint?' });
+    await dialog.getByRole('button', { name: 'Remove endpoint' }).click();
+    await table.getByRole('cell', { name: receiverUrl, exact: true }).waitFor({ state: 'detached' });
+    expect(((await stack.get('/v1/admin/webhooks')).body.data as Array<{ id: string }>).map((e) => e.id)).toEqual([goneWebhookId]);
+  });
+
   it('issues a portal key; the contributor sees only its own balance, earnings and payouts, and downloads its earnings', async () => {
     await page.goto(`${stack.baseUrl}/console/contributors/c_std`);
     await page.getByRole('button', { name: 'Create a portal key' }).click();
@@ -280,6 +476,33 @@ describe('web console in Chromium', () => {
     const range = await page.evaluate<string[]>(`Array.from(document.querySelectorAll('input[type=date]')).map((i) => i.value)`);
     const csv = await fetch(`${stack.baseUrl}/v1/contributors/c_std/earnings.csv?group_by=day&from=${range[0]}&to=${range[1]}`, { headers: { authorization: `Bearer ${contributorKey}` } });
     expect(readFileSync(file, 'utf8')).toBe(await csv.text());
+
+    // This month's statement: the figures the API has, its CSV and PDF as the API renders them.
+    const month = new Date().toISOString().slice(0, 7);
+    const statement = (await stack.get(`/v1/contributors/c_std/statements/${month}`, contributorKey)).body;
+    const shownStatement = page.locator(`[data-statement-month="${month}"]`);
+    await shownStatement.waitFor();
+    for (const field of ['opening_usd', 'earned_usd', 'clawed_back_usd', 'adjustments_usd', 'paid_usd', 'closing_usd']) {
+      const figure = shownStatement.locator(`[data-stat="statement.${field}"] dd [data-value]`);
+      expect({ field, value: await figure.getAttribute('data-value'), text: (await figure.innerText()).trim() }).toEqual({ field, value: statement[field], text: displayUsd(statement[field]) });
+    }
+    expect(statement.paid_usd).toBe(balance.paid_usd);
+    // The refund above was clawed back this month: the statement closes on the debt the balance shows.
+    expect(statement.clawed_back_usd).toMatch(/[1-9]/);
+    expect([balance.in_settlement_usd, balance.pending_usd ?? '0']).toEqual(['0', '0']);
+    expect(statement.closing_usd).toBe(balance.payable_usd);
+    await shownStatement.locator(`[data-tx-hash="${payouts[0].tx_hash}"]`).waitFor();
+    const statementCsv = page.waitForEvent('download');
+    await page.getByRole('button', { name: 'Download statement CSV' }).click();
+    const apiCsv = await fetch(`${stack.baseUrl}/v1/contributors/c_std/statements/${month}`, { headers: { authorization: `Bearer ${contributorKey}`, accept: 'text/csv' } });
+    expect(readFileSync(await (await statementCsv).path(), 'utf8')).toBe(await apiCsv.text());
+    const statementPdf = page.waitForEvent('download');
+    await page.getByRole('button', { name: 'Download statement PDF' }).click();
+    const pdf = await statementPdf;
+    expect(pdf.suggestedFilename()).toMatch(/\.pdf$/);
+    const apiPdf = await fetch(`${stack.baseUrl}/v1/contributors/c_std/statements/${month}`, { headers: { authorization: `Bearer ${contributorKey}`, accept: 'application/pdf' } });
+    expect(readFileSync(await pdf.path()).equals(Buffer.from(await apiPdf.arrayBuffer()))).toBe(true);
+    await shot('21-portal-statement');
 
     await page.goto(`${stack.baseUrl}/console/contributors`);
     await page.getByRole('heading', { name: 'Earnings of c_std' }).waitFor();

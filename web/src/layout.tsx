@@ -11,6 +11,8 @@ export const ADMIN_NAV = [
   { to: '/settlements', label: 'Settlements' },
   { to: '/unpriced', label: 'Unpriced events' },
   { to: '/prices', label: 'Prices' },
+  { to: '/refunds', label: 'Refunds' },
+  { to: '/webhooks', label: 'Webhooks' },
   { to: '/audit-log', label: 'Audit log' },
   { to: '/ledger', label: 'Ledger check' },
 ] as const;

@@ -8,9 +8,11 @@ import { ContributorsScreen } from './screens/admin/contributors';
 import { LedgerScreen } from './screens/admin/ledger';
 import { OverviewScreen } from './screens/admin/overview';
 import { PricesScreen } from './screens/admin/prices';
+import { RefundsScreen } from './screens/admin/refunds';
 import { SettlementDetailScreen } from './screens/admin/settlement-detail';
 import { SettlementsScreen } from './screens/admin/settlements';
 import { UnpricedScreen } from './screens/admin/unpriced';
+import { WebhooksScreen } from './screens/admin/webhooks';
 import { PortalScreen } from './screens/portal/portal';
 
 const rootRoute = createRootRoute({ component: RootLayout, notFoundComponent: NotFound });
@@ -41,6 +43,20 @@ const routes = [
     // Model names hold slashes ("openai/gpt-4o"): the history is a search parameter, not a path.
     validateSearch: (search: Record<string, unknown>): { model?: string } => (typeof search.model === 'string' && search.model !== '' ? { model: search.model } : {}),
   }),
+  createRoute({
+    getParentRoute: () => rootRoute,
+    path: '/refunds',
+    component: admin(RefundsScreen),
+    validateSearch: (search: Record<string, unknown>): { event_id?: string; contributor_id?: string; user_id?: string } => {
+      const out: { event_id?: string; contributor_id?: string; user_id?: string } = {};
+      for (const name of ['event_id', 'contributor_id', 'user_id'] as const) {
+        const value = search[name];
+        if (typeof value === 'string' && value !== '') out[name] = value;
+      }
+      return out;
+    },
+  }),
+  createRoute({ getParentRoute: () => rootRoute, path: '/webhooks', component: admin(WebhooksScreen) }),
   createRoute({ getParentRoute: () => rootRoute, path: '/audit-log', component: admin(AuditLogScreen) }),
   createRoute({ getParentRoute: () => rootRoute, path: '/ledger', component: admin(LedgerScreen) }),
   createRoute({

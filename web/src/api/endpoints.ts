@@ -5,6 +5,14 @@ import type {
   AuditEntry,
   ConsoleConfig,
   Contributor,
+  CreatedWebhook,
+  NewRefund,
+  Refund,
+  RefundFilters,
+  ReconciliationResolution,
+  Statement,
+  WebhookDelivery,
+  WebhookEndpoint,
   ContributorBalance,
   ContributorRow,
   CreatedKey,
@@ -46,7 +54,13 @@ export const queryKeys = {
   unpriced: ['unpriced-by-model'] as const,
   auditLog: ['audit-log'] as const,
   ledgerCheck: ['ledger-check'] as const,
+  statement: (contributorId: string, month: string) => ['statement', contributorId, month] as const,
+  refunds: (filters: RefundFilters) => ['refunds', filters] as const,
+  webhooks: ['webhooks'] as const,
+  webhookDeliveries: (webhookId: string) => ['webhook-deliveries', webhookId] as const,
 };
+
+export type StatementFormat = 'csv' | 'pdf';
 
 export const api = {
   // Keys
@@ -64,7 +78,7 @@ export const api = {
   // Contributors
   contributors: (q: string, cursor?: string) => apiJson<Page<ContributorRow>>('/v1/admin/contributors', { query: { q, cursor, limit: 50 } }),
   contributor: (contributorId: string) => apiJson<Contributor>(`/v1/admin/contributors/${id(contributorId)}`),
-  putContributor: (contributorId: string, body: { tier: string; payout_address: string; status?: string }) =>
+  putContributor: (contributorId: string, body: { tier: string; payout_address: string; status?: string; allow_contract?: boolean }) =>
     apiJson<Contributor>(`/v1/admin/contributors/${id(contributorId)}`, { method: 'PUT', json: body }),
 
   // Contributor earnings (a contributor key for itself, admin for any)
@@ -89,4 +103,26 @@ export const api = {
     apiJson<PriceImportResult>('/v1/admin/prices/import', { method: 'POST', text: catalogText, query: { effective_from: effectiveFrom } }),
   unpricedByModel: () => apiJson<{ data: UnpricedModel[] }>('/v1/admin/usage-events/unpriced-by-model'),
   reprice: () => apiJson<RepriceResult>('/v1/admin/usage-events/reprice', { method: 'POST', json: {} }),
+  resolveReconciliation: (settlementId: string, reason: string) =>
+    apiJson<ReconciliationResolution>(`/v1/admin/settlements/${id(settlementId)}/reconciliation/resolve`, { method: 'POST', json: { reason } }),
+
+  // Statements (a contributor key for itself, admin for any)
+  statement: (contributorId: string, month: string) => apiJson<Statement>(`/v1/contributors/${id(contributorId)}/statements/${id(month)}`),
+  statementFile: (contributorId: string, month: string, format: StatementFormat) =>
+    apiBlob(`/v1/contributors/${id(contributorId)}/statements/${id(month)}`, { accept: format === 'csv' ? 'text/csv' : 'application/pdf' }),
+
+  // Refunds and clawbacks
+  createRefund: (eventId: string, body: NewRefund) => apiJson<Refund>(`/v1/admin/usage-events/${id(eventId)}/refunds`, { method: 'POST', json: body }),
+  refunds: (filters: RefundFilters, cursor?: string) => apiJson<Page<Refund>>('/v1/admin/refunds', { query: { ...filters, cursor, limit: 50 } }),
+
+  // Webhooks
+  webhooks: () => apiJson<{ data: WebhookEndpoint[] }>('/v1/admin/webhooks'),
+  createWebhook: (body: { url: string; events: string[]; description?: string }) => apiJson<CreatedWebhook>('/v1/admin/webhooks', { method: 'POST', json: body }),
+  removeWebhook: (webhookId: string) => apiJson<void>(`/v1/admin/webhooks/${id(webhookId)}`, { method: 'DELETE' }),
+  enableWebhook: (webhookId: string) => apiJson<WebhookEndpoint>(`/v1/admin/webhooks/${id(webhookId)}/enable`, { method: 'POST', json: {} }),
+  webhookEventTypes: () => apiJson<{ data: Array<{ type: string }> }>('/v1/admin/webhooks/event-types'),
+  webhookDeliveries: (webhookId: string, cursor?: string) =>
+    apiJson<Page<WebhookDelivery>>(`/v1/admin/webhooks/${id(webhookId)}/deliveries`, { query: { cursor, limit: 50 } }),
+  retryDelivery: (webhookId: string, deliveryId: string) =>
+    apiJson<WebhookDelivery>(`/v1/admin/webhooks/${id(webhookId)}/deliveries/${id(deliveryId)}/retry`, { method: 'POST', json: {} }),
 };

@@ -180,6 +180,9 @@ export interface Price {
   next?: Price | null;
   /** Arrives with price tiers (api.md). */
   tiers?: Array<Record<string, unknown>>;
+  web_search_usd_per_call?: Usd | null;
+  web_search_billing?: 'per_call' | 'per_request' | null;
+  request_usd?: Usd | null;
 }
 
 export interface PriceList {
@@ -187,12 +190,24 @@ export interface PriceList {
   upcoming?: Price[];
 }
 
+export interface NewPriceTier {
+  above_input_tokens: number;
+  inclusive?: boolean;
+  [price: `${string}_usd_per_mtok`]: Usd;
+}
+
+/** The admin POST body of api.md "Prices". */
 export interface NewPrice {
   model: string;
+  variant?: string;
   input_usd_per_mtok: Usd;
   output_usd_per_mtok: Usd;
   cached_input_usd_per_mtok?: Usd;
   effective_from?: string;
+  tiers?: NewPriceTier[];
+  web_search_usd_per_call?: Usd;
+  web_search_billing?: 'per_call' | 'per_request';
+  request_usd?: Usd;
 }
 
 export interface PriceImportResult {
@@ -224,6 +239,8 @@ export interface UsageEvent {
 export interface RepriceResult {
   priced: number;
   still_unpriced: number;
+  /** Another reprice was running: this call priced nothing, that run is pricing them. */
+  in_progress?: boolean;
 }
 
 export interface AuditEntry {
@@ -257,4 +274,90 @@ export interface CreatedKey {
 
 export interface ConsoleConfig {
   chain_explorer_tx_url: string | null;
+}
+
+/** GET /v1/contributors/:id/statements/:month (docs/statements.md). */
+export interface Statement {
+  contributor_id: string;
+  month: string;
+  month_ended?: boolean;
+  opening_usd: Usd;
+  earned_usd: Usd;
+  clawed_back_usd: Usd;
+  adjustments_usd: Usd;
+  paid_usd: Usd;
+  closing_usd: Usd;
+  events: number;
+  payouts: Array<{ payout_id: string; settlement_id: string; amount_usdc: string; tx_hash: string | null; confirmed_at: string | null }>;
+}
+
+/** Refunds and clawbacks (api.md). */
+export interface Refund {
+  refund_id: string;
+  event_id: string;
+  user_id?: string;
+  contributor_id?: string;
+  model?: string;
+  amount_usd: Usd;
+  contributor_clawback_usd: Usd;
+  margin_reversed_usd: Usd;
+  refunded_total_usd: Usd;
+  clawed_back_total_usd?: Usd;
+  reason?: string;
+  created_at?: string;
+}
+
+export interface NewRefund {
+  refund_id: string;
+  amount_usd?: Usd;
+  reason: string;
+}
+
+export interface RefundFilters {
+  event_id?: string;
+  contributor_id?: string;
+  user_id?: string;
+}
+
+/** Webhooks (docs/webhooks.md). The secret is in the create answer only. */
+export interface WebhookEndpoint {
+  id: string;
+  url: string;
+  events: string[];
+  description: string | null;
+  contributor_id: string | null;
+  status: 'active' | 'disabled';
+  disabled_reason: string | null;
+  disabled_at: string | null;
+  failing_since: string | null;
+  last_success_at: string | null;
+  created_at: string;
+}
+
+export interface CreatedWebhook extends WebhookEndpoint {
+  secret: string;
+}
+
+export interface WebhookDelivery {
+  delivery_id: string;
+  webhook_id: string;
+  event: { id: string; type: string; timestamp: string };
+  status: string;
+  attempts: number;
+  next_attempt_at: string | null;
+  last_attempt_at: string | null;
+  last_status_code: number | null;
+  last_latency_ms: number | null;
+  last_error: string | null;
+  delivered_at: string | null;
+  failed_at: string | null;
+  created_at: string;
+}
+
+export interface ReconciliationResolution {
+  resolution_id: string;
+  settlement_id: string;
+  reason: string;
+  resolved_by: string;
+  resolved_at: string;
 }

@@ -59,6 +59,21 @@ describe('ErrorMessage', () => {
     render(<ErrorMessage error={new ApiError(400, 'validation_failed', 'request validation failed', [{ field: 'input_usd_per_mtok', message: 'at most 6 decimals' }])} />);
     expect(screen.getByRole('alert').textContent).toContain('input_usd_per_mtok: at most 6 decimals');
   });
+
+  it('lists flat object details as sent (a refund above the charge, a refused payout address)', () => {
+    render(
+      <ErrorMessage
+        error={new ApiError(422, 'refund_exceeds_charge', 'the refund would take the refunded total past the charge', { charge_usd: '0.5', refunded_usd: '0', refundable_usd: '0.5' })}
+      />,
+    );
+    const details = screen.getByRole('list', { name: 'Details' });
+    expect(Array.from(details.querySelectorAll('li')).map((li) => li.textContent)).toEqual(['charge_usd: 0.5', 'refunded_usd: 0', 'refundable_usd: 0.5']);
+  });
+
+  it('shows no details list for nested details', () => {
+    render(<ErrorMessage error={new ApiError(422, 'x', 'm', { nested: { a: 1 } })} />);
+    expect(screen.queryByRole('list', { name: 'Details' })).toBeNull();
+  });
 });
 
 describe('TxLink', () => {

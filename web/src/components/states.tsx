@@ -24,7 +24,26 @@ export function ErrorMessage({ error, title = 'The API refused this' }: { error:
           ))}
         </ul>
       )}
+      {apiError && isFlatObject(apiError.details) && (
+        <ul className="small" aria-label="Details">
+          {Object.entries(apiError.details).map(([name, value]) => (
+            <li key={name}>
+              <code>{name}</code>: {String(value)}
+            </li>
+          ))}
+        </ul>
+      )}
     </div>
+  );
+}
+
+/** Details like {refundable_usd: "0.5"} (refunds) or {reason: "..."} (payout address): shown as sent. */
+function isFlatObject(value: unknown): value is Record<string, string | number | boolean | null> {
+  return (
+    value !== null &&
+    typeof value === 'object' &&
+    !Array.isArray(value) &&
+    Object.values(value).every((v) => v === null || ['string', 'number', 'boolean'].includes(typeof v))
   );
 }
 

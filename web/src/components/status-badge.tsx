@@ -12,6 +12,9 @@ const TONES: Record<string, string> = {
   failed: 'bad',
   suspended: 'bad',
   unpriced: 'warn',
+  delivered: 'good',
+  pending: 'info',
+  disabled: 'bad',
 };
 
 export function StatusBadge({ status }: { status: string }) {

@@ -1,5 +1,6 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
+import { ApiError } from '../../api/client';
 import { api } from '../../api/endpoints';
 import { ErrorMessage } from '../../components/states';
 
@@ -14,11 +15,12 @@ interface ContributorFields {
 function usePutContributor(contributor: ContributorFields) {
   const queryClient = useQueryClient();
   return useMutation({
-    mutationFn: (changes: Partial<Pick<ContributorFields, 'tier' | 'status' | 'payout_address'>>) =>
+    mutationFn: (changes: Partial<Pick<ContributorFields, 'tier' | 'status' | 'payout_address'>> & { allow_contract?: boolean }) =>
       api.putContributor(contributor.id, {
         tier: changes.tier ?? contributor.tier,
         payout_address: changes.payout_address ?? contributor.payout_address,
         status: changes.status ?? contributor.status,
+        ...(changes.allow_contract ? { allow_contract: true } : {}),
       }),
     onSuccess: async () => {
       await queryClient.invalidateQueries({ queryKey: ['contributors'] });
@@ -49,10 +51,12 @@ export function ContributorEditForm({ contributor }: { contributor: ContributorF
   const put = usePutContributor(contributor);
   const [tier, setTier] = useState(contributor.tier);
   const [address, setAddress] = useState(contributor.payout_address);
+  const [allowContract, setAllowContract] = useState(false);
   const submit = (event: FormEvent) => {
     event.preventDefault();
-    put.mutate({ tier, payout_address: address.trim() });
+    put.mutate({ tier, payout_address: address.trim(), allow_contract: allowContract });
   };
+  const refusal = put.error instanceof ApiError && (put.error.code === 'payout_address_refused' || put.error.code === 'payout_address_denylisted') ? put.error : null;
   return (
     <form onSubmit={submit} aria-label={`Edit ${contributor.id}`} className="form-grid">
       <label htmlFor="tier">Tier</label>
@@ -62,13 +66,17 @@ export function ContributorEditForm({ contributor }: { contributor: ContributorF
       </select>
       <label htmlFor="payout-address">Payout address</label>
       <input id="payout-address" value={address} onChange={(e) => setAddress(e.target.value)} spellCheck={false} required />
+      <label htmlFor="allow-contract">Address is a contract (smart wallet)</label>
+      <span>
+        <input id="allow-contract" type="checkbox" checked={allowContract} onChange={(e) => setAllowContract(e.target.checked)} /> allow contract code at this address
+      </span>
       <div className="actions">
         <button type="submit" className="primary" disabled={put.isPending}>
           {put.isPending ? 'Saving…' : 'Save'}
         </button>
         {put.isSuccess && <span role="status">Saved.</span>}
       </div>
-      {put.isError && <ErrorMessage error={put.error} title="Not saved" />}
+      {put.isError && <ErrorMessage error={put.error} title={refusal ? 'Payout address refused' : 'Not saved'} />}
     </form>
   );
 }

@@ -7,6 +7,7 @@ import { formatTimestamp } from '../../lib/format';
 import { BalanceStats } from '../shared/balances';
 import { EarningsPanel } from '../shared/earnings-panel';
 import { PayoutsTable } from '../shared/payouts-table';
+import { StatementsPanel } from '../shared/statements-panel';
 import { ContributorEditForm, PortalKeyButton, StatusToggle } from './contributor-actions';
 
 const route = getRouteApi('/contributors/$contributorId');
@@ -45,6 +46,10 @@ export function ContributorDetailScreen() {
       <EarningsPanel contributorId={contributorId} title="Earnings by day" />
       <EarningsPanel contributorId={contributorId} initialGroupBy="model" title="Earnings by model" />
       <PayoutsTable contributorId={contributorId} />
+      <StatementsPanel contributorId={contributorId} />
+      <p>
+        <Link to="/refunds" search={{ contributor_id: contributorId }}>Refunds and clawbacks of {contributorId}</Link>
+      </p>
     </section>
   );
 }

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { LedgerCheck } from '../../api/types';
 import { extraChecks } from './ledger';
 import { priceBody } from './price-form';
+import { feeSummary } from './prices';
 
 describe('priceBody', () => {
   const draft = { model: ' demo/m ', input: '2.50', output: '10', cached: '', effectiveFrom: '' };
@@ -36,5 +37,40 @@ describe('extraChecks', () => {
       { name: 'rollups', ok: true, detail: { ok: true, mismatches: [] } },
       { name: 'chain', ok: false, detail: { ok: false, missing: 1 } },
     ]);
+  });
+});
+
+describe('priceBody with variant, tiers and fees (api.md admin POST)', () => {
+  const draft = { model: 'm', input: '3', output: '15', cached: '', effectiveFrom: '' };
+  const tier = { above: '200000', inclusive: false, input: '6', output: '22.5', cached: '' };
+
+  it('adds the variant, tiers and fees as strings', () => {
+    expect(priceBody({ ...draft, variant: 'flex', tiers: [tier], webSearch: '0.01', webSearchBilling: 'per_request', requestFee: '0.000000000001' })).toEqual({
+      body: {
+        model: 'm',
+        variant: 'flex',
+        input_usd_per_mtok: '3',
+        output_usd_per_mtok: '15',
+        tiers: [{ above_input_tokens: 200000, input_usd_per_mtok: '6', output_usd_per_mtok: '22.5' }],
+        web_search_usd_per_call: '0.01',
+        web_search_billing: 'per_request',
+        request_usd: '0.000000000001',
+      },
+    });
+  });
+
+  it('names the problem', () => {
+    expect(priceBody({ ...draft, variant: 'Flex' })).toHaveProperty('problem');
+    expect(priceBody({ ...draft, webSearchBilling: 'per_call' })).toEqual({ problem: 'web search billing needs a web search fee' });
+    expect(priceBody({ ...draft, requestFee: '0.0000000000001' })).toEqual({ problem: 'request fee must be a decimal with at most 12 decimals' });
+    expect(priceBody({ ...draft, tiers: [{ ...tier, above: '' }] })).toEqual({ problem: 'tier 1: "above input tokens" must be a whole number' });
+  });
+});
+
+describe('feeSummary', () => {
+  it('lists the fees as sent', () => {
+    const base = { id: '1', model: 'm', input_usd_per_mtok: '1', output_usd_per_mtok: '1', cached_input_usd_per_mtok: null, effective_from: '', source: 'admin', created_at: '' };
+    expect(feeSummary({ ...base, web_search_usd_per_call: '0.01', web_search_billing: 'per_call', request_usd: '0.002' })).toBe('web search 0.01 per call; request 0.002');
+    expect(feeSummary(base)).toBe('');
   });
 });

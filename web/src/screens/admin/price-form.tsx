@@ -3,18 +3,26 @@ import { useState, type FormEvent } from 'react';
 import { api, queryKeys } from '../../api/endpoints';
 import type { NewPrice } from '../../api/types';
 import { ErrorMessage } from '../../components/states';
+import { FEE_DECIMALS, PER_MTOK_DECIMALS, tiersBody, type TierDraft } from '../../lib/console-forms';
 import { normalizeDecimalInput } from '../../money/decimal';
-
-/** api.md: per-Mtok prices have at most 6 decimals. */
-const PER_MTOK_DECIMALS = 6;
 
 export interface PriceDraft {
   model: string;
+  /** Empty = "standard" (the API's default). */
+  variant?: string;
   input: string;
   output: string;
   cached: string;
   effectiveFrom: string;
+  tiers?: TierDraft[];
+  /** Fees in USD, at most 12 decimals. */
+  webSearch?: string;
+  webSearchBilling?: '' | 'per_call' | 'per_request';
+  requestFee?: string;
 }
+
+const VARIANT = /^[a-z0-9._-]{1,64}$/;
+const EMPTY_TIER: TierDraft = { above: '', inclusive: false, input: '', output: '', cached: '' };
 
 /** The request body, or the first problem; prices stay decimal strings end to end. */
 export function priceBody(draft: PriceDraft): { body: NewPrice } | { problem: string } {
@@ -31,13 +39,36 @@ export function priceBody(draft: PriceDraft): { body: NewPrice } | { problem: st
     body.cached_input_usd_per_mtok = cached;
   }
   if (draft.effectiveFrom.trim() !== '') body.effective_from = draft.effectiveFrom.trim();
+  const variant = (draft.variant ?? '').trim();
+  if (variant !== '') {
+    if (!VARIANT.test(variant)) return { problem: 'variant must be 1-64 lowercase letters, digits, ".", "_" or "-"' };
+    body.variant = variant;
+  }
+  const tiers = tiersBody(draft.tiers ?? []);
+  if ('problem' in tiers) return tiers;
+  if (tiers.tiers.length > 0) body.tiers = tiers.tiers;
+  if ((draft.webSearch ?? '').trim() !== '') {
+    const fee = normalizeDecimalInput(draft.webSearch!, FEE_DECIMALS);
+    if (fee === null) return { problem: `web search fee must be a decimal with at most ${FEE_DECIMALS} decimals` };
+    body.web_search_usd_per_call = fee;
+    if (draft.webSearchBilling) body.web_search_billing = draft.webSearchBilling;
+  } else if (draft.webSearchBilling) {
+    return { problem: 'web search billing needs a web search fee' };
+  }
+  if ((draft.requestFee ?? '').trim() !== '') {
+    const fee = normalizeDecimalInput(draft.requestFee!, FEE_DECIMALS);
+    if (fee === null) return { problem: `request fee must be a decimal with at most ${FEE_DECIMALS} decimals` };
+    body.request_usd = fee;
+  }
   return { body };
 }
 
 /** Adds a price version (USD per million tokens). The API's own checks answer in its words. */
 export function PriceForm({ model = '', effectiveFrom = '', onSaved }: { model?: string; effectiveFrom?: string; onSaved?: () => void }) {
   const queryClient = useQueryClient();
-  const [draft, setDraft] = useState<PriceDraft>({ model, input: '', output: '', cached: '', effectiveFrom });
+  const [draft, setDraft] = useState<PriceDraft>({ model, variant: '', input: '', output: '', cached: '', effectiveFrom, tiers: [], webSearch: '', webSearchBilling: '', requestFee: '' });
+  const tiers = draft.tiers ?? [];
+  const setTier = (index: number, change: Partial<TierDraft>) => setDraft({ ...draft, tiers: tiers.map((t, i) => (i === index ? { ...t, ...change } : t)) });
   const [problem, setProblem] = useState<string | null>(null);
   const save = useMutation({
     mutationFn: api.createPrice,
@@ -47,7 +78,7 @@ export function PriceForm({ model = '', effectiveFrom = '', onSaved }: { model?:
       onSaved?.();
     },
   });
-  const field = (name: keyof PriceDraft) => ({ value: draft[name], onChange: (e: { target: { value: string } }) => setDraft({ ...draft, [name]: e.target.value }) });
+  const field = (name: 'model' | 'variant' | 'input' | 'output' | 'cached' | 'effectiveFrom' | 'webSearch' | 'requestFee') => ({ value: draft[name] ?? '', onChange: (e: { target: { value: string } }) => setDraft({ ...draft, [name]: e.target.value }) });
   const submit = (event: FormEvent) => {
     event.preventDefault();
     const result = priceBody(draft);
@@ -71,11 +102,66 @@ export function PriceForm({ model = '', effectiveFrom = '', onSaved }: { model?:
       <input id={`${idPrefix}-cached`} inputMode="decimal" {...field('cached')} />
       <label htmlFor={`${idPrefix}-from`}>In force from (RFC 3339, empty = now)</label>
       <input id={`${idPrefix}-from`} {...field('effectiveFrom')} spellCheck={false} />
+      <details className="form-wide">
+        <summary>Variant, context tiers and fees (optional)</summary>
+        <div className="form-grid">
+          <label htmlFor={`${idPrefix}-variant`}>Variant (empty = standard; e.g. flex, batch, priority)</label>
+          <input id={`${idPrefix}-variant`} {...field('variant')} spellCheck={false} />
+          <label htmlFor={`${idPrefix}-web-search`}>Web search USD per call</label>
+          <input id={`${idPrefix}-web-search`} inputMode="decimal" {...field('webSearch')} />
+          <label htmlFor={`${idPrefix}-web-search-billing`}>Web search billing</label>
+          <select
+            id={`${idPrefix}-web-search-billing`}
+            value={draft.webSearchBilling ?? ''}
+            onChange={(e) => setDraft({ ...draft, webSearchBilling: e.target.value as PriceDraft['webSearchBilling'] })}
+          >
+            <option value="">(default)</option>
+            <option value="per_call">per call</option>
+            <option value="per_request">per request</option>
+          </select>
+          <label htmlFor={`${idPrefix}-request-fee`}>USD per request</label>
+          <input id={`${idPrefix}-request-fee`} inputMode="decimal" {...field('requestFee')} />
+        </div>
+        <fieldset>
+          <legend>Context tiers: above this many prompt tokens the whole request is priced at the tier</legend>
+          {tiers.map((tier, index) => (
+            <div className="tier-row" key={index} role="group" aria-label={`Tier ${index + 1}`}>
+              <label>
+                Above input tokens <input value={tier.above} onChange={(e) => setTier(index, { above: e.target.value })} inputMode="numeric" />
+              </label>
+              <label>
+                <input type="checkbox" checked={tier.inclusive} onChange={(e) => setTier(index, { inclusive: e.target.checked })} /> inclusive
+              </label>
+              <label>
+                Input / 1M <input value={tier.input} onChange={(e) => setTier(index, { input: e.target.value })} inputMode="decimal" />
+              </label>
+              <label>
+                Output / 1M <input value={tier.output} onChange={(e) => setTier(index, { output: e.target.value })} inputMode="decimal" />
+              </label>
+              <label>
+                Cached input / 1M <input value={tier.cached} onChange={(e) => setTier(index, { cached: e.target.value })} inputMode="decimal" />
+              </label>
+              <button type="button" onClick={() => setDraft({ ...draft, tiers: tiers.filter((_, i) => i !== index) })} aria-label={`Remove tier ${index + 1}`}>
+                Remove
+              </button>
+            </div>
+          ))}
+          <button type="button" onClick={() => setDraft({ ...draft, tiers: [...tiers, { ...EMPTY_TIER }] })}>
+            Add a tier
+          </button>
+        </fieldset>
+      </details>
       <div className="actions">
         <button type="submit" className="primary" disabled={save.isPending}>
           {save.isPending ? 'Saving…' : 'Add price'}
         </button>
-        {save.isSuccess && <span role="status">Price {save.data.id} saved for {save.data.model}.</span>}
+        {save.isSuccess && (
+          <span role="status">
+            Price {save.data.id} saved for {save.data.model}
+            {save.data.variant && save.data.variant !== 'standard' ? ` (${save.data.variant})` : ''}
+            {(save.data.tiers?.length ?? 0) > 0 ? ` with ${save.data.tiers!.length} tiers` : ''}.
+          </span>
+        )}
       </div>
       {problem && (
         <p role="alert" className="error-message">

@@ -22,6 +22,14 @@ export function tierSummary(p: Price): string {
     .join('; ');
 }
 
+/** "web search 0.01 per call; request 0.002": the fees as the API sent them (decimal strings). */
+export function feeSummary(p: Price): string {
+  const parts: string[] = [];
+  if (p.web_search_usd_per_call) parts.push(`web search ${p.web_search_usd_per_call} ${p.web_search_billing === 'per_request' ? 'per request' : 'per call'}`);
+  if (p.request_usd) parts.push(`request ${p.request_usd}`);
+  return parts.join('; ');
+}
+
 /** Columns of a price version; variants and tiers arrive as fields and show once present. */
 function priceColumns(rows: Price[], withModelLink: boolean): Array<Column<Price>> {
   return [
@@ -34,6 +42,7 @@ function priceColumns(rows: Price[], withModelLink: boolean): Array<Column<Price
     { header: 'Output / 1M', numeric: true, cell: (p) => <Money value={p.output_usd_per_mtok} /> },
     { header: 'Cached input / 1M', numeric: true, cell: (p) => <Money value={p.cached_input_usd_per_mtok} /> },
     ...(rows.some((p) => (p.tiers?.length ?? 0) > 0) ? [{ header: 'Context tiers (prompt tokens)', cell: (p: Price) => tierSummary(p) }] : []),
+    ...(rows.some((p) => p.web_search_usd_per_call || p.request_usd) ? [{ header: 'Fees', cell: (p: Price) => feeSummary(p) }] : []),
     { header: 'In force from', cell: (p) => formatTimestamp(p.effective_from) },
     { header: 'Source', cell: (p) => p.source },
     { header: 'Next version', cell: (p) => (p.next ? formatTimestamp(p.next.effective_from) : '') },

@@ -11,6 +11,7 @@ import { Stat, StatGrid } from '../../components/stat';
 import { StatusBadge } from '../../components/status-badge';
 import { TxLink } from '../../components/tx-link';
 import { formatTimestamp, shortHash } from '../../lib/format';
+import { ReconciliationPanel } from './reconciliation-panel';
 
 const route = getRouteApi('/settlements/$settlementId');
 /** Still moving: the page polls until the worker has finished with it. */
@@ -112,6 +113,7 @@ export function SettlementDetailScreen() {
                 { header: 'Error', cell: (t) => t.error ?? '' },
               ]}
             />
+            <ReconciliationPanel settlementId={s.settlement_id} reconciliation={s.reconciliation} />
           </>
         )}
       </QueryView>

@@ -62,8 +62,10 @@ export function UnpricedScreen() {
           {reprice.isPending ? 'Repricing…' : 'Reprice unpriced events'}
         </button>
         {reprice.isSuccess && (
-          <p role="status" data-reprice-result>
-            Priced {formatCount(reprice.data.priced)} events; {formatCount(reprice.data.still_unpriced)} still unpriced.
+          <p role="status" data-reprice-result data-reprice-in-progress={reprice.data.in_progress === true ? 'true' : 'false'}>
+            {reprice.data.in_progress === true
+              ? `Another reprice is running: this one priced nothing; that run is pricing them (${formatCount(reprice.data.still_unpriced)} still unpriced). Try again in a moment to see its result.`
+              : `Priced ${formatCount(reprice.data.priced)} events; ${formatCount(reprice.data.still_unpriced)} still unpriced.`}
           </p>
         )}
         {reprice.isError && <ErrorMessage error={reprice.error} title="Reprice failed" />}

@@ -5,6 +5,7 @@ import { QueryView } from '../../components/states';
 import { BalanceStats } from '../shared/balances';
 import { EarningsPanel } from '../shared/earnings-panel';
 import { PayoutsTable } from '../shared/payouts-table';
+import { StatementsPanel } from '../shared/statements-panel';
 
 /** A contributor key's own balance, earnings and payouts: it is bound to one contributor id. */
 export function PortalScreen() {
@@ -24,6 +25,7 @@ export function PortalScreen() {
       </QueryView>
       <EarningsPanel contributorId={contributorId} />
       <PayoutsTable contributorId={contributorId} />
+      <StatementsPanel contributorId={contributorId} />
     </section>
   );
 }

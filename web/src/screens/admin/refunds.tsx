@@ -1,0 +1,167 @@
+import { useInfiniteQuery, useMutation, useQueryClient } from '@tanstack/react-query';
+import { getRouteApi, Link, useNavigate } from '@tanstack/react-router';
+import { useState, type FormEvent } from 'react';
+import { api, queryKeys } from '../../api/endpoints';
+import type { Refund, RefundFilters } from '../../api/types';
+import { DataTable } from '../../components/data-table';
+import { Money } from '../../components/money';
+import { ErrorMessage, Loading } from '../../components/states';
+import { newRefundId, refundBody, refundFilters } from '../../lib/console-forms';
+import { formatTimestamp } from '../../lib/format';
+
+const route = getRouteApi('/refunds');
+
+/**
+ * Issues a refund of one usage event. The refund_id is made when the form opens and kept until a
+ * refund is recorded, so pressing the button twice (or again after a network error) is the same
+ * refund to the API (idempotent by refund_id), never two.
+ */
+export function RefundForm({ initialEventId = '' }: { initialEventId?: string }) {
+  const queryClient = useQueryClient();
+  const [eventId, setEventId] = useState(initialEventId);
+  const [full, setFull] = useState(true);
+  const [amount, setAmount] = useState('');
+  const [reason, setReason] = useState('');
+  const [refundId, setRefundId] = useState(() => newRefundId());
+  const [problem, setProblem] = useState<string | null>(null);
+  const issue = useMutation({
+    mutationFn: (input: { eventId: string; body: Parameters<typeof api.createRefund>[1] }) => api.createRefund(input.eventId, input.body),
+    onSuccess: async () => {
+      setRefundId(newRefundId());
+      await queryClient.invalidateQueries({ queryKey: ['refunds'] });
+      await queryClient.invalidateQueries({ queryKey: ['contributor'] });
+      await queryClient.invalidateQueries({ queryKey: queryKeys.overview });
+    },
+  });
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    if (!eventId.trim()) return setProblem('the usage event id is required');
+    const result = refundBody({ refundId, full, amount, reason });
+    if ('problem' in result) return setProblem(result.problem);
+    setProblem(null);
+    issue.mutate({ eventId: eventId.trim(), body: result.body });
+  };
+  return (
+    <form onSubmit={submit} aria-label="Issue a refund" className="form-grid">
+      <label htmlFor="refund-event">Usage event id</label>
+      <input id="refund-event" value={eventId} onChange={(e) => setEventId(e.target.value)} spellCheck={false} required />
+      <fieldset>
+        <legend>Amount</legend>
+        <label>
+          <input type="radio" name="refund-kind" checked={full} onChange={() => setFull(true)} /> All not refunded yet
+        </label>
+        <label>
+          <input type="radio" name="refund-kind" checked={!full} onChange={() => setFull(false)} /> Part
+        </label>
+      </fieldset>
+      <label htmlFor="refund-amount">Amount USD (for a part)</label>
+      <input id="refund-amount" inputMode="decimal" value={amount} onChange={(e) => setAmount(e.target.value)} disabled={full} />
+      <label htmlFor="refund-reason">Reason</label>
+      <input id="refund-reason" value={reason} onChange={(e) => setReason(e.target.value)} maxLength={500} required />
+      <p className="muted small">
+        Refund id <code data-refund-id={refundId}>{refundId}</code> (sending again is the same refund)
+      </p>
+      <div className="actions">
+        <button type="submit" className="primary" disabled={issue.isPending}>
+          {issue.isPending ? 'Refunding…' : 'Issue refund'}
+        </button>
+      </div>
+      {problem && (
+        <p role="alert" className="error-message">
+          {problem}
+        </p>
+      )}
+      {issue.isError && <ErrorMessage error={issue.error} title="Refund not issued" />}
+      {issue.isSuccess && (
+        <div role="status" data-refund-result={issue.data.refund_id}>
+          Refund <code>{issue.data.refund_id}</code> of event <code>{issue.data.event_id}</code>: <Money value={issue.data.amount_usd} /> back to the user,{' '}
+          <Money value={issue.data.contributor_clawback_usd} /> clawed back from the contributor, <Money value={issue.data.margin_reversed_usd} /> margin reversed;{' '}
+          <Money value={issue.data.refunded_total_usd} /> refunded in total for this event.
+        </div>
+      )}
+    </form>
+  );
+}
+
+const FILTER_FIELDS = [
+  { name: 'event_id', label: 'Event id' },
+  { name: 'contributor_id', label: 'Contributor id' },
+  { name: 'user_id', label: 'User id' },
+] as const;
+
+export function RefundsScreen() {
+  const search = route.useSearch();
+  const navigate = useNavigate({ from: '/refunds' });
+  const filters: RefundFilters = search;
+  const [draft, setDraft] = useState({ event_id: search.event_id ?? '', contributor_id: search.contributor_id ?? '', user_id: search.user_id ?? '' });
+  const list = useInfiniteQuery({
+    queryKey: queryKeys.refunds(filters),
+    queryFn: ({ pageParam }) => api.refunds(filters, pageParam),
+    initialPageParam: undefined as string | undefined,
+    getNextPageParam: (page) => page.next_cursor ?? undefined,
+  });
+  return (
+    <section aria-labelledby="refunds-title">
+      <h1 id="refunds-title">Refunds and clawbacks</h1>
+      <section className="panel" aria-labelledby="refund-issue-title">
+        <h2 id="refund-issue-title">Issue a refund</h2>
+        <p className="muted small">
+          The amount goes back to the user’s credit; the contributor gives back the same share of its payout (its payable may go below zero: a debt netted against
+          later earnings).
+        </p>
+        <RefundForm initialEventId={search.event_id ?? ''} />
+      </section>
+      <form
+        aria-label="Filter refunds"
+        className="actions"
+        onSubmit={(e) => {
+          e.preventDefault();
+          void navigate({ search: refundFilters(draft) });
+        }}
+      >
+        {FILTER_FIELDS.map((f) => (
+          <label key={f.name}>
+            {f.label}{' '}
+            <input value={draft[f.name]} onChange={(e) => setDraft({ ...draft, [f.name]: e.target.value })} spellCheck={false} />
+          </label>
+        ))}
+        <button type="submit">Filter</button>
+      </form>
+      {list.isPending ? (
+        <Loading label="Loading refunds" />
+      ) : list.isError ? (
+        <ErrorMessage error={list.error} title="Could not load refunds" />
+      ) : (
+        <>
+          <DataTable<Refund>
+            caption="Refunds, newest first"
+            rows={list.data.pages.flatMap((p) => p.data)}
+            rowKey={(r) => r.refund_id}
+            empty="No refund matches."
+            columns={[
+              { header: 'When', cell: (r) => formatTimestamp(r.created_at) },
+              { header: 'Refund id', cell: (r) => <code>{r.refund_id}</code> },
+              { header: 'Event', cell: (r) => <code>{r.event_id}</code> },
+              { header: 'User', cell: (r) => r.user_id ?? '' },
+              {
+                header: 'Contributor',
+                cell: (r) => (r.contributor_id ? <Link to="/contributors/$contributorId" params={{ contributorId: r.contributor_id }}>{r.contributor_id}</Link> : ''),
+              },
+              { header: 'Model', cell: (r) => (r.model ? <code>{r.model}</code> : '') },
+              { header: 'Refunded', numeric: true, cell: (r) => <Money value={r.amount_usd} /> },
+              { header: 'Clawed back', numeric: true, cell: (r) => <Money value={r.contributor_clawback_usd} /> },
+              { header: 'Margin reversed', numeric: true, cell: (r) => <Money value={r.margin_reversed_usd} /> },
+              { header: 'Event refunded in total', numeric: true, cell: (r) => <Money value={r.refunded_total_usd} /> },
+              { header: 'Reason', cell: (r) => r.reason ?? '' },
+            ]}
+          />
+          {list.hasNextPage && (
+            <button type="button" onClick={() => void list.fetchNextPage()} disabled={list.isFetchingNextPage}>
+              Load more
+            </button>
+          )}
+        </>
+      )}
+    </section>
+  );
+}
