@@ -78,3 +78,25 @@ export function QueryView<T>({
   if (isEmpty?.(query.data)) return <Empty>{empty ?? 'Nothing here yet.'}</Empty>;
   return <>{children(query.data)}</>;
 }
+
+/**
+ * The foot of every action form: the submit button (its label while the request runs), the
+ * form's own check message, and the API's refusal shown as is.
+ */
+export function FormFooter({ pending, label, pendingLabel, problem, error, errorTitle }: { pending: boolean; label: string; pendingLabel: string; problem: string | null; error: unknown; errorTitle: string }) {
+  return (
+    <>
+      <div className="actions">
+        <button type="submit" className="primary" disabled={pending}>
+          {pending ? pendingLabel : label}
+        </button>
+      </div>
+      {problem && (
+        <p role="alert" className="error-message">
+          {problem}
+        </p>
+      )}
+      {error ? <ErrorMessage error={error} title={errorTitle} /> : null}
+    </>
+  );
+}

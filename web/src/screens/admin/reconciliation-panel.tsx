@@ -3,7 +3,7 @@ import { useState, type FormEvent } from 'react';
 import { api, queryKeys } from '../../api/endpoints';
 import { DataTable } from '../../components/data-table';
 import { Money } from '../../components/money';
-import { ErrorMessage } from '../../components/states';
+import { ErrorMessage, FormFooter } from '../../components/states';
 import { StatusBadge } from '../../components/status-badge';
 import { TxLink } from '../../components/tx-link';
 import { formatTimestamp, shortHash } from '../../lib/format';
@@ -61,17 +61,7 @@ export function ReconciliationPanel({ settlementId, reconciliation }: { settleme
         <form onSubmit={submit} aria-label="Resolve the failed reconciliation" className="form-grid">
           <label htmlFor="resolve-reason">Reason (what the investigation found)</label>
           <textarea id="resolve-reason" value={reason} onChange={(e) => setReason(e.target.value)} rows={3} />
-          <div className="actions">
-            <button type="submit" className="primary" disabled={resolve.isPending}>
-              {resolve.isPending ? 'Resolving…' : 'Accept these findings'}
-            </button>
-          </div>
-          {problem && (
-            <p role="alert" className="error-message">
-              {problem}
-            </p>
-          )}
-          {resolve.isError && <ErrorMessage error={resolve.error} title="Not resolved" />}
+          <FormFooter pending={resolve.isPending} label="Accept these findings" pendingLabel="Resolving…" problem={problem} error={resolve.isError ? resolve.error : null} errorTitle="Not resolved" />
           {resolve.isSuccess && (
             <p role="status">
               Resolved by {resolve.data.resolved_by} at {formatTimestamp(resolve.data.resolved_at)}: the ledger check counts this failure as resolved while later

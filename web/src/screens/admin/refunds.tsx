@@ -5,7 +5,7 @@ import { api, queryKeys } from '../../api/endpoints';
 import type { Refund, RefundFilters } from '../../api/types';
 import { DataTable } from '../../components/data-table';
 import { Money } from '../../components/money';
-import { ErrorMessage, Loading } from '../../components/states';
+import { ErrorMessage, Loading, FormFooter } from '../../components/states';
 import { newRefundId, refundBody, refundFilters } from '../../lib/console-forms';
 import { formatTimestamp } from '../../lib/format';
 
@@ -61,17 +61,7 @@ export function RefundForm({ initialEventId = '' }: { initialEventId?: string })
       <p className="muted small">
         Refund id <code data-refund-id={refundId}>{refundId}</code> (sending again is the same refund)
       </p>
-      <div className="actions">
-        <button type="submit" className="primary" disabled={issue.isPending}>
-          {issue.isPending ? 'Refunding…' : 'Issue refund'}
-        </button>
-      </div>
-      {problem && (
-        <p role="alert" className="error-message">
-          {problem}
-        </p>
-      )}
-      {issue.isError && <ErrorMessage error={issue.error} title="Refund not issued" />}
+      <FormFooter pending={issue.isPending} label="Issue refund" pendingLabel="Refunding…" problem={problem} error={issue.isError ? issue.error : null} errorTitle="Refund not issued" />
       {issue.isSuccess && (
         <div role="status" data-refund-result={issue.data.refund_id}>
           Refund <code>{issue.data.refund_id}</code> of event <code>{issue.data.event_id}</code>: <Money value={issue.data.amount_usd} /> back to the user,{' '}

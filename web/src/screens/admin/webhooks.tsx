@@ -4,7 +4,7 @@ import { api, queryKeys } from '../../api/endpoints';
 import type { CreatedWebhook, WebhookDelivery, WebhookEndpoint } from '../../api/types';
 import { ConfirmDialog } from '../../components/confirm-dialog';
 import { DataTable } from '../../components/data-table';
-import { ErrorMessage, Loading, QueryView } from '../../components/states';
+import { ErrorMessage, Loading, QueryView, FormFooter } from '../../components/states';
 import { StatusBadge } from '../../components/status-badge';
 import { webhookBody } from '../../lib/console-forms';
 import { formatCount, formatTimestamp } from '../../lib/format';
@@ -61,17 +61,7 @@ function WebhookCreateForm() {
           )}
         </QueryView>
       </fieldset>
-      <div className="actions">
-        <button type="submit" className="primary" disabled={create.isPending}>
-          {create.isPending ? 'Adding…' : 'Add endpoint'}
-        </button>
-      </div>
-      {problem && (
-        <p role="alert" className="error-message">
-          {problem}
-        </p>
-      )}
-      {create.isError && <ErrorMessage error={create.error} title="Endpoint not added" />}
+      <FormFooter pending={create.isPending} label="Add endpoint" pendingLabel="Adding…" problem={problem} error={create.isError ? create.error : null} errorTitle="Endpoint not added" />
       {created && (
         <div role="status" className="secret-once" data-webhook-created={created.id}>
           <p>
