@@ -9,6 +9,7 @@ import { AuthModule } from './modules/auth/auth.module.js';
 import { HealthModule } from './modules/health/health.module.js';
 import { DOMAIN_MODULES } from './domain-modules.js';
 import { StatementsModule } from './modules/statements/statements.module.js';
+import { TracingShutdown } from './common/tracing/tracing-shutdown.js';
 
 /** The HTTP API: every domain module plus auth, health and the one exception filter. */
 @Module({})
@@ -30,6 +31,7 @@ export class AppModule {
       providers: [
         { provide: APP_FILTER, useClass: HttpExceptionFilter },
         { provide: APP_PIPE, useClass: ZodValidationPipe },
+        TracingShutdown,
       ],
     };
   }

@@ -14,6 +14,7 @@ import { planEvent, rollupDeltas, USAGE_JOURNAL_KIND, usageJournalDraft, type Mu
 import type { ArchivedEvent, PlannedEvent, StoredEvent, WriteOutcome } from './usage.types.js';
 import { WebhookOutbox } from '../webhooks/webhook-outbox.service.js';
 import { UnpricedAnnouncements, unpricedEvents } from './unpriced-announcements.js';
+import { activeSpanContext, tracingEnabled, withSpan, type SpanContext } from '../../common/tracing/tracing.js';
 
 /** A row this writer just inserted, as the repository would read it back (no round trip). */
 function eventAsWritten(p: PlannedEvent, id: bigint, receivedAt: Date): StoredEvent {
@@ -71,6 +72,8 @@ interface Submission {
   events: NormalizedEvent[];
   resolve: (outcomes: WriteOutcome[]) => void;
   reject: (error: unknown) => void;
+  /** The caller's span (tracing on): the group commit's span links to it. */
+  span: SpanContext | undefined;
 }
 
 /**
@@ -110,7 +113,7 @@ export class UsageWriter {
   submit(events: NormalizedEvent[]): Promise<WriteOutcome[]> {
     if (events.length === 0) return Promise.resolve([]);
     return new Promise((resolve, reject) => {
-      this.queue.push({ events, resolve, reject });
+      this.queue.push({ events, resolve, reject, span: activeSpanContext() });
       this.drain();
     });
   }
@@ -138,7 +141,17 @@ export class UsageWriter {
     return group;
   }
 
-  private async runGroup(group: Submission[]): Promise<void> {
+  private runGroup(group: Submission[]): Promise<void> {
+    if (!tracingEnabled()) return this.commitGroup(group);
+    // One transaction serves many requests: its span continues the first traced caller's trace
+    // and links to every caller's span (docs/observability.md).
+    const callers = group.flatMap((s) => (s.span ? [s.span] : []));
+    const events = group.reduce((sum, s) => sum + s.events.length, 0);
+    const attributes = { 'usage.group_commit.events': events, 'usage.group_commit.submissions': group.length };
+    return withSpan('usage.group_commit', { parent: callers[0], links: callers.map((context) => ({ context })), attributes }, () => this.commitGroup(group));
+  }
+
+  private async commitGroup(group: Submission[]): Promise<void> {
     try {
       const outcomes = await this.write(group.flatMap((s) => s.events));
       let offset = 0;
