@@ -13,6 +13,7 @@ import type { NormalizedEvent } from './usage-event.js';
 import { planEvent, rollupDeltas, USAGE_JOURNAL_KIND, usageJournalDraft, type Multipliers } from './usage-planner.js';
 import type { ArchivedEvent, PlannedEvent, StoredEvent, WriteOutcome } from './usage.types.js';
 import { WebhookOutbox } from '../webhooks/webhook-outbox.service.js';
+import { MetricsService } from '../health/metrics.service.js';
 import { UnpricedAnnouncements, unpricedEvents } from './unpriced-announcements.js';
 import { activeSpanContext, tracingEnabled, withSpan, type SpanContext } from '../../common/tracing/tracing.js';
 
@@ -100,6 +101,7 @@ export class UsageWriter {
     private readonly pricing: PricingService,
     private readonly contributors: ContributorsService,
     private readonly webhooks: WebhookOutbox,
+    private readonly metrics: MetricsService,
   ) {
     this.txConcurrency = config.USAGE_WRITER_TX_CONCURRENCY;
     this.multipliers = {
@@ -143,6 +145,10 @@ export class UsageWriter {
 
   private runGroup(group: Submission[]): Promise<void> {
     if (!tracingEnabled()) return this.commitGroup(group);
+    return this.commitGroupTraced(group);
+  }
+
+  private commitGroupTraced(group: Submission[]): Promise<void> {
     // One transaction serves many requests: its span continues the first traced caller's trace
     // and links to every caller's span (docs/observability.md).
     const callers = group.flatMap((s) => (s.span ? [s.span] : []));
@@ -152,8 +158,12 @@ export class UsageWriter {
   }
 
   private async commitGroup(group: Submission[]): Promise<void> {
+    const startedMs = performance.now();
     try {
-      const outcomes = await this.write(group.flatMap((s) => s.events));
+      const events = group.flatMap((s) => s.events);
+      const outcomes = await this.write(events);
+      this.metrics.groupCommitEvents.observe(events.length);
+      this.metrics.groupCommitDuration.observe((performance.now() - startedMs) / 1000);
       let offset = 0;
       for (const submission of group) {
         submission.resolve(outcomes.slice(offset, offset + submission.events.length));
