@@ -3,6 +3,7 @@
 // OTLP/HTTP receiver on 127.0.0.1, and the spans they send are checked by trace id.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Queue } from 'bullmq';
 import request from 'supertest';
@@ -86,6 +87,8 @@ describe('tracing (OTEL_EXPORTER_OTLP_ENDPOINT set)', () => {
       const found = spansOf(traceId);
       return found.some((s) => s.name === 'usage.group_commit') && found.some((s) => s.name.startsWith('pg.query')) && found.some((s) => s.spanId === responseSpanId) && found;
     }, SPAN_WAIT_MS);
+    // TRACE_PICTURE=file.json keeps the trace for docs/observability.md (scripts/render-trace.ts).
+    if (process.env.TRACE_PICTURE) writeFileSync(process.env.TRACE_PICTURE, JSON.stringify(spans, (_k, v: unknown) => (typeof v === 'bigint' ? String(v) : v), 2));
     const server = spans.find((s) => s.spanId === responseSpanId)!;
     expect(server.name).toBe('POST /v1/usage-events');
     expect(server.kind).toBe(2); // SERVER
@@ -115,7 +118,10 @@ describe('tracing (OTEL_EXPORTER_OTLP_ENDPOINT set)', () => {
       await publishUsageEvent(queue, exampleEvent({ event_id: 'otel-queue-1', metadata: { traceparent: traceparentOf(traceId) } }));
       const spans = await waitFor(async () => {
         const found = spansOf(traceId, protobufReceiver.spans);
-        return found.some((s) => s.name === 'usage.group_commit') && found.some((s) => s.name.startsWith('pg.query')) && found;
+        // Spans are exported as they end: the ingest span (and BullMQ's, which it links to) last.
+        const ingest = found.find((s) => s.name === 'usage-events ingest');
+        const linked = ingest && protobufReceiver.spans.some((s) => s.spanId === ingest.links[0]?.spanId);
+        return found.some((s) => s.name === 'usage.group_commit') && found.some((s) => s.name.startsWith('pg.query')) && linked && found;
       }, SPAN_WAIT_MS);
       expect(protobufReceiver.protobufBodies.length).toBeGreaterThan(0);
       const ingest = spans.find((s) => s.name === 'usage-events ingest')!;
