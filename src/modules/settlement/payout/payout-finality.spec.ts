@@ -1,4 +1,4 @@
-import type { TxStatus } from '../chain/payout-chain.types.js';
+import type { TxStatus } from '../../chain/payout-chain.types.js';
 import { whatTheChainDid } from './chain-outcome.js';
 import { bookingDifferences, finalBlockNumber, finalityDepthBlocks, finalityVerdict } from './payout-finality.js';
 import { finishedStatus, reorgedDraft } from './payout-outcome.service.js';

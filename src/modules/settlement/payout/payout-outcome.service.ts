@@ -8,7 +8,7 @@ import type { JournalDraft } from '../../ledger/journal-draft.js';
 import { LedgerService } from '../../ledger/ledger.service.js';
 import { WebhookOutbox } from '../../webhooks/webhook-outbox.service.js';
 import { finishedEventType, payoutEvents, settlementEvents } from '../settlement-webhooks.js';
-import type { BatchReceiptOutcome } from '../chain/batch-receipt.js';
+import type { BatchReceiptOutcome } from '../../chain/batch-receipt.js';
 import { PayeeScreenService, type LineRefusal } from './payee-screen.js';
 import { PayoutTxRepository, type NewPayoutTx } from './payout-tx.repository.js';
 import type { PayoutTxRecord } from './payout.types.js';

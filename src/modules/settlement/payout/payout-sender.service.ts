@@ -4,9 +4,9 @@ import { getAddress, keccak256, stringToHex, type Address, type Hex } from 'viem
 import { assert, notFound } from '../../../common/errors/index.js';
 import { formatMicroUsdc } from '../../../common/money/index.js';
 import { APP_CONFIG, type AppConfig } from '../../../config/index.js';
-import type { PayoutChainClient } from '../chain/payout-chain.client.js';
-import { PayoutChainError } from '../chain/payout-chain.errors.js';
-import { PAYOUT_LINES_PER_BATCH_MAX } from '../chain/payout-lines.js';
+import type { PayoutChainClient } from '../../chain/payout-chain.client.js';
+import { PayoutChainError } from '../../chain/payout-chain.errors.js';
+import { PAYOUT_LINES_PER_BATCH_MAX } from '../../chain/payout-lines.js';
 import { HotWalletService } from './hot-wallet.service.js';
 import type { LineRefusal } from './payee-screen.js';
 import { PayoutOutcomeService } from './payout-outcome.service.js';

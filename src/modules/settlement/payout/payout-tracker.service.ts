@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import type { Hex } from 'viem';
 import { assert } from '../../../common/errors/index.js';
 import { APP_CONFIG, type AppConfig } from '../../../config/index.js';
-import { PayoutChainError } from '../chain/payout-chain.errors.js';
+import { PayoutChainError } from '../../chain/payout-chain.errors.js';
 import { SettlementRepository } from '../statement/settlement.repository.js';
 import { groupAttemptsByNonce, observeAttempts, type MinedStatus } from './chain-outcome.js';
 import { crashAfterBroadcastIfAsked } from './crash-hook.js';
