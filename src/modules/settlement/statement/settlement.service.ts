@@ -4,7 +4,7 @@ import { getAddress, isAddress } from 'viem';
 import { assert, DomainError, notFound } from '../../../common/errors/index.js';
 import { formatMicroUsdc, formatScaledDecimal, microUsdcToAtto } from '../../../common/money/index.js';
 import { APP_CONFIG, type AppConfig } from '../../../config/index.js';
-import { isUniqueViolation } from '../../../database/database-errors.js';
+import { isUniqueViolation } from '../../../common/errors/database-errors.js';
 import { DatabaseService, type SqlClient } from '../../../database/database.service.js';
 import { AuditService } from '../../audit/audit.service.js';
 import { ContributorsService } from '../../contributors/contributors.service.js';
