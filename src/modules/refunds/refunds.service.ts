@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '../../config/index.js';
 import { contributorPending } from '../ledger/account-codes.js';
-import { isMaturing } from '../maturity/maturity-window.js';
+import { isMaturing } from '../ledger/maturity-window.js';
 import type { SqlClient } from '../../database/database.service.js';
 import { DatabaseService } from '../../database/database.service.js';
 import { assert, DomainError } from '../../common/errors/index.js';
