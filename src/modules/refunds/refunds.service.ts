@@ -9,7 +9,7 @@ import { formatAttoAsUsd } from '../../common/money/index.js';
 import { decodeCursor, encodeCursor } from '../../common/http/pagination.js';
 import { z } from 'zod';
 import { AuditService } from '../audit/audit.service.js';
-import type { Principal } from '../auth/auth.types.js';
+import type { Principal } from '../../common/auth/auth.types.js';
 import { LedgerService } from '../ledger/ledger.service.js';
 import { refundJournalDraft } from '../ledger/refund-journal.js';
 import { UsageService } from '../usage/usage.service.js';

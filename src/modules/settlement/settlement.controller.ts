@@ -2,9 +2,9 @@ import { Body, Controller, Get, HttpCode, Param, ParseUUIDPipe, Post, Query, Res
 import { ApiBearerAuth, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
 import { DomainError } from '../../common/errors/index.js';
-import type { Principal } from '../auth/auth.types.js';
-import { CurrentPrincipal } from '../auth/principal.decorator.js';
-import { Roles } from '../auth/roles.decorator.js';
+import type { Principal } from '../../common/auth/auth.types.js';
+import { CurrentPrincipal } from '../../common/auth/principal.decorator.js';
+import { Roles } from '../../common/auth/roles.decorator.js';
 import { ReconciliationService } from './payout/reconciliation.service.js';
 import { reconciliationResolutionBody } from './reconciliation-resolution.presenter.js';
 import { createdSettlementBody, settlementBody, settlementDetailBody } from './settlement.presenter.js';

@@ -5,7 +5,7 @@ import { formatAttoAsUsd, formatMicroUsdc, microUsdcToAtto } from '../../../comm
 import { DatabaseService } from '../../../database/database.service.js';
 import { AuditService } from '../../audit/audit.service.js';
 import { LedgerService } from '../../ledger/ledger.service.js';
-import type { Principal } from '../../auth/auth.types.js';
+import type { Principal } from '../../../common/auth/auth.types.js';
 import { TRANSFER_LOG_BLOCK_RANGE_MAX } from '../../chain/payout-chain.client.js';
 import type { TransferLog } from '../../chain/payout-chain.types.js';
 import { PAYOUT_CHAIN, type PayoutChainHandle } from '../../chain/payout-chain.provider.js';

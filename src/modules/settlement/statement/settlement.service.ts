@@ -8,7 +8,7 @@ import { isUniqueViolation } from '../../../common/errors/database-errors.js';
 import { DatabaseService, type SqlClient } from '../../../database/database.service.js';
 import { AuditService } from '../../audit/audit.service.js';
 import { ContributorsService } from '../../contributors/contributors.service.js';
-import type { Principal } from '../../auth/auth.types.js';
+import type { Principal } from '../../../common/auth/auth.types.js';
 import { contributorInSettlement, contributorPayable } from '../../ledger/account-codes.js';
 import type { JournalDraft } from '../../ledger/journal-draft.js';
 import { LedgerService } from '../../ledger/ledger.service.js';
