@@ -3,7 +3,7 @@
 // run (a retried job) announces nothing twice.
 import { formatMicroUsdc } from '../../common/money/index.js';
 import type { WebhookEventInput } from '../webhooks/webhook-outbox.service.js';
-import type { LineStatus, SettlementRecord, SettlementStatus } from './statement/settlement.types.js';
+import type { LineStatus, SettlementRecord, SettlementStatus } from './creation/settlement.types.js';
 
 type SettlementEventType = 'settlement.created' | 'settlement.pending_approval' | 'settlement.confirmed' | 'settlement.partially_failed' | 'settlement.failed';
 type PayoutEventType = 'payout.paid' | 'payout.failed' | 'payout.reorged';

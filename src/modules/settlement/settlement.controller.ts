@@ -10,7 +10,7 @@ import { reconciliationResolutionBody } from './reconciliation-resolution.presen
 import { createdSettlementBody, settlementBody, settlementDetailBody } from './settlement.presenter.js';
 import { SettlementQueryService } from './settlement-query.service.js';
 import { CreateSettlementDto, ResolveReconciliationDto, SettlementPageQueryDto } from './settlement.schemas.js';
-import { SettlementService } from './statement/settlement.service.js';
+import { SettlementService } from './creation/settlement.service.js';
 
 const settlementId = () => new ParseUUIDPipe({ exceptionFactory: () => new DomainError('not_found', 'settlement not found') });
 

@@ -13,9 +13,9 @@ import { PayoutOutcomeService } from './payout-outcome.service.js';
 import { PAYOUT_SENDER_OPTIONS, REVERTED_TXS_PER_SETTLEMENT_MAX, SEND_ROUNDS_MAX, type PayoutSenderOptions } from './payout-sender.options.js';
 import { PayoutTrackerService } from './payout-tracker.service.js';
 import { PayoutTxRepository, type NewPayoutTx } from './payout-tx.repository.js';
-import { SettlementQueueProducer } from '../statement/settlement-queue.producer.js';
-import { SettlementRepository } from '../statement/settlement.repository.js';
-import { OPEN_SETTLEMENT_STATUSES, type SettlementLineRecord, type SettlementStatus } from '../statement/settlement.types.js';
+import { SettlementQueueProducer } from '../creation/settlement-queue.producer.js';
+import { SettlementRepository } from '../creation/settlement.repository.js';
+import { OPEN_SETTLEMENT_STATUSES, type SettlementLineRecord, type SettlementStatus } from '../creation/settlement.types.js';
 
 export type SendOutcome =
   | { kind: 'finished'; status: SettlementStatus }

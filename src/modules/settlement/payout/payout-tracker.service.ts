@@ -4,7 +4,7 @@ import type { Hex } from 'viem';
 import { assert } from '../../../common/errors/index.js';
 import { APP_CONFIG, type AppConfig } from '../../../config/index.js';
 import { PayoutChainError } from '../../chain/payout-chain.errors.js';
-import { SettlementRepository } from '../statement/settlement.repository.js';
+import { SettlementRepository } from '../creation/settlement.repository.js';
 import { groupAttemptsByNonce, observeAttempts, type MinedStatus } from './chain-outcome.js';
 import { crashAfterBroadcastIfAsked } from './crash-hook.js';
 import { finalityDepthBlocks } from './payout-finality.js';

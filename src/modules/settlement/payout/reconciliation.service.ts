@@ -13,8 +13,8 @@ import { PayoutTxRepository } from './payout-tx.repository.js';
 import { ReconciliationResolutionRepository, type ReconciliationResolutionRecord } from './reconciliation-resolution.repository.js';
 import { reconcile, type Reconciliation } from './reconciliation.js';
 import { SettlementCheckRepository } from './settlement-check.repository.js';
-import { SettlementRepository } from '../statement/settlement.repository.js';
-import { JOURNAL_SETTLEMENT_PAID, JOURNAL_SETTLEMENT_REORGED } from '../statement/settlement.types.js';
+import { SettlementRepository } from '../creation/settlement.repository.js';
+import { JOURNAL_SETTLEMENT_PAID, JOURNAL_SETTLEMENT_REORGED } from '../creation/settlement.types.js';
 
 /** Log queries per reconciliation: bounds a settlement whose transactions span a huge block range. */
 const LOG_QUERIES_MAX = 100;
