@@ -14,7 +14,7 @@ import type { JournalDraft } from '../../ledger/journal-draft.js';
 import { LedgerService } from '../../ledger/ledger.service.js';
 import { PayoutAddressPolicy } from '../../payout-safety/payout-address-policy.service.js';
 import { WebhookOutbox } from '../../webhooks/webhook-outbox.service.js';
-import { settlementEvents } from '../settlement-webhooks.js';
+import { settlementEvents } from './settlement-webhooks.js';
 import { PAYOUT_CHAIN, type PayoutChainHandle } from '../../chain/payout-chain.provider.js';
 import { byPayableAccountCode, decideLine, planSettlement, requiresApproval, settlementLimits, type SettlementLimits, type SettlementPlan } from './settlement-plan.js';
 import { SettlementQueueProducer } from './settlement-queue.producer.js';

@@ -7,7 +7,7 @@ import { contributorInSettlement, contributorPaid, contributorPayable } from '..
 import type { JournalDraft } from '../../ledger/journal-draft.js';
 import { LedgerService } from '../../ledger/ledger.service.js';
 import { WebhookOutbox } from '../../webhooks/webhook-outbox.service.js';
-import { finishedEventType, payoutEvents, settlementEvents } from '../settlement-webhooks.js';
+import { finishedEventType, payoutEvents, settlementEvents } from '../creation/settlement-webhooks.js';
 import type { BatchReceiptOutcome } from '../../chain/batch-receipt.js';
 import { PayeeScreenService, type LineRefusal } from './payee-screen.js';
 import { PayoutTxRepository, type NewPayoutTx } from './payout-tx.repository.js';
