@@ -1,6 +1,6 @@
 // The only code that touches the prices table. NUMERIC(38,0) columns become bigint here.
 import { Injectable } from '@nestjs/common';
-import { isUniqueViolation } from '../../database/database-errors.js';
+import { isUniqueViolation } from '../../common/errors/database-errors.js';
 import { DatabaseService, type PrismaTx } from '../../database/database.service.js';
 import { preparedStatement, toBigInt, toBigIntOrNull } from '../../database/sql.js';
 import type { Prisma } from '../../generated/prisma/client.js';
