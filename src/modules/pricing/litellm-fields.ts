@@ -12,6 +12,7 @@ import {
   type OmissionCode,
   type PriceKind,
 } from './catalog-price-body.js';
+import { ownEntry } from '../../common/collections/own-entry.js';
 import { DecimalTextError, decimalTextToScaled } from './decimal-text.js';
 
 /** LiteLLM's per-token base names -> the price kind (pricing.md, "Importing catalogs"). */
@@ -52,7 +53,7 @@ export function parseKindField(field: string): KindField | null {
   const match = KIND_FIELD_PATTERN.exec(field);
   if (!match) return null;
   const [, base = '', thousands, serviceTier] = match;
-  const kind = LITELLM_KIND_FIELDS[base];
+  const kind = ownEntry(LITELLM_KIND_FIELDS, base);
   if (kind === undefined) return null;
   return {
     kind,
@@ -102,7 +103,7 @@ export function classifyField(field: string): FieldClass {
   const kind = parseKindField(field);
   if (kind) return { type: 'kind', field: kind };
   if ((SPECIAL_FIELDS as readonly string[]).includes(field)) return { type: 'special', name: field as SpecialField };
-  const unsupported = UNSUPPORTED_TOKEN_FIELDS[field];
+  const unsupported = ownEntry(UNSUPPORTED_TOKEN_FIELDS, field);
   if (unsupported !== undefined) return { type: 'unsupported', reason: unsupported };
   if (/^supports?_|^supported_/.test(field) || !PRICE_LIKE_PATTERN.test(field)) return { type: 'ignored' };
   if (NOT_TOKEN_PRICED_PATTERN.test(field)) return { type: 'not_token_priced' };
