@@ -9,8 +9,8 @@ import { createRedis, type RedisClient } from '../../queue/redis-connection.js';
 import { QUEUE_EARNINGS, QUEUE_HISTORY, QUEUE_HOLDS, QUEUE_SETTLEMENT, QUEUE_USAGE_EVENTS, QUEUE_USAGE_EVENTS_DEAD, QUEUE_WEBHOOK_DISPATCH, QUEUE_WEBHOOKS } from '../../queue/queue-names.js';
 import { LedgerModule } from '../ledger/ledger.module.js';
 import { LedgerCheckService } from '../ledger/ledger-check.service.js';
-import { PayoutChainModule } from '../settlement/chain/payout-chain.module.js';
-import { PAYOUT_CHAIN, type PayoutChainHandle } from '../settlement/chain/payout-chain.provider.js';
+import { PayoutChainModule } from '../chain/payout-chain.module.js';
+import { PAYOUT_CHAIN, type PayoutChainHandle } from '../chain/payout-chain.provider.js';
 import { MetricsService } from './metrics.service.js';
 import { OperationsMetricsRepository, type StatusCount } from './operations-metrics.repository.js';
 

@@ -45,7 +45,7 @@ import type {
   TxStatus,
 } from './payout-chain.types.js';
 import { encodePayoutLines, PAYOUT_LINES_PER_BATCH_MAX, sumPayoutLinesMicroUsdc } from './payout-lines.js';
-import { tracedRpcFetch } from '../../../common/tracing/traced-fetch.js';
+import { tracedRpcFetch } from '../../common/tracing/traced-fetch.js';
 
 export { encodePayoutLines } from './payout-lines.js';
 
