@@ -42,7 +42,9 @@ export async function startTracing(processKind: 'api' | 'worker', env: NodeJS.Pr
     instrumentations: [
       // Outgoing calls only inside a trace (no root spans for background polling).
       new http.HttpInstrumentation({ requireParentforOutgoingSpans: true }),
-      new pg.PgInstrumentation({ requireParentSpan: true }),
+      // No pool-checkout spans: two per query of the hot path, and a slow checkout shows as the
+      // gap before a query anyway.
+      new pg.PgInstrumentation({ requireParentSpan: true, ignoreConnectSpans: true }),
       new ioredis.IORedisInstrumentation({ requireParentSpan: true }),
       new undici.UndiciInstrumentation({ requireParentforSpans: true }),
     ],
