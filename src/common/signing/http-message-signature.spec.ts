@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { createHash, createHmac, randomUUID } from 'node:crypto';
 import { httpbis } from 'http-message-signatures';
-import { contentDigest, signRequest, verifyRequestSignature, SIGNATURE_HEADER_BYTES_MAX } from './http-message-signature.js';
+import { contentDigest, signRequest, verifyCanonicalSignature, verifyRequestSignature, verifyWithPackage, SIGNATURE_HEADER_BYTES_MAX } from './http-message-signature.js';
 import { generateSigningSecret, signingKeyBytes, SIGNATURE_TOLERANCE_SECONDS } from './standard-webhooks.js';
 
 const NOW_S = 1_790_000_000;
@@ -89,6 +89,44 @@ describe('RFC 9421 request signatures', () => {
       }),
       { numRuns: 120 },
     );
+  });
+
+  it('property: the fast verifier, where it answers, agrees with the package on every form and change the package signs', async () => {
+    let fastAnswers = 0;
+    let fastAccepted = 0;
+    const fields = ['@method', '@path', '@query', 'content-digest', 'content-type'];
+    const params = ['created', 'nonce', 'keyid', 'alg'];
+    // Mostly complete (so acceptances are compared too), sometimes one short.
+    const fieldsArb = fc.oneof({ weight: 3, arbitrary: fc.shuffledSubarray(fields, { minLength: 5 }) }, { weight: 1, arbitrary: fc.shuffledSubarray(fields, { minLength: 3 }) });
+    const paramsArb = fc.oneof({ weight: 3, arbitrary: fc.shuffledSubarray(params, { minLength: 4 }) }, { weight: 1, arbitrary: fc.shuffledSubarray(params, { minLength: 3 }) });
+    await fc.assert(
+      fc.asyncProperty(methodArb, pathArb, queryArb, fc.string({ maxLength: 60 }), fieldsArb, paramsArb, fc.stringMatching(/^[a-z][a-z0-9]{0,5}$/), fc.integer({ min: 0, max: 6 }), async (method, path, query, body, signedFields, signedParams, label, change) => {
+        const key = signingKeyBytes(generateSigningSecret());
+        const target = targetOf(path, query);
+        const signed = await httpbis.signMessage(
+          { key: { id: KEY_ID, alg: 'hmac-sha256', sign: async (data) => createHmac('sha256', key).update(data).digest() }, fields: signedFields, params: signedParams, paramValues: { created: new Date(NOW_S * 1000), nonce: 'n-1' }, name: label },
+          { method, url: `http://x${target}`, headers: { 'content-digest': contentDigest(body), 'content-type': 'application/json' } },
+        );
+        const headers = Object.fromEntries(Object.entries(signed.headers).map(([k, v]) => [k.toLowerCase(), String(v)]));
+        const queryAt = target.indexOf('?');
+        const parts = { method, path: queryAt === -1 ? target : target.slice(0, queryAt), query: queryAt === -1 ? '?' : target.slice(queryAt), headers };
+        if (change === 1) parts.method = 'PATCH';
+        if (change === 2) parts.query = `${parts.query}&z=1`;
+        if (change === 3) headers['content-type'] = 'text/plain';
+        if (change === 4) headers['signature-input'] = headers['signature-input']!.replace('alg="hmac-sha256"', 'alg=hmac-sha256');
+        if (change === 5) headers['signature-input'] = headers['signature-input']!.replace(`created=${NOW_S}`, `created=${NOW_S - 400}`);
+        if (change === 6) headers['signature-input'] = `${headers['signature-input']}, other=("@method");keyid="k"`;
+        const fast = verifyCanonicalSignature(parts, { keyId: KEY_ID, key }, NOW_S);
+        const slow = await verifyWithPackage(parts, { keyId: KEY_ID, key }, NOW_S);
+        if (fast === null) return;
+        fastAnswers += 1;
+        if (fast.ok) fastAccepted += 1;
+        expect({ change, fast: fast.ok ? fast.verified : false }).toEqual({ change, fast: slow.ok ? slow.verified : false });
+      }),
+      { numRuns: 150 },
+    );
+    expect(fastAnswers).toBeGreaterThan(50);
+    expect(fastAccepted).toBeGreaterThan(5);
   });
 
   it('refuses missing, malformed and oversized headers with a reason, never a throw', async () => {
