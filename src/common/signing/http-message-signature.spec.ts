@@ -109,7 +109,7 @@ describe('RFC 9421 request signatures', () => {
         );
         const headers = Object.fromEntries(Object.entries(signed.headers).map(([k, v]) => [k.toLowerCase(), String(v)]));
         const queryAt = target.indexOf('?');
-        const parts = { method, path: queryAt === -1 ? target : target.slice(0, queryAt), query: queryAt === -1 ? '?' : target.slice(queryAt), headers };
+        const parts = { method: method as string, path: queryAt === -1 ? target : target.slice(0, queryAt), query: queryAt === -1 ? '?' : target.slice(queryAt), headers };
         if (change === 1) parts.method = 'PATCH';
         if (change === 2) parts.query = `${parts.query}&z=1`;
         if (change === 3) headers['content-type'] = 'text/plain';
