@@ -30,6 +30,8 @@ export interface SendOptions {
   now?: () => Date;
   /** DNS for the delivery's connection (tests stub it; default: the system resolver). */
   resolve?: AddressResolver;
+  /** Ends the attempt at once (worker shutdown). */
+  signal?: AbortSignal;
 }
 
 export interface SentAttempt extends AttemptResult {
@@ -74,6 +76,10 @@ export async function sendWebhook(webhook: OutgoingWebhook, options: SendOptions
     const timer = setTimeout(() => {
       req.destroy(new Error(`timed out after ${timeoutMs} ms`));
     }, timeoutMs);
+    const abort = () => req.destroy(new Error('aborted: the worker is shutting down'));
+    if (options.signal?.aborted) abort();
+    options.signal?.addEventListener('abort', abort, { once: true });
+    req.on('close', () => options.signal?.removeEventListener('abort', abort));
     req.on('response', (res: IncomingMessage) => {
       let received = 0;
       const statusCode = res.statusCode ?? null;
