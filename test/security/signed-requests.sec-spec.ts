@@ -5,6 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Test } from 'supertest';
 import { signRequest, type RequestSignatureHeaders } from '../../src/common/signing/http-message-signature.js';
+import { SIGNED_SSE_BODY as SSE_BODY } from '../support/signed-gateway.js';
 import { exampleEvent } from '../support/billing-fixtures.js';
 import { errorShapeProblem } from './support/error-shape.js';
 import { startSecurityFixture, type SecurityFixture } from './support/security-fixture.js';
@@ -13,15 +14,6 @@ import { changedTables, StateProbe } from './support/state-snapshot.js';
 type Caught = { name: string; method: 'GET' | 'POST'; target: string; body: string; contentType?: string; headers: RequestSignatureHeaders };
 type Attack = { name: string; method: string; target: string; body: string; contentType?: string; headers: Record<string, string> };
 
-const SSE_BODY = [
-  'data: {"id":"c1","object":"chat.completion.chunk","model":"openai/gpt-4o","choices":[{"index":0,"delta":{"role":"assistant","content":"Hi"}}]}',
-  '',
-  'data: {"id":"c1","object":"chat.completion.chunk","model":"openai/gpt-4o","choices":[],"usage":{"prompt_tokens":10,"completion_tokens":2,"total_tokens":12}}',
-  '',
-  'data: [DONE]',
-  '',
-  '',
-].join('\n');
 
 let f: SecurityFixture;
 let probe: StateProbe;

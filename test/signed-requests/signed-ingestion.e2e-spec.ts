@@ -5,6 +5,7 @@
 // signature) were accepted by the body-only scheme this replaced.
 import { randomUUID } from 'node:crypto';
 import { signRequest, type SignRequestInput } from '../../src/common/signing/http-message-signature.js';
+import { SIGNED_SSE_BODY as SSE_BODY } from '../support/signed-gateway.js';
 import { exampleEvent, expectLedgerClean, seedBilling } from '../support/billing-fixtures.js';
 import { startTestApp, TEST_ADMIN_KEY, type TestApp } from '../support/test-app.js';
 import { createHttpApp } from '../../src/http-app.js';
@@ -15,17 +16,6 @@ let key: string;
 let keyId: string;
 let secret: string;
 
-const SSE_BODY = [
-  'data: {"id":"c1","object":"chat.completion.chunk","model":"openai/gpt-4o","choices":[{"index":0,"delta":{"role":"assistant","content":"Hi"}}]}',
-  '',
-  'data: {"id":"c1","object":"chat.completion.chunk","model":"openai/gpt-4o","choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}',
-  '',
-  'data: {"id":"c1","object":"chat.completion.chunk","model":"openai/gpt-4o","choices":[],"usage":{"prompt_tokens":10,"completion_tokens":2,"total_tokens":12}}',
-  '',
-  'data: [DONE]',
-  '',
-  '',
-].join('\n');
 
 /** Headers signing one request with the test's key; a fresh nonce unless one is given. */
 function sign(method: string, url: string, body = '', overrides: Partial<SignRequestInput> = {}): Record<string, string> {
