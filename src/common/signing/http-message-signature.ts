@@ -8,10 +8,11 @@
 // for RFC 8941) handles every valid form of the headers; a strict fast path handles the canonical
 // form that signRequest and other RFC 9421 signers send (one signature, quoted component names
 // without parameters, string and integer parameters, no escapes) with two regular expressions and
-// one native HMAC. The package alone cost ~76 us per request (header parsing and re-serialising the
-// signature parameters) against a single event's ~150 us of API CPU, where the target is a signed
-// event within 10% of an unsigned one; the fast path costs ~10 us. For the canonical form the
-// received text of the signature parameters is its own RFC 8941 serialisation, so it is used as is.
+// one native HMAC. Measured in one process on the loaded shared machine (verify and body digest, a
+// 417-byte event): the package 66 us, the fast path 24 us, the retired body-only check 9.4 us,
+// against a single event's ~150 us of API CPU where a signed event must stay within 10% of an
+// unsigned one. For the canonical form the received text of the signature parameters is its own
+// RFC 8941 serialisation, so it is used as is.
 //
 // What the package does not do is check a body against Content-Digest (it signs the header's value
 // only): the caller compares the body's SHA-256 with `bodyDigest`, at once for JSON routes and
