@@ -26,7 +26,7 @@ CREATE TABLE "litellm_requests" (
     CONSTRAINT "litellm_requests_pkey" PRIMARY KEY ("event_id"),
     CONSTRAINT "litellm_requests_status" CHECK ("status" IN ('skipped', 'unattributed', 'billed')),
     CONSTRAINT "litellm_requests_skipped_reason" CHECK (("status" = 'skipped') = ("reason" IS NOT NULL)),
-    CONSTRAINT "litellm_requests_parked_event" CHECK ("status" = 'skipped' OR ("event" IS NOT NULL AND "model_id" IS NOT NULL))
+    CONSTRAINT "litellm_requests_parked_event" CHECK ("status" <> 'unattributed' OR ("event" IS NOT NULL AND "model_id" IS NOT NULL))
 );
 CREATE INDEX "litellm_requests_parked_idx" ON "litellm_requests"("model_id") WHERE "status" = 'unattributed';
 
