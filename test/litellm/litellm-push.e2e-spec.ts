@@ -129,7 +129,7 @@ describe('POST /v1/integrations/litellm (LiteLLM generic_api push)', () => {
     );
     const res = await push(batch).expect(200);
     expect(res.body.results).toHaveLength(500);
-    expect(res.body.results.every((r: { status: string }, i: number) => r.status === 'priced' && r.id === `bulk-${i}`)).toBe(true);
+    expect(res.body.results.every((r: { status: string; id: string }, i: number) => r.status === 'priced' && r.id === `bulk-${i}`)).toBe(true);
     // 1000 x 2.5 + 100 x 10 = 3,500 / 1e6 each
     for (const i of [0, 250, 499]) expect((await get(`litellm:bulk-${i}`).expect(200)).body.official_usd).toBe('0.0035');
     const earnings = await t.admin(t.http.get('/v1/contributors/c_std/balance')).expect(200);
