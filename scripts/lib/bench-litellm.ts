@@ -30,7 +30,8 @@ const ANSWER = JSON.stringify(
 function litellmPayloadJson(prefix: string, n: number): string {
   const e = benchEvent(n);
   const id = `${prefix}-${n}`;
-  const end = (1_764_496_800 + n / 1000).toFixed(6);
+  // Now, as LiteLLM stamps a call that just ended (the bench prices are in force from a day ago).
+  const end = (Date.now() / 1000).toFixed(6);
   return (
     `{"id":"${id}","trace_id":"t-${id}","call_type":"acompletion","stream":true,"status":"success","custom_llm_provider":"openai",` +
     `"startTime":${end},"endTime":${end},"completionStartTime":${end},"response_time":0.81,"model":"${e.model}","model_id":"${benchDeploymentId(e.contributorIndex)}","model_group":"${e.model}","api_base":"https://api.example.com",` +
