@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { parseLitellmBody, UNREADABLE_LINE } from './litellm-body.js';
+import { parseLitellmBody, skeletonOf, UNREADABLE_LINE } from './litellm-body.js';
 import { floatToDecimalText, litellmTime, planLitellmPayload } from './litellm-payload.js';
 import { spendLogPayload } from './litellm-spend-log-payload.js';
 
@@ -166,5 +166,27 @@ describe('spendLogPayload (a LiteLLM_SpendLogs row as the push fields)', () => {
     const pushed = planLitellmPayload(payload(), { userFields: USER_FIELDS });
     expect(pulled).toEqual(pushed);
     expect(planLitellmPayload(spendLogPayload({ ...row, cache_hit: 'True' }), { userFields: USER_FIELDS })).toMatchObject({ kind: 'skipped', reason: 'cache_hit' });
+  });
+});
+
+describe('skeletonOf (long strings read past, never decoded)', () => {
+  it('parses to the same values except that long strings become ""', () => {
+    fc.assert(
+      fc.property(fc.array(fc.record({ id: fc.string({ maxLength: 20 }), text: fc.string({ maxLength: 80 }), n: fc.integer() }), { maxLength: 5 }), (values) => {
+        const bytes = Buffer.from(JSON.stringify(values), 'utf8');
+        const cut = JSON.parse(skeletonOf(bytes, 40).toString('utf8')) as typeof values;
+        return cut.every((v, i) => {
+          const original = values[i]!;
+          const keep = (s: string) => (Buffer.byteLength(JSON.stringify(s)) - 2 > 40 ? '' : s);
+          return v.n === original.n && v.id === keep(original.id) && v.text === keep(original.text);
+        });
+      }),
+    );
+  });
+  it('keeps escaped quotes inside a string and leaves an unterminated body as it is', () => {
+    const body = Buffer.from(`[{"id":"a\\\\","m":"${'x\\"'.repeat(50)}"}]`);
+    expect(JSON.parse(skeletonOf(body, 40).toString())).toEqual([{ id: 'a\\', m: '' }]);
+    const cut = Buffer.from('[{"id":"abc');
+    expect(skeletonOf(cut, 1)).toBe(cut);
   });
 });
