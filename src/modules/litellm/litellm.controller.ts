@@ -4,10 +4,10 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { APP_CONFIG, type AppConfig } from '../../config/index.js';
 import { DomainError } from '../../common/errors/index.js';
 import { readRawJsonBytes } from '../../common/http/raw-body.js';
-import type { Principal } from '../auth/auth.types.js';
-import { CurrentPrincipal } from '../auth/principal.decorator.js';
+import type { Principal } from '../../common/auth/auth.types.js';
+import { CurrentPrincipal } from '../../common/auth/principal.decorator.js';
 import { RateLimited } from '../auth/rate-limited.decorator.js';
-import { Roles } from '../auth/roles.decorator.js';
+import { Roles } from '../../common/auth/roles.decorator.js';
 import { parseLitellmBody } from './litellm-body.js';
 import {
   DeploymentParamsDto,

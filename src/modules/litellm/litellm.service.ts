@@ -2,7 +2,7 @@ import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '../../config/index.js';
 import { DatabaseService } from '../../database/database.service.js';
 import { DomainError, zodIssuesToFields } from '../../common/errors/index.js';
-import type { Principal } from '../auth/auth.types.js';
+import type { Principal } from '../../common/auth/auth.types.js';
 import { AuditService } from '../audit/audit.service.js';
 import { ContributorsService } from '../contributors/contributors.service.js';
 import { usageEventSchema } from '../usage/usage.schemas.js';
