@@ -133,14 +133,18 @@ export class LitellmRepository {
     return result.rows[0] ? deploymentOf(result.rows[0]) : null;
   }
 
+  /** Creates or changes a mapping; the same mapping again changes nothing (an idempotent PUT). */
   async upsertDeployment(client: SqlClient, modelId: string, contributorId: string): Promise<Deployment> {
     const result = await client.query<DeploymentRow>(
       `INSERT INTO litellm_deployments (model_id, contributor_id) VALUES ($1, $2)
        ON CONFLICT (model_id) DO UPDATE SET contributor_id = EXCLUDED.contributor_id, updated_at = now()
+         WHERE litellm_deployments.contributor_id IS DISTINCT FROM EXCLUDED.contributor_id
        RETURNING ${DEPLOYMENT_COLUMNS}`,
       [modelId, contributorId],
     );
-    return deploymentOf(result.rows[0]!);
+    if (result.rows[0]) return deploymentOf(result.rows[0]);
+    const unchanged = await this.findDeployment(client, modelId);
+    return unchanged!;
   }
 
   /** Every mapping with the count of its calls still parked, and the parked calls of deployments nobody mapped. */
