@@ -122,3 +122,44 @@ describe('refunds of archived events', () => {
     expect(await checkFull()).toMatchObject({ ok: true, refunds: { ok: true } });
   }, 60_000);
 });
+
+// An event priced while its day was maturing credited contributor:<id>:pending, not payable. The
+// archived-event reader counted only payable postings as the payout, so a refund after archive
+// clawed back nothing (and the 410 details said payout 0).
+describe('refunds of archived events priced while maturing', () => {
+  let t: TestApp;
+  let out: string;
+
+  beforeAll(async () => {
+    t = await startTestApp('refunds_archived_maturing', { PAYOUT_MATURITY_DAYS: '3650' });
+    out = await mkdtemp(join(tmpdir(), 'refund-archive-maturing-'));
+    await seedBilling(t, { userCreditUsd: '100' });
+  }, 120_000);
+  afterAll(async () => {
+    await t?.close();
+    if (out) await rm(out, { recursive: true, force: true });
+  });
+
+  it('claws back the payout the usage entry credited to pending', async () => {
+    const event = exampleEvent({ event_id: 'ram-1', occurred_at: '2026-08-12T10:00:00Z' });
+    const priced = (await t.admin(t.http.post('/v1/usage-events')).send(event).expect(201)).body;
+    const db = new pg.Client({ connectionString: t.databaseUrl });
+    await db.connect();
+    try {
+      const entry = await db.query<{ account_codes: string[] }>(`SELECT account_codes FROM journal_entries WHERE kind = 'usage' AND ref = 'ram-1'`);
+      expect(entry.rows[0]!.account_codes).toContain('contributor:c_std:pending');
+      expect(await new UsagePartitionsRepository(t.app.get(DatabaseService)).ensureMonth(new Date('2026-08-01T00:00:00Z'))).toBe(true);
+      await db.query(`INSERT INTO settlements (id, status, trigger, payout_count, total_micro_usdc, requires_approval, created_at, completed_at)
+                      VALUES (gen_random_uuid(), 'confirmed', 'admin', 0, 0, false, now(), now())`);
+    } finally {
+      await db.end();
+    }
+    await archiveUsage({ databaseUrl: t.databaseUrl, before: '2026-09', outDir: out, maturityDays: 0 });
+    const replay = await t.admin(t.http.post('/v1/usage-events')).send(event).expect(410);
+    expect(replay.body.error.details).toMatchObject({ charge_usd: priced.charge_usd, payout_usd: priced.payout_usd, margin_usd: priced.margin_usd });
+
+    const refund = await t.admin(t.http.post('/v1/admin/usage-events/ram-1/refunds')).send({ refund_id: 'ram-1a', reason: 'maturing' }).expect(201);
+    expect(refund.body).toMatchObject({ refunded_total_usd: priced.charge_usd, clawed_back_total_usd: priced.payout_usd, margin_reversed_usd: priced.margin_usd });
+    expect((await t.admin(t.http.get('/v1/admin/ledger/check?full=true')).expect(200)).body).toMatchObject({ ok: true, refunds: { ok: true } });
+  }, 60_000);
+});
