@@ -18,8 +18,9 @@
 --   deleted is exactly what is copied, whatever else happens;
 -- * the new table carries its range as a CHECK while it is attached, so ATTACH does not scan it;
 --   its scan of the default partition finds none of the month's rows (moved under the lock).
--- The callers bound the wait (lock_timeout in UsagePartitionsRepository): a creation that cannot
--- get the lock gives up without having changed anything and is tried again by the next run.
+-- The callers bound the wait (lock_timeout in UsagePartitionsRepository): writers queue behind a
+-- waiting lock request too, so each attempt holds them at most that long; a creation that cannot
+-- get its locks gives up without having changed anything and is tried again.
 --
 -- Months that were archived keep no partition (npm run archive dropped it and recorded the month
 -- in usage_archives): a late event of such a month stays in the default partition, where it is
@@ -46,6 +47,9 @@ BEGIN
     END IF;
     -- Writers wait from here until this transaction commits (see the header).
     LOCK TABLE "usage_events" IN EXCLUSIVE MODE;
+    -- What ATTACH will need on the default partition (readers of it finish first), taken now so
+    -- that a wait past lock_timeout gives up before any row has moved.
+    LOCK TABLE "usage_events_default" IN ACCESS EXCLUSIVE MODE;
     EXECUTE format('CREATE TABLE %I (LIKE "usage_events" INCLUDING DEFAULTS INCLUDING CONSTRAINTS INCLUDING STORAGE)', part);
     EXECUTE format('ALTER TABLE %I ADD CONSTRAINT %I CHECK ("occurred_at" >= %L AND "occurred_at" < %L)', part, part || '_range', lo, hi);
     EXECUTE format('WITH moved AS (DELETE FROM "usage_events_default" WHERE "occurred_at" >= $1 AND "occurred_at" < $2 RETURNING *)

@@ -9,10 +9,14 @@ export interface UsagePartition {
   bytes: bigint;
 }
 
-/** How long one creation waits for usage_events' lock before giving up (it then changed nothing). */
-export const PARTITION_LOCK_TIMEOUT_MS = 2_000;
-/** Creations of one month tried before the run fails (the next run tries again). */
-export const PARTITION_ATTEMPTS_MAX = 5;
+/**
+ * How long one creation waits for its locks before giving up (it then changed nothing). Writers
+ * queue behind the waiting request, so this is also the longest an attempt holds ingestion back
+ * beyond the move itself.
+ */
+export const PARTITION_LOCK_TIMEOUT_MS = 1_000;
+/** Creations of one month tried before the run fails (the next run, 15 minutes later, tries again). */
+export const PARTITION_ATTEMPTS_MAX = 8;
 const PARTITION_RETRY_PAUSE_MS = 500;
 const LOCK_NOT_AVAILABLE = '55P03';
 
@@ -21,8 +25,9 @@ const LOCK_NOT_AVAILABLE = '55P03';
  * usage_events_ensure_partition (migration 20261202100000): it holds writers back for the short
  * move of the month's rows out of the default partition and the attach, so no committed row is
  * lost and the attach never meets a row of its month in the default partition. Each month is
- * its own transaction (the lock is held only for that month) with a bounded lock wait: a writer
- * transaction that runs long makes the creation wait and retry, never the ingestion queue behind it.
+ * its own transaction (the lock is held only for that month) with a bounded lock wait: a
+ * transaction that runs long makes the creation give up and retry, and holds the writers queued
+ * behind the creation's request at most PARTITION_LOCK_TIMEOUT_MS per attempt.
  */
 @Injectable()
 export class UsagePartitionsRepository {
