@@ -66,8 +66,13 @@ const SETTLEMENT_WORKER_CONCURRENCY = 1;
 /** Sends wait for confirmations inside the job; the lock is renewed meanwhile. */
 const SETTLEMENT_JOB_LOCK_MS = 60_000;
 
-/** usage_events partitions are ensured this often (and at worker start), USAGE_PARTITIONS_AHEAD_MONTHS ahead. */
-export const USAGE_PARTITIONS_EVERY_MS = 6 * 3600_000;
+/**
+ * usage_events partitions are ensured this often (and at worker start), USAGE_PARTITIONS_AHEAD_MONTHS
+ * ahead, and for every month whose rows wait in the default partition: often enough that late
+ * events do not pile up there (each attach scans the default partition); a run that creates
+ * nothing reads only the catalog and the default partition.
+ */
+export const USAGE_PARTITIONS_EVERY_MS = 15 * 60_000;
 export const USAGE_PARTITIONS_AHEAD_MONTHS = 3;
 /** A verified ledger checkpoint this often: the check's cost is what was written since. */
 export const LEDGER_CHECKPOINT_EVERY_MS = 10 * 60_000;
