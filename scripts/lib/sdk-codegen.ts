@@ -45,7 +45,8 @@ export type LedgerErrorCode = keyof typeof ERROR_STATUS_BY_CODE;
 /** What the generator makes from a served document. */
 export async function sdkGeneratedFiles(document: Record<string, unknown>): Promise<SdkGeneratedFiles> {
   // openapi-typescript: `paths` and `components` types that openapi-fetch's client is typed by.
-  const nodes = await openapiTS(document as never, { silent: true, alphabetize: true });
+  const nodes = await openapiTS(document as never, { silent: true, alphabetize: true, // A field with a default may be left out of a request: optional, not required.
+    defaultNonNullable: false });
   return {
     'sdk/openapi.json': `${JSON.stringify(document, null, 2)}\n`,
     'sdk/src/generated/openapi.ts': `${HEADER}${astToString(nodes)}`,

@@ -988,7 +988,7 @@ export interface components {
                 cached_input_audio_usd_per_mtok?: string;
                 cached_input_usd_per_mtok?: string;
                 /** @default false */
-                inclusive: boolean;
+                inclusive?: boolean;
                 input_audio_usd_per_mtok?: string;
                 input_image_usd_per_mtok?: string;
                 input_usd_per_mtok?: string;
@@ -998,7 +998,7 @@ export interface components {
                 reasoning_usd_per_mtok?: string;
             }[];
             /** @default standard */
-            variant: string;
+            variant?: string;
             /** @enum {string} */
             web_search_billing?: "per_call" | "per_request";
             web_search_usd_per_call?: string;
@@ -1627,7 +1627,7 @@ export interface components {
                     cache_write_5m_tokens?: number;
                     cached_audio_tokens?: number;
                     /** @default 0 */
-                    cached_tokens: number;
+                    cached_tokens?: number;
                     completion_audio_tokens?: number;
                     completion_image_tokens?: number;
                     completion_tokens: number;
@@ -1635,7 +1635,7 @@ export interface components {
                     prompt_image_tokens?: number;
                     prompt_tokens: number;
                     /** @default 0 */
-                    reasoning_tokens: number;
+                    reasoning_tokens?: number;
                     web_search_calls?: number;
                 };
                 user_id: string;
@@ -1658,7 +1658,7 @@ export interface components {
                 cache_write_5m_tokens?: number;
                 cached_audio_tokens?: number;
                 /** @default 0 */
-                cached_tokens: number;
+                cached_tokens?: number;
                 completion_audio_tokens?: number;
                 completion_image_tokens?: number;
                 completion_tokens: number;
@@ -1666,7 +1666,7 @@ export interface components {
                 prompt_image_tokens?: number;
                 prompt_tokens: number;
                 /** @default 0 */
-                reasoning_tokens: number;
+                reasoning_tokens?: number;
                 web_search_calls?: number;
             };
             user_id: string;
