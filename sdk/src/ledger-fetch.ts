@@ -75,15 +75,17 @@ interface CallContext {
  * source with no queue of its own), and a copy kept for the report. Cancelling it cancels the
  * upstream; an abort of the caller's signal errors the upstream read; both still report.
  */
-function teeForReport(upstream: ReadableStream<Uint8Array>, onEnd: (sse: Uint8Array) => void): ReadableStream<Uint8Array> {
+function teeForReport(upstream: ReadableStream<Uint8Array>, ledger: LedgerClient, onEnd: (sse: Uint8Array) => void): ReadableStream<Uint8Array> {
   const reader = upstream.getReader();
   const chunks: Uint8Array[] = [];
   let length = 0;
   let ended = false;
+  // After the caller has its last chunk (or its error): the report is built and sent off its path.
   const end = () => {
     if (ended) return;
     ended = true;
-    onEnd(concat(chunks, length));
+    // Tracked at once, so a flush() right after the stream ends waits for this report too.
+    void ledger.track(new Promise<void>((resolve) => setImmediate(() => resolve(onEnd(concat(chunks, length))))));
   };
   return new ReadableStream<Uint8Array>(
     {
@@ -92,13 +94,13 @@ function teeForReport(upstream: ReadableStream<Uint8Array>, onEnd: (sse: Uint8Ar
         try {
           result = await reader.read();
         } catch (error) {
-          end();
           controller.error(error);
+          end();
           return;
         }
         if (result.done) {
-          end();
           controller.close();
+          end();
           return;
         }
         // A copy: the caller owns the chunk it is given and may reuse or transfer its buffer.
@@ -187,7 +189,7 @@ export function ledgerFetch(fetch: FetchLike, options: LedgerFetchOptions): Fetc
       ledger.track(reportCompletion(context, upstream.clone(), body.model));
       return upstream;
     }
-    const toCaller = teeForReport(upstream.body, (sse) => reportStream(context, sse));
+    const toCaller = teeForReport(upstream.body, ledger, (sse) => reportStream(context, sse));
     return new Response(toCaller, { status: upstream.status, statusText: upstream.statusText, headers: upstream.headers });
   };
 }
