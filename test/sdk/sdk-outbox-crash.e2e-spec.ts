@@ -1,8 +1,8 @@
 // The durable outbox across kill -9: a gateway process using the packed SDK (`npm pack` of sdk/)
 // makes calls while the ledger is down, is killed with SIGKILL while it is writing reports, and is
 // started again with the ledger up: every call it finished is billed exactly once.
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { copyFileSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -10,23 +10,11 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { seedBilling } from '../support/billing-fixtures.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
+import { installPackedSdk } from './support/packed-sdk.js';
 import { startSseUpstream, type SseUpstream } from './support/sse-upstream.js';
 
-const ROOT = join(import.meta.dirname, '..', '..');
 const CALLS = 60;
 const DONE_BEFORE_KILL = 12;
-
-/** The tarball npm pack makes in sdk/, unpacked as an installed package; its dependencies from the repository's node_modules (no registry in tests). */
-function installPackedSdk(dir: string): Record<string, unknown> {
-  const tarball = execFileSync('npm', ['pack', '--silent', '--pack-destination', dir], { cwd: join(ROOT, 'sdk'), encoding: 'utf8' }).trim().split('\n').at(-1)!;
-  const target = join(dir, 'node_modules', '@contributor-ledger', 'sdk');
-  mkdirSync(target, { recursive: true });
-  execFileSync('tar', ['-xzf', join(dir, tarball), '-C', target, '--strip-components=1']);
-  const manifest = JSON.parse(readFileSync(join(target, 'package.json'), 'utf8')) as { dependencies: Record<string, string> };
-  for (const dependency of Object.keys(manifest.dependencies)) symlinkSync(join(ROOT, 'node_modules', dependency), join(dir, 'node_modules', dependency));
-  copyFileSync(join(import.meta.dirname, 'support', 'outbox-gateway.mjs'), join(dir, 'gateway.mjs'));
-  return manifest;
-}
 
 async function unusedPort(): Promise<number> {
   const server = createServer();
@@ -73,6 +61,7 @@ describe('SDK outbox: a gateway killed with SIGKILL loses nothing and bills noth
 
   it('bills every finished call exactly once after the restart', async () => {
     const manifest = installPackedSdk(dir);
+    copyFileSync(join(import.meta.dirname, 'support', 'outbox-gateway.mjs'), join(dir, 'gateway.mjs'));
     expect(Object.keys(manifest.dependencies as object).sort()).toEqual(['gpt-tokenizer', 'openapi-fetch']);
     const outboxDir = join(dir, 'outbox');
     const common = { LEDGER_KEY: gatewayKey, OUTBOX_DIR: outboxDir, UPSTREAM_URL: upstream.url, RUN: 'crash' };
