@@ -974,11 +974,11 @@ export interface components {
             effective_from?: string;
             input_audio_usd_per_mtok?: string;
             input_image_usd_per_mtok?: string;
-            input_usd_per_mtok: string;
+            input_usd_per_mtok?: string;
             model: string;
             output_audio_usd_per_mtok?: string;
             output_image_usd_per_mtok?: string;
-            output_usd_per_mtok: string;
+            output_usd_per_mtok?: string;
             reasoning_usd_per_mtok?: string;
             request_usd?: string;
             tiers?: {
@@ -1240,7 +1240,8 @@ export interface components {
                 input_audio_usd_per_mtok: string | null;
                 /** @description USD per million tokens; null = billed at the parent kind's price */
                 input_image_usd_per_mtok: string | null;
-                input_usd_per_mtok: string;
+                /** @description USD per million text input tokens; null only on image/audio-only versions (events using text input are unpriced) */
+                input_usd_per_mtok: string | null;
                 model: string;
                 next: {
                     /** @description USD per million tokens; null = billed at the parent kind's price */
@@ -1259,13 +1260,15 @@ export interface components {
                     input_audio_usd_per_mtok: string | null;
                     /** @description USD per million tokens; null = billed at the parent kind's price */
                     input_image_usd_per_mtok: string | null;
-                    input_usd_per_mtok: string;
+                    /** @description USD per million text input tokens; null only on image/audio-only versions (events using text input are unpriced) */
+                    input_usd_per_mtok: string | null;
                     model: string;
                     /** @description USD per million tokens; null = billed at the parent kind's price */
                     output_audio_usd_per_mtok: string | null;
                     /** @description USD per million tokens; null = billed at the parent kind's price */
                     output_image_usd_per_mtok: string | null;
-                    output_usd_per_mtok: string;
+                    /** @description USD per million text output tokens; null only on image/audio-only versions (events using text output are unpriced) */
+                    output_usd_per_mtok: string | null;
                     /** @description USD per million tokens; null = billed at the parent kind's price */
                     reasoning_usd_per_mtok: string | null;
                     request_usd: string | null;
@@ -1297,7 +1300,8 @@ export interface components {
                 output_audio_usd_per_mtok: string | null;
                 /** @description USD per million tokens; null = billed at the parent kind's price */
                 output_image_usd_per_mtok: string | null;
-                output_usd_per_mtok: string;
+                /** @description USD per million text output tokens; null only on image/audio-only versions (events using text output are unpriced) */
+                output_usd_per_mtok: string | null;
                 /** @description USD per million tokens; null = billed at the parent kind's price */
                 reasoning_usd_per_mtok: string | null;
                 request_usd: string | null;
@@ -1343,13 +1347,15 @@ export interface components {
                 input_audio_usd_per_mtok: string | null;
                 /** @description USD per million tokens; null = billed at the parent kind's price */
                 input_image_usd_per_mtok: string | null;
-                input_usd_per_mtok: string;
+                /** @description USD per million text input tokens; null only on image/audio-only versions (events using text input are unpriced) */
+                input_usd_per_mtok: string | null;
                 model: string;
                 /** @description USD per million tokens; null = billed at the parent kind's price */
                 output_audio_usd_per_mtok: string | null;
                 /** @description USD per million tokens; null = billed at the parent kind's price */
                 output_image_usd_per_mtok: string | null;
-                output_usd_per_mtok: string;
+                /** @description USD per million text output tokens; null only on image/audio-only versions (events using text output are unpriced) */
+                output_usd_per_mtok: string | null;
                 /** @description USD per million tokens; null = billed at the parent kind's price */
                 reasoning_usd_per_mtok: string | null;
                 request_usd: string | null;
@@ -1395,13 +1401,15 @@ export interface components {
             input_audio_usd_per_mtok: string[];
             /** @description USD per million tokens; null = billed at the parent kind's price */
             input_image_usd_per_mtok: string[];
-            input_usd_per_mtok: string;
+            /** @description USD per million text input tokens; null only on image/audio-only versions (events using text input are unpriced) */
+            input_usd_per_mtok: string[];
             model: string;
             /** @description USD per million tokens; null = billed at the parent kind's price */
             output_audio_usd_per_mtok: string[];
             /** @description USD per million tokens; null = billed at the parent kind's price */
             output_image_usd_per_mtok: string[];
-            output_usd_per_mtok: string;
+            /** @description USD per million text output tokens; null only on image/audio-only versions (events using text output are unpriced) */
+            output_usd_per_mtok: string[];
             /** @description USD per million tokens; null = billed at the parent kind's price */
             reasoning_usd_per_mtok: string[];
             request_usd: string[];
@@ -1447,13 +1455,15 @@ export interface components {
                 input_audio_usd_per_mtok: string | null;
                 /** @description USD per million tokens; null = billed at the parent kind's price */
                 input_image_usd_per_mtok: string | null;
-                input_usd_per_mtok: string;
+                /** @description USD per million text input tokens; null only on image/audio-only versions (events using text input are unpriced) */
+                input_usd_per_mtok: string | null;
                 model: string;
                 /** @description USD per million tokens; null = billed at the parent kind's price */
                 output_audio_usd_per_mtok: string | null;
                 /** @description USD per million tokens; null = billed at the parent kind's price */
                 output_image_usd_per_mtok: string | null;
-                output_usd_per_mtok: string;
+                /** @description USD per million text output tokens; null only on image/audio-only versions (events using text output are unpriced) */
+                output_usd_per_mtok: string | null;
                 /** @description USD per million tokens; null = billed at the parent kind's price */
                 reasoning_usd_per_mtok: string | null;
                 request_usd: string | null;
