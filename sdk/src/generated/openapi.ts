@@ -144,6 +144,54 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/admin/integrations/litellm/deployments": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: operations["LitellmController_deployments"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/admin/integrations/litellm/deployments/{model_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put: operations["LitellmController_mapDeployment"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/admin/integrations/litellm/status": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: operations["LitellmController_status"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/admin/ledger/check": {
         parameters: {
             query?: never;
@@ -736,6 +784,22 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/integrations/litellm": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post: operations["LitellmController_push"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/me": {
         parameters: {
             query?: never;
@@ -1018,6 +1082,17 @@ export interface components {
             reason?: string;
             reference: string;
         };
+        DeploymentsResponseDto: {
+            data: {
+                /** @description null: calls of this deployment are parked unattributed */
+                contributor_id: string | null;
+                created_at: string | null;
+                model_id: string;
+                /** @description calls parked for this deployment, billed when it is mapped */
+                unattributed_events: number;
+                updated_at: string | null;
+            }[];
+        };
         EarningsResponseDto: {
             contributor_id: string;
             from: string;
@@ -1126,6 +1201,89 @@ export interface components {
         ImportGenaiPricesDto: {
             /** @description names to import the history of; default: every model priced here */
             models?: string[];
+        };
+        LitellmPayloadDto: {
+            cache_hit?: boolean[];
+            /** @description chat and text completions, responses, embeddings are billed; others skipped */
+            call_type?: string;
+            completion_tokens?: number;
+            /** @description epoch seconds, or naive "YYYY-MM-DD HH:MM:SS.ffffff" (UTC) */
+            endTime: number[];
+            hidden_params?: {
+                litellm_model_name?: string;
+                model_id?: string | null;
+            } & {
+                [key: string]: unknown;
+            };
+            /** @description becomes event_id "litellm:" + id */
+            id: string;
+            metadata?: {
+                [key: string]: unknown;
+            };
+            model?: string;
+            /** @description the deployment (model_info.id): its mapping names the contributor */
+            model_id?: string[];
+            model_map_information?: {
+                model_map_key: string;
+            } & {
+                [key: string]: unknown;
+            };
+            prompt_tokens?: number;
+            response?: {
+                service_tier?: string;
+                usage?: {
+                    [key: string]: unknown;
+                };
+            } & {
+                [key: string]: unknown;
+            };
+            /** @description LiteLLM's float estimate: kept for comparison, never billed */
+            response_cost?: number;
+            /** @enum {string} */
+            status?: "success" | "failure";
+        };
+        LitellmPushResponseDto: {
+            results: {
+                error?: {
+                    code: string;
+                    details?: unknown;
+                    message: string;
+                };
+                event_id: string | null;
+                id: string | null;
+                /** @enum {string} */
+                reason?: "failure" | "cache_hit" | "unsupported_call_type";
+                /** @enum {string} */
+                status: "priced" | "duplicate" | "unpriced" | "unattributed" | "skipped" | "rejected";
+            }[];
+        };
+        LitellmStatusResponseDto: {
+            pull: {
+                /** @description the newest "endTime" read from LiteLLM_SpendLogs */
+                checkpoint: string | null;
+                enabled: boolean;
+                /** @description calls the pull path ingested (not seen by push first) */
+                events: number;
+                lag_seconds: number | null;
+            };
+            push: {
+                last_at: string | null;
+                payloads: number;
+            };
+        };
+        MapDeploymentBodyDto: {
+            contributor_id: string;
+        };
+        MapDeploymentResponseDto: {
+            /** @description parked calls this mapping billed */
+            billed_events: number;
+            /** @description null: calls of this deployment are parked unattributed */
+            contributor_id: string[];
+            created_at: string[];
+            model_id: string;
+            /** @description calls parked for this deployment, billed when it is mapped */
+            unattributed_events: number;
+            updated_at: string[];
         };
         OverviewDailyResponseDto: {
             from: string;
@@ -1951,6 +2109,69 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["AdjustmentResponseDto"];
+                };
+            };
+        };
+    };
+    LitellmController_deployments: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeploymentsResponseDto"];
+                };
+            };
+        };
+    };
+    LitellmController_mapDeployment: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                model_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["MapDeploymentBodyDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MapDeploymentResponseDto"];
+                };
+            };
+        };
+    };
+    LitellmController_status: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LitellmStatusResponseDto"];
                 };
             };
         };
@@ -2908,6 +3129,30 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+        };
+    };
+    LitellmController_push: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description a JSON array of StandardLoggingPayload objects, one object, or NDJSON (one object a line); Content-Type: application/json */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["LitellmPayloadDto"][];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LitellmPushResponseDto"];
+                };
             };
         };
     };
