@@ -5,7 +5,8 @@ import { join } from 'node:path';
 import autocannon from 'autocannon';
 import pg from 'pg';
 import { REPO_ROOT } from './bench-stack.js';
-import { signGatewayRequest } from '../../src/queue/gateway-signing.js';
+import { randomUUID } from 'node:crypto';
+import { signRequest } from '../../src/common/signing/http-message-signature.js';
 
 const HTTP_TIMEOUT_MS = 30_000;
 const SETUP_CONCURRENCY = 16;
@@ -22,7 +23,7 @@ export interface AdminApi {
   adminKey: string;
 }
 
-async function call(api: AdminApi, method: string, path: string, body: unknown, okStatuses: number[], contentType = 'application/json'): Promise<any> {
+export async function call(api: AdminApi, method: string, path: string, body: unknown, okStatuses: number[], contentType = 'application/json'): Promise<any> {
   const response = await fetch(`${api.baseUrl}${path}`, {
     method,
     headers: { authorization: `Bearer ${api.adminKey}`, 'content-type': contentType },
@@ -63,19 +64,32 @@ export async function seedForIngestion(api: AdminApi): Promise<string> {
   return key.key as string;
 }
 
+/** A signed gateway key: its `id` (the signatures' keyid) and its signing secret. */
+export type GatewaySigner = { keyId: string; signingSecret: string };
+
 /** A gateway key whose every request must be signed (the signed-path phase). */
-export async function createSignedGatewayKey(api: AdminApi): Promise<{ key: string; signingSecret: string }> {
+export async function createSignedGatewayKey(api: AdminApi): Promise<{ key: string } & GatewaySigner> {
   const created = await call(api, 'POST', '/v1/admin/api-keys', { role: 'gateway', name: 'bench signed gateway', signed: true }, [201]);
-  return { key: created.key as string, signingSecret: created.signing_secret as string };
+  return { key: created.key as string, keyId: created.id as string, signingSecret: created.signing_secret as string };
+}
+
+/** The n-th bench event's fields (the batch and the LiteLLM phases send the same events). */
+export function benchEvent(n: number) {
+  const prompt = 200 + (n % 3800);
+  return {
+    model: BENCH_MODELS[n % BENCH_MODELS.length]!,
+    prompt,
+    completion: 20 + ((n * 7) % 900),
+    cached: n % 3 === 0 ? prompt >> 2 : 0,
+    userId: benchUserId(n % BENCH_USERS),
+    contributorIndex: (n * 31) % BENCH_CONTRIBUTORS,
+  };
 }
 
 /** One event as JSON text; string building keeps the load generator cheap (it shares the 2 cores). */
 function eventJson(prefix: string, n: number): string {
-  const model = BENCH_MODELS[n % BENCH_MODELS.length]!;
-  const prompt = 200 + (n % 3800);
-  const completion = 20 + ((n * 7) % 900);
-  const cached = n % 3 === 0 ? prompt >> 2 : 0;
-  return `{"event_id":"${prefix}-${n}","user_id":"${benchUserId(n % BENCH_USERS)}","contributor_id":"${benchContributorId((n * 31) % BENCH_CONTRIBUTORS)}","model":"${model}","usage":{"prompt_tokens":${prompt},"completion_tokens":${completion},"cached_tokens":${cached},"reasoning_tokens":0}}`;
+  const e = benchEvent(n);
+  return `{"event_id":"${prefix}-${n}","user_id":"${e.userId}","contributor_id":"${benchContributorId(e.contributorIndex)}","model":"${e.model}","usage":{"prompt_tokens":${e.prompt},"completion_tokens":${e.completion},"cached_tokens":${e.cached},"reasoning_tokens":0}}`;
 }
 
 /** The model of the price-dimension phase: Claude-like prices with a 200k tier, cache writes, a search fee and a `us` variant. */
@@ -136,7 +150,7 @@ export interface LoadResult {
   latencyP99Ms: number;
 }
 
-function countOccurrences(text: string, needle: string): number {
+export function countOccurrences(text: string, needle: string): number {
   let count = 0;
   for (let at = text.indexOf(needle); at !== -1; at = text.indexOf(needle, at + needle.length)) count += 1;
   return count;
@@ -145,7 +159,7 @@ function countOccurrences(text: string, needle: string): number {
 /** One API, or a list of targets, one per connection (the round-robin client of the two-API phase). */
 export type LoadTarget = string | string[];
 
-interface LoadSpec {
+export interface LoadSpec {
   baseUrl: LoadTarget;
   key: string;
   connections: number;
@@ -153,14 +167,14 @@ interface LoadSpec {
   path: string;
   method: 'GET' | 'POST';
   body?: () => string;
-  /** Signs every request's body with this secret (a signed gateway key). */
-  signingSecret?: string;
+  /** Signs every request (RFC 9421: method, path, query, body) with this key (a signed gateway key). */
+  signer?: GatewaySigner;
   /** Accepted events in one response body. */
   countPriced?: (status: number, body: string) => { priced: number; notPriced: number };
   pathFor?: () => string;
 }
 
-async function runLoad(spec: LoadSpec): Promise<LoadResult> {
+export async function runLoad(spec: LoadSpec): Promise<LoadResult> {
   let priced = 0;
   let notPriced = 0;
   const result = await autocannon({
@@ -176,8 +190,12 @@ async function runLoad(spec: LoadSpec): Promise<LoadResult> {
         headers: { authorization: `Bearer ${spec.key}`, 'content-type': 'application/json' },
         setupRequest: (request) => {
           if (spec.body) request.body = spec.body();
-          if (spec.signingSecret) request.headers = { ...request.headers, ...signGatewayRequest(spec.signingSecret, String(request.body ?? '')) };
           if (spec.pathFor) request.path = spec.pathFor();
+          // Signed last: the signature covers the final method and path.
+          if (spec.signer) {
+            const signature = signRequest({ method: request.method ?? spec.method, url: request.path ?? spec.path, body: String(request.body ?? ''), keyId: spec.signer.keyId, secret: spec.signer.signingSecret, nonce: randomUUID() });
+            request.headers = { ...request.headers, ...signature };
+          }
           return request;
         },
         onResponse: (status, body) => {
@@ -224,7 +242,7 @@ export function runBatchLoad(options: { baseUrl: LoadTarget; key: string; size: 
 }
 
 /** POST /v1/usage-events, one fresh event per request. */
-export function runSingleLoad(options: { baseUrl: LoadTarget; key: string; connections: number; durationS: number; prefix: string; signingSecret?: string; dimensions?: boolean }): Promise<LoadResult> {
+export function runSingleLoad(options: { baseUrl: LoadTarget; key: string; connections: number; durationS: number; prefix: string; signer?: GatewaySigner; dimensions?: boolean }): Promise<LoadResult> {
   let n = 0;
   const json = options.dimensions ? dimensionEventJson : eventJson;
   return runLoad({
