@@ -1,13 +1,12 @@
 // Pure: prices a set of normalized events and derives their journal entries and rollup deltas.
 import type { DecimalMultiplier } from '../../common/money/index.js';
-import { contributorPayable, contributorPending, PLATFORM_REVENUE, userAccount } from '../ledger/account-codes.js';
-import type { JournalDraft } from '../ledger/journal-draft.js';
+import { usageDraft, type JournalDraft, type JournalKind } from '../ledger/journal-kinds.js';
 import { priceUsage } from '../pricing/pricing-math.js';
 import type { PriceBook } from '../pricing/pricing.types.js';
 import type { NormalizedEvent } from './usage-event.js';
 import type { ContributorTierName, PlannedEvent, RollupDelta } from './usage.types.js';
 
-export const USAGE_JOURNAL_KIND = 'usage';
+export const USAGE_JOURNAL_KIND = 'usage' satisfies JournalKind;
 
 export interface TierBookView {
   tierAt(contributorId: string, at: Date): ContributorTierName | null;
@@ -44,15 +43,16 @@ export function planEvent(event: NormalizedEvent, books: { prices: PriceBook; ti
 export function usageJournalDraft(planned: PlannedEvent): JournalDraft | null {
   const amounts = planned.amounts;
   if (!amounts) return null;
-  return {
-    kind: USAGE_JOURNAL_KIND,
-    ref: planned.event.eventId,
-    postings: [
-      { accountCode: userAccount(planned.event.userId), amountAtto: -amounts.chargeAtto },
-      { accountCode: (planned.payoutMaturing ? contributorPending : contributorPayable)(planned.event.contributorId), amountAtto: amounts.payoutAtto },
-      { accountCode: PLATFORM_REVENUE, amountAtto: amounts.marginAtto },
-    ],
-  };
+  const event = planned.event;
+  return usageDraft({
+    eventId: event.eventId,
+    userId: event.userId,
+    contributorId: event.contributorId,
+    chargeAtto: amounts.chargeAtto,
+    payoutAtto: amounts.payoutAtto,
+    marginAtto: amounts.marginAtto,
+    payoutMaturing: planned.payoutMaturing === true,
+  });
 }
 
 export function utcDay(at: Date): string {
