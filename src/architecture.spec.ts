@@ -45,7 +45,7 @@ describe('docs/architecture.md', () => {
       await madge(new URL('src/', root).pathname, {
         fileExtensions: ['ts'],
         tsConfig: new URL('tsconfig.json', root).pathname,
-        excludeRegExp: [/\.spec\.ts$/, /^generated\//, /(^|\/)testing\//],
+        excludeRegExp: [/\.spec\.ts$/, /\.d\.ts$/, /^generated\//, /(^|\/)testing\//],
         detectiveOptions: { ts: { skipTypeImports: false } },
       })
     ).obj();

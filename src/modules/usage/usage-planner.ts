@@ -1,4 +1,5 @@
 // Pure: prices a set of normalized events and derives their journal entries and rollup deltas.
+import type { AppConfig } from '../../config/index.js';
 import type { DecimalMultiplier } from '../../common/money/index.js';
 import { usageDraft, type JournalDraft, type JournalKind } from '../ledger/journal-kinds.js';
 import { priceUsage } from '../pricing/pricing-math.js';
@@ -17,6 +18,15 @@ export interface Multipliers {
   payoutByTier: Record<ContributorTierName, DecimalMultiplier>;
   /** PAYOUT_MATURITY_DAYS > 0: the payout is credited to the contributor's pending account. */
   payoutMaturing?: boolean;
+}
+
+/** The multipliers of the configuration (the writer and the repricer use the same ones). */
+export function multipliersOf(config: Pick<AppConfig, 'USER_MARKUP' | 'PAYOUT_STANDARD' | 'PAYOUT_PREMIUM' | 'PAYOUT_MATURITY_DAYS'>): Multipliers {
+  return {
+    userMarkup: config.USER_MARKUP,
+    payoutByTier: { standard: config.PAYOUT_STANDARD, premium: config.PAYOUT_PREMIUM },
+    payoutMaturing: config.PAYOUT_MATURITY_DAYS > 0,
+  };
 }
 
 /** Prices one event with the price and tier in force at occurred_at; null tier = unknown contributor. */
