@@ -21,6 +21,14 @@ import {
   USER_CREDIT_REF_PREFIX,
 } from './journal-kinds.js';
 
+/** An expected entry, postings as [account code, amount] pairs. */
+const entry = (kind: string, ref: string, memo: string | null, postings: Array<[string, bigint]>) => ({
+  kind,
+  ref,
+  ...(memo === null ? {} : { memo }),
+  postings: postings.map(([accountCode, amountAtto]) => ({ accountCode, amountAtto })),
+});
+
 const atto = fc.bigInt({ min: 1n, max: 10n ** 30n });
 const id = fc.uuid();
 
@@ -66,24 +74,12 @@ describe('journal catalogue', () => {
   });
 
   it("user credit: a top-up from external funding, a negative credit an 'adjustment' against platform:adjustments", () => {
-    expect(userCreditDraft({ reference: 'ref-1', userId: 'u1', amountAtto: 5n, memo: 'why' })).toEqual({
-      kind: 'topup',
-      ref: 'user_credit:ref-1',
-      memo: 'why',
-      postings: [
-        { accountCode: 'user:u1', amountAtto: 5n },
-        { accountCode: 'external:funding', amountAtto: -5n },
-      ],
-    });
-    expect(userCreditDraft({ reference: 'ref-2', userId: 'u1', amountAtto: -7n, memo: 'chargeback' })).toEqual({
-      kind: 'adjustment',
-      ref: 'user_credit:ref-2',
-      memo: 'chargeback',
-      postings: [
-        { accountCode: 'user:u1', amountAtto: -7n },
-        { accountCode: 'platform:adjustments', amountAtto: 7n },
-      ],
-    });
+    expect(userCreditDraft({ reference: 'ref-1', userId: 'u1', amountAtto: 5n, memo: 'why' })).toEqual(
+      entry('topup', 'user_credit:ref-1', 'why', [['user:u1', 5n], ['external:funding', -5n]]),
+    );
+    expect(userCreditDraft({ reference: 'ref-2', userId: 'u1', amountAtto: -7n, memo: 'chargeback' })).toEqual(
+      entry('adjustment', 'user_credit:ref-2', 'chargeback', [['user:u1', -7n], ['platform:adjustments', 7n]]),
+    );
     expect(userCreditDraft({ reference: 'ref-3', userId: 'u1', amountAtto: 1n }).memo).toBeUndefined();
   });
 
@@ -104,17 +100,14 @@ describe('journal catalogue', () => {
   });
 
   it('refund: user credited back, clawback from pending first then payable, margin reversed', () => {
-    expect(refundDraft({ refundId: 'f1', eventId: 'e1', userId: 'u1', contributorId: 'c1', amountAtto: 130n, clawbackAtto: 110n, clawbackPendingAtto: 40n, reason: 'r' })).toEqual({
-      kind: 'refund',
-      ref: 'refund:f1',
-      memo: 'event e1: r',
-      postings: [
-        { accountCode: 'user:u1', amountAtto: 130n },
-        { accountCode: 'contributor:c1:pending', amountAtto: -40n },
-        { accountCode: 'contributor:c1:payable', amountAtto: -70n },
-        { accountCode: 'platform:revenue', amountAtto: -20n },
-      ],
-    });
+    expect(refundDraft({ refundId: 'f1', eventId: 'e1', userId: 'u1', contributorId: 'c1', amountAtto: 130n, clawbackAtto: 110n, clawbackPendingAtto: 40n, reason: 'r' })).toEqual(
+      entry('refund', 'refund:f1', 'event e1: r', [
+        ['user:u1', 130n],
+        ['contributor:c1:pending', -40n],
+        ['contributor:c1:payable', -70n],
+        ['platform:revenue', -20n],
+      ]),
+    );
     expect(refundDraft({ refundId: 'f2', eventId: 'e1', userId: 'u1', contributorId: 'c1', amountAtto: 13n, clawbackAtto: 11n, reason: 'x'.repeat(600) }).postings).toEqual([
       { accountCode: 'user:u1', amountAtto: 13n },
       { accountCode: 'contributor:c1:payable', amountAtto: -11n },
@@ -125,15 +118,12 @@ describe('journal catalogue', () => {
   });
 
   it('earnings matured: pending -> payable, one entry per contributor and day', () => {
-    expect(earningsMaturedDraft({ contributorId: 'c1', maturedThroughDay: '2026-11-30', amountAtto: 9n })).toEqual({
-      kind: 'earnings_matured',
-      ref: 'c1:2026-11-30',
-      memo: 'earnings through 2026-11-30 matured',
-      postings: [
-        { accountCode: 'contributor:c1:pending', amountAtto: -9n },
-        { accountCode: 'contributor:c1:payable', amountAtto: 9n },
-      ],
-    });
+    expect(earningsMaturedDraft({ contributorId: 'c1', maturedThroughDay: '2026-11-30', amountAtto: 9n })).toEqual(
+      entry('earnings_matured', 'c1:2026-11-30', 'earnings through 2026-11-30 matured', [
+        ['contributor:c1:pending', -9n],
+        ['contributor:c1:payable', 9n],
+      ]),
+    );
     expect(() => earningsMaturedDraft({ contributorId: 'c1', maturedThroughDay: '2026-11-30', amountAtto: 0n })).toThrow(/positive/);
   });
 
