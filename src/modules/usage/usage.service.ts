@@ -65,11 +65,30 @@ export class UsageService {
     return this.unwrap(outcome!);
   }
 
-  async ingestBatch(rawEvents: unknown[]): Promise<BatchItemResult[]> {
+  /**
+   * Another module's calls that are not usage events yet but are answered by
+   * GET /v1/usage-events/:event_id (LiteLLM's unattributed calls): each lookup returns the body to
+   * show, or null. Registered by that module, so this one does not depend on it.
+   */
+  private readonly pendingLookups: Array<(eventId: string) => Promise<Record<string, unknown> | null>> = [];
+
+  addPendingLookup(lookup: (eventId: string) => Promise<Record<string, unknown> | null>): void {
+    this.pendingLookups.push(lookup);
+  }
+
+  async findPending(eventId: string): Promise<Record<string, unknown> | null> {
+    for (const lookup of this.pendingLookups) {
+      const found = await lookup(eventId);
+      if (found) return found;
+    }
+    return null;
+  }
+
+  async ingestBatch(rawEvents: unknown[], source: NormalizedEvent['source'] = 'batch'): Promise<BatchItemResult[]> {
     const results: BatchItemResult[] = new Array(rawEvents.length);
     const valid: Array<{ index: number; event: NormalizedEvent }> = [];
     rawEvents.forEach((raw, index) => {
-      const parsed = this.parse(raw, 'batch');
+      const parsed = this.parse(raw, source);
       if ('issues' in parsed) {
         const eventId = typeof (raw as { event_id?: unknown })?.event_id === 'string' ? (raw as { event_id: string }).event_id : null;
         results[index] = { event_id: eventId, status: 'rejected', error: { code: 'validation_failed', message: 'event validation failed', details: parsed.issues } };
