@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
-import { runBatchLoad, runEarningsLoad, runSingleLoad, seedDimensionPrices, seedForIngestion, createSignedGatewayKey, countStoredEvents, type LoadResult, type LoadTarget, type PhaseCpu } from './lib/bench-http.js';
+import { runBatchLoad, runEarningsLoad, runSingleLoad, seedDimensionPrices, seedForIngestion, createSignedGatewayKey, countStoredEvents, type GatewaySigner, type LoadResult, type LoadTarget, type PhaseCpu } from './lib/bench-http.js';
 import { compareTwoApi, medianByRate, renderTwoApiTable, roundRobinTargets, type ApiPhaseRun, type MultiApiCpu, type TwoApiComparison } from './lib/bench-two-api.js';
 import { measureRawLimits } from './lib/bench-raw.js';
 import { LITELLM_BATCH_SIZE, LITELLM_TARGET_RATIO, litellmPayloadBytes, runLitellmLoad, runSameEventsBatchLoad, seedLitellmDeployments } from './lib/bench-litellm.js';
@@ -244,7 +244,7 @@ function startCpuMeters(stack: Stack, apis: ManagedProcess[] = [stack.api]): { s
  * round, so a slow spell of this shared machine hits every phase alike; each phase reports its
  * median run (by events/s) and keeps every run's rate.
  */
-async function measureIngestion(stack: Stack, key: string, signed: { key: string; signingSecret: string }, plan: BenchPlan): Promise<{ batch: BatchFigure[]; single: SingleFigure; signedSingle: SingleFigure; dimensionsSingle: SingleFigure; twoApi: TwoApiComparison[] }> {
+async function measureIngestion(stack: Stack, key: string, signed: { key: string } & GatewaySigner, plan: BenchPlan): Promise<{ batch: BatchFigure[]; single: SingleFigure; signedSingle: SingleFigure; dimensionsSingle: SingleFigure; twoApi: TwoApiComparison[] }> {
   const batchRuns = new Map<number, BatchFigure[]>(BATCH_SIZES.map((size) => [size, []]));
   const singleRuns: SingleFigure[] = [];
   const signedRuns: SingleFigure[] = [];
@@ -258,7 +258,7 @@ async function measureIngestion(stack: Stack, key: string, signed: { key: string
     singleRuns.push(await measureSingle(stack, key, plan, round));
     two.single.push(asRun(2, await measureSingle(stack, key, plan, round, undefined, false, 2)));
     // Right after the unsigned run, on the same warm process: the difference is the signed path.
-    signedRuns.push(await measureSingle(stack, signed.key, plan, round, signed.signingSecret));
+    signedRuns.push(await measureSingle(stack, signed.key, plan, round, signed));
     dimensionRuns.push(await measureSingle(stack, key, plan, round, undefined, true));
   }
   const twoApi = [
@@ -363,12 +363,12 @@ async function measureBatch(stack: Stack, key: string, plan: BenchPlan, size: nu
   return { size, connections: BATCH_CONNECTIONS, load, cpu, storedPriced: after.priced - before.priced, storedOther: after.other - before.other, runsEventsPerSecond: [] };
 }
 
-async function measureSingle(stack: Stack, key: string, plan: BenchPlan, round: number, signingSecret?: string, dimensions = false, apis: 1 | 2 = 1): Promise<SingleFigure> {
-  const name = `${apis === 1 ? '' : 'two-api '}${dimensions ? 'single (price dimensions)' : signingSecret ? 'single (signed key)' : 'single'}`;
+async function measureSingle(stack: Stack, key: string, plan: BenchPlan, round: number, signer?: GatewaySigner, dimensions = false, apis: 1 | 2 = 1): Promise<SingleFigure> {
+  const name = `${apis === 1 ? '' : 'two-api '}${dimensions ? 'single (price dimensions)' : signer ? 'single (signed key)' : 'single'}`;
   const { processes, target } = phaseTarget(stack, apis, SINGLE_CONNECTIONS);
   const before = await settledEventCounts(stack.databaseUrl);
   const meters = startCpuMeters(stack, processes);
-  const load = await runSingleLoad({ baseUrl: target, key, connections: SINGLE_CONNECTIONS, durationS: plan.durationS, prefix: `${apis === 1 ? '' : 'two-'}${dimensions ? 'dims' : signingSecret ? 'signed' : 'single'}-r${round}`, signingSecret, dimensions });
+  const load = await runSingleLoad({ baseUrl: target, key, connections: SINGLE_CONNECTIONS, durationS: plan.durationS, prefix: `${apis === 1 ? '' : 'two-'}${dimensions ? 'dims' : signer ? 'signed' : 'single'}-r${round}`, signer, dimensions });
   const cpu = meters.stop();
   const after = await settledEventCounts(stack.databaseUrl);
   sayCpu(name, cpu);

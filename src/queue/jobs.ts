@@ -66,8 +66,13 @@ const SETTLEMENT_WORKER_CONCURRENCY = 1;
 /** Sends wait for confirmations inside the job; the lock is renewed meanwhile. */
 const SETTLEMENT_JOB_LOCK_MS = 60_000;
 
-/** usage_events partitions are ensured this often (and at worker start), USAGE_PARTITIONS_AHEAD_MONTHS ahead. */
-export const USAGE_PARTITIONS_EVERY_MS = 6 * 3600_000;
+/**
+ * usage_events partitions are ensured this often (and at worker start), USAGE_PARTITIONS_AHEAD_MONTHS
+ * ahead, and for every month whose rows wait in the default partition: often enough that late
+ * events do not pile up there (each attach scans the default partition); a run that creates
+ * nothing reads only the catalog and the default partition.
+ */
+export const USAGE_PARTITIONS_EVERY_MS = 15 * 60_000;
 export const USAGE_PARTITIONS_AHEAD_MONTHS = 3;
 /** A verified ledger checkpoint this often: the check's cost is what was written since. */
 export const LEDGER_CHECKPOINT_EVERY_MS = 10 * 60_000;
@@ -80,12 +85,13 @@ const settlementRef = z.object({ settlement_id: z.string().uuid() });
 export const WEBHOOK_RELAY_EVERY_MS = 1_000;
 /** Matured earnings move to payable this often (idempotent per contributor and day; catches up after downtime). */
 export const EARNINGS_MATURITY_EVERY_MS = 15 * 60_000;
-/** Endpoints dispatched at once per worker process. */
-const WEBHOOK_DISPATCH_CONCURRENCY = 8;
 /**
- * A dispatch job whose worker died is taken again after at most this long (BullMQ's stalled
- * check); an attempt lasts at most 10 s and the lock is renewed while the job runs.
+ * Dispatch jobs handled at once per worker process. A job only starts its endpoint's round in the
+ * endpoint's own lane and returns (webhook-dispatch.service.ts), so this bounds job handling, not
+ * deliveries in flight.
  */
+const WEBHOOK_DISPATCH_CONCURRENCY = 8;
+/** A dispatch job whose worker died is taken again after at most this long (BullMQ's stalled check). */
 const WEBHOOK_DISPATCH_LOCK_MS = 15_000;
 
 /**

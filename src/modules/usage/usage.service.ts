@@ -12,7 +12,7 @@ import { UsageRepository, type UnpricedModelRow } from './usage.repository.js';
 import { normalizeEvent, type NormalizedEvent, type StreamDetails } from './usage-event.js';
 import { multipliersOf, planEvent, rollupDeltas, usageJournalDraft, type Multipliers } from './usage-planner.js';
 import { usageEventSchema, type UsageEventInput } from './usage.schemas.js';
-import type { ArchivedEvent, PlannedEvent, StoredEvent, WriteOutcome } from './usage.types.js';
+import { ARCHIVED_MODEL_UNKNOWN, type ArchivedEvent, type PlannedEvent, type RefundableEvent, type StoredEvent, type WriteOutcome } from './usage.types.js';
 import { formatAttoAsUsd } from '../../common/money/index.js';
 import { UsageWriter } from './usage-writer.js';
 
@@ -110,6 +110,31 @@ export class UsageService {
     const archived = (await this.repository.findArchived([eventId])).get(eventId);
     if (archived) throw eventArchived(archived);
     throw notFound('usage event');
+  }
+
+  /**
+   * An event as a refund needs it (api.md "Refunds": an archived event is refunded like any
+   * other): the stored row, else what its journal entry, key and the archive kept of it.
+   */
+  async getRefundable(eventId: string): Promise<RefundableEvent> {
+    const found = (await this.repository.findByEventIds([eventId])).get(eventId);
+    if (found) return { ...found, archivedMonth: null };
+    const archived = (await this.repository.findArchived([eventId])).get(eventId);
+    if (!archived) throw notFound('usage event');
+    // Archived months hold only priced events (the archive refuses unpriced ones); without a
+    // usage journal entry nothing was charged.
+    const charged = archived.userId !== null && archived.contributorId !== null;
+    return {
+      eventId: archived.eventId,
+      status: charged ? 'priced' : 'unpriced',
+      userId: archived.userId ?? '',
+      contributorId: archived.contributorId ?? '',
+      model: archived.model ?? ARCHIVED_MODEL_UNKNOWN,
+      occurredAt: archived.occurredAt,
+      chargeAtto: charged ? archived.chargeAtto : null,
+      payoutAtto: charged ? archived.payoutAtto : null,
+      archivedMonth: archived.archivedMonth,
+    };
   }
 
   list(status: 'priced' | 'unpriced', limit: number, afterId: bigint | null): Promise<StoredEvent[]> {
