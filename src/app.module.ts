@@ -9,7 +9,7 @@ import { AuthModule } from './modules/auth/auth.module.js';
 import { HealthModule } from './modules/health/health.module.js';
 import { DOMAIN_MODULES } from './domain-modules.js';
 import { StatementsModule } from './modules/statements/statements.module.js';
-import { OperationsMetricsModule } from './modules/health/operations-metrics.js';
+import { OperationsMetricsModule } from './modules/operations/operations-metrics.js';
 import { TracingShutdown } from './common/tracing/tracing-shutdown.js';
 
 /** The HTTP API: every domain module plus auth, health and the one exception filter. */

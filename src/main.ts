@@ -1,5 +1,5 @@
 import 'reflect-metadata';
-import { startTracing } from './common/tracing/start-tracing.js';
+import { startTracing } from './start-tracing.js';
 
 async function bootstrap() {
   // Before the app is imported: the instrumentations must see pg, ioredis and http load.

@@ -1,5 +1,5 @@
 import { Injectable, type OnApplicationShutdown } from '@nestjs/common';
-import { shutdownTracing } from './start-tracing.js';
+import { shutdownTracing } from './tracing.js';
 
 /** Flushes the buffered spans when the API or worker stops (after every module's own shutdown). */
 @Injectable()

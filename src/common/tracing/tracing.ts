@@ -10,12 +10,21 @@ export type { Span, SpanContext };
 let enabled = false;
 let tracer: Tracer | null = null;
 let bullmqTelemetry: Telemetry | undefined;
+let shutdownSdk: (() => Promise<void>) | null = null;
 
-/** Called once by start-tracing.ts after the SDK started. */
-export function markTracingStarted(telemetry: Telemetry): void {
+/** Called once by src/start-tracing.ts after the SDK started (shutdown flushes its spans). */
+export function markTracingStarted(telemetry: Telemetry, shutdown: () => Promise<void> = async () => undefined): void {
   enabled = true;
   tracer = trace.getTracer('contributor-ledger');
   bullmqTelemetry = telemetry;
+  shutdownSdk = shutdown;
+}
+
+/** Flushes the spans still buffered (on shutdown of the API or worker). */
+export async function shutdownTracing(): Promise<void> {
+  const shutdown = shutdownSdk;
+  shutdownSdk = null;
+  await shutdown?.().catch(() => undefined);
 }
 
 export function tracingEnabled(): boolean {

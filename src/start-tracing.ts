@@ -8,22 +8,18 @@
 // modules load unwrapped. http is a builtin patched in place; fetch (undici, used by viem and the
 // webhook sender) is traced through its diagnostics channels.
 import { register } from 'node:module';
-import { parseTracingEnv } from '../../config/tracing.config.js';
-import { markTracingStarted } from './tracing.js';
+import { parseTracingEnv } from './config/tracing.config.js';
+import { markTracingStarted } from './common/tracing/tracing.js';
 
 /** Modules loaded through the ESM loader that an instrumentation must patch. */
 const ESM_HOOKED_MODULES = ['ioredis'];
 
-interface StartedTracing {
-  shutdown(): Promise<void>;
-}
-
-let started: StartedTracing | null = null;
+let started = false;
 
 /** `process`: 'api' or 'worker', the default service name suffix (OTEL_SERVICE_NAME wins). */
 export async function startTracing(processKind: 'api' | 'worker', env: NodeJS.ProcessEnv = process.env): Promise<boolean> {
   const config = parseTracingEnv(env);
-  if (!config.endpoint || started) return started !== null;
+  if (!config.endpoint || started) return started;
   register('@opentelemetry/instrumentation/hook.mjs', import.meta.url, { data: { include: ESM_HOOKED_MODULES } });
   const [{ NodeSDK }, http, pg, ioredis, undici, exporterModule, { BullMQOtel }] = await Promise.all([
     import('@opentelemetry/sdk-node'),
@@ -53,14 +49,7 @@ export async function startTracing(processKind: 'api' | 'worker', env: NodeJS.Pr
     logRecordProcessors: [],
   });
   sdk.start();
-  markTracingStarted(new BullMQOtel({ tracerName: 'bullmq' }));
-  started = { shutdown: () => sdk.shutdown() };
+  markTracingStarted(new BullMQOtel({ tracerName: 'bullmq' }), () => sdk.shutdown());
+  started = true;
   return true;
-}
-
-/** Flushes the spans still buffered (on shutdown of the API or worker). */
-export async function shutdownTracing(): Promise<void> {
-  const current = started;
-  started = null;
-  await current?.shutdown().catch(() => undefined);
 }

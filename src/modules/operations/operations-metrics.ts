@@ -11,7 +11,7 @@ import { LedgerModule } from '../ledger/ledger.module.js';
 import { LedgerCheckService } from '../ledger/ledger-check.service.js';
 import { PayoutChainModule } from '../chain/payout-chain.module.js';
 import { PAYOUT_CHAIN, type PayoutChainHandle } from '../chain/payout-chain.provider.js';
-import { MetricsService } from './metrics.service.js';
+import { MetricsService } from '../health/metrics.service.js';
 import { OperationsMetricsRepository, type StatusCount } from './operations-metrics.repository.js';
 
 /** How long one reading of Postgres / Redis / the chain serves scrapes. */
