@@ -16,6 +16,7 @@ import pg from 'pg';
 import { runBatchLoad, runEarningsLoad, runSingleLoad, seedDimensionPrices, seedForIngestion, createSignedGatewayKey, countStoredEvents, type GatewaySigner, type LoadResult, type LoadTarget, type PhaseCpu } from './lib/bench-http.js';
 import { compareTwoApi, medianByRate, renderTwoApiTable, roundRobinTargets, type ApiPhaseRun, type MultiApiCpu, type TwoApiComparison } from './lib/bench-two-api.js';
 import { measureRawLimits } from './lib/bench-raw.js';
+import { startOtlpSink } from './lib/otlp-sink.js';
 import { LITELLM_BATCH_SIZE, LITELLM_TARGET_RATIO, litellmPayloadBytes, runLitellmLoad, runSameEventsBatchLoad, seedLitellmDeployments } from './lib/bench-litellm.js';
 import { renderChartSvg, renderMarkdown, writeChartPng, type BatchFigure, type BenchFigures, type SingleFigure, type EarningsFigure, type MachineInfo } from './lib/bench-report.js';
 import {
@@ -178,6 +179,16 @@ async function startStack(runId: string, runDir: string, cleanup: CleanupStack, 
       RATE_LIMIT_PER_MINUTE: '1000000000',
       RATE_LIMIT_BURST: '1000000000',
   };
+  if (process.env.BENCH_TRACING === '1') {
+    // Tracing on (default sampler, http/protobuf) to a local sink: docs/observability.md.
+    const sink = await startOtlpSink();
+    cleanup.add('stop OTLP sink', async () => {
+      say(`OTLP sink received ${sink.exports()} exports`);
+      await sink.close();
+    });
+    Object.assign(apiEnv, { OTEL_EXPORTER_OTLP_ENDPOINT: sink.url, OTEL_TRACES_SAMPLER: 'parentbased_always_on' });
+    say(`tracing on: API exports to ${sink.url}`);
+  }
   const { api, baseUrl } = await startApi({ runDir, env: apiEnv });
   cleanup.add('stop api', () => api.stop());
   say(`database ${dbName}, queue prefix ${queues.prefix}, anvil ${devchain.rpcUrl}, api ${baseUrl} (pid ${api.pid}); logs in ${runDir}`);

@@ -9,6 +9,8 @@ import { AuthModule } from './modules/auth/auth.module.js';
 import { HealthModule } from './modules/health/health.module.js';
 import { DOMAIN_MODULES } from './domain-modules.js';
 import { StatementsModule } from './modules/statements/statements.module.js';
+import { OperationsMetricsModule } from './modules/operations/operations-metrics.js';
+import { TracingShutdown } from './common/tracing/tracing-shutdown.js';
 
 /** The HTTP API: every domain module plus auth, health and the one exception filter. */
 @Module({})
@@ -25,11 +27,14 @@ export class AppModule {
         ...DOMAIN_MODULES,
         // API only: the worker has no use for statements.
         StatementsModule,
+        // API only: /metrics gauges of settlement, payout, queue, webhook and ledger state.
+        OperationsMetricsModule,
         ...extraModules,
       ],
       providers: [
         { provide: APP_FILTER, useClass: HttpExceptionFilter },
         { provide: APP_PIPE, useClass: ZodValidationPipe },
+        TracingShutdown,
       ],
     };
   }

@@ -11,6 +11,7 @@ import { answerClientErrorAsJson } from './common/http/client-errors.js';
 import { registerConsole } from './common/http/console-static.js';
 import { recordServedRoutes } from './common/http/served-routes.js';
 import { refuseNulInUrl } from './common/http/url-guard.js';
+import { registerTraceparent } from './common/tracing/http-tracing.js';
 import { parseEnv } from './config/index.js';
 import { recordRequestMetrics } from './modules/health/request-metrics.js';
 import { MetricsService } from './modules/health/metrics.service.js';
@@ -50,6 +51,7 @@ export async function createHttpApp(envOverrides: Partial<Record<string, string>
   });
   const fastify = adapter.getInstance();
   recordServedRoutes(fastify);
+  registerTraceparent(fastify);
   const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(envOverrides), adapter, {
     bodyParser: false,
     bufferLogs: true,

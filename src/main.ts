@@ -1,15 +1,18 @@
 import 'reflect-metadata';
-import { APP_CONFIG, type AppConfig, ConfigError } from './config/index.js';
-import { createHttpApp } from './http-app.js';
+import { startTracing } from './start-tracing.js';
 
 async function bootstrap() {
+  // Before the app is imported: the instrumentations must see pg, ioredis and http load.
+  await startTracing('api');
+  const { APP_CONFIG } = await import('./config/index.js');
+  const { createHttpApp } = await import('./http-app.js');
   const app = await createHttpApp();
-  const config = app.get<AppConfig>(APP_CONFIG);
+  const config = app.get<import('./config/index.js').AppConfig>(APP_CONFIG);
   await app.listen(config.PORT, '0.0.0.0');
 }
 
 bootstrap().catch((error: unknown) => {
-  // Config errors name the bad variable; print them plainly and stop.
-  console.error(error instanceof ConfigError ? error.message : error);
+  // Config errors (ConfigError, also the tracing variables') name the bad variable; print them plainly and stop.
+  console.error(error instanceof Error && error.name === 'ConfigError' ? error.message : error);
   process.exit(1);
 });

@@ -10,6 +10,8 @@ import { DOMAIN_MODULES } from './domain-modules.js';
 import { WORKER_MODULES } from './worker-modules.js';
 import { JobHandlersCheck } from './queue/job-handlers.check.js';
 import { createRedis } from './queue/redis-connection.js';
+import { queueTelemetry, traceLogMixin } from './common/tracing/tracing.js';
+import { TracingShutdown } from './common/tracing/tracing-shutdown.js';
 import type { Cluster } from 'ioredis';
 
 /** Cluster clients this process made for BullMQ: BullMQ does not close a client it was given. */
@@ -37,7 +39,7 @@ export class WorkerModule implements OnApplicationShutdown {
       module: WorkerModule,
       imports: [
         ConfigModule.forRoot(envOverrides),
-        LoggerModule.forRoot({ pinoHttp: { level } }),
+        LoggerModule.forRoot({ pinoHttp: { level, mixin: traceLogMixin() } }),
         DatabaseModule,
         AuditModule,
         HealthModule,
@@ -48,6 +50,8 @@ export class WorkerModule implements OnApplicationShutdown {
             // single Redis as options, so BullMQ owns and closes its connections.
             connection: config.REDIS_CLUSTER_NODES ? clusterConnection(config) : { url: config.REDIS_URL, maxRetriesPerRequest: null },
             prefix: config.QUEUE_PREFIX,
+            // bullmq-otel when tracing is on: a job's span continues the producer's trace.
+            telemetry: queueTelemetry(),
           }),
         }),
         DiscoveryModule,
@@ -55,7 +59,7 @@ export class WorkerModule implements OnApplicationShutdown {
         ...WORKER_MODULES,
       ],
       // Refuses to start when a job has no handler or two (see src/queue/jobs.ts).
-      providers: [JobHandlersCheck],
+      providers: [JobHandlersCheck, TracingShutdown],
     };
   }
 }

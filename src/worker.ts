@@ -1,10 +1,12 @@
 import 'reflect-metadata';
-import { NestFactory } from '@nestjs/core';
-import { Logger } from 'nestjs-pino';
-import { ConfigError } from './config/index.js';
-import { WorkerModule } from './worker.module.js';
+import { startTracing } from './start-tracing.js';
 
 async function bootstrap() {
+  // Before the worker is imported: the instrumentations must see pg, ioredis and http load.
+  await startTracing('worker');
+  const { NestFactory } = await import('@nestjs/core');
+  const { Logger } = await import('nestjs-pino');
+  const { WorkerModule } = await import('./worker.module.js');
   const app = await NestFactory.createApplicationContext(WorkerModule.forRoot(), { bufferLogs: true });
   app.useLogger(app.get(Logger));
   app.enableShutdownHooks();
@@ -13,6 +15,7 @@ async function bootstrap() {
 }
 
 bootstrap().catch((error: unknown) => {
-  console.error(error instanceof ConfigError ? error.message : error);
+  // Config errors (ConfigError, also the tracing variables') name the bad variable; print them plainly and stop.
+  console.error(error instanceof Error && error.name === 'ConfigError' ? error.message : error);
   process.exit(1);
 });

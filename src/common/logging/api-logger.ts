@@ -6,6 +6,7 @@ import { LogController, type FastifyReply, type FastifyRequest } from 'fastify';
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { pino, type Level, type Logger } from 'pino';
+import { traceLogMixin } from '../tracing/tracing.js';
 
 const REQUEST_ID_PATTERN = /^[A-Za-z0-9._\-]{1,128}$/;
 
@@ -14,6 +15,8 @@ export function createApiLogger(level: string): Logger {
     level,
     // Secrets never reach the logs.
     redact: { paths: ['req.headers.authorization', 'req.headers.cookie', '*.key', '*.private_key'], censor: '[redacted]' },
+    // trace_id / span_id of the active span on every line (tracing on only: no cost when off).
+    mixin: traceLogMixin(),
   });
 }
 
@@ -36,7 +39,8 @@ export class ApiLogController extends LogController {
     // Fastify's logger here is the pino child of createApiLogger (its type omits isLevelEnabled).
     const log = reply.log as unknown as Logger;
     if (!log.isLevelEnabled(level)) return;
-    const line = { req: { method: request.method, url: request.url }, res: { statusCode: status }, responseTime: reply.elapsedTime };
+    // The span may have ended by now (the response is sent): its ids were kept on the request.
+    const line = { ...request.traceLogIds, req: { method: request.method, url: request.url }, res: { statusCode: status }, responseTime: reply.elapsedTime };
     log[level](error ? { ...line, err: error } : line, error ? 'request errored' : 'request completed');
   }
 }

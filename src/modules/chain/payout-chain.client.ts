@@ -45,6 +45,7 @@ import type {
   TxStatus,
 } from './payout-chain.types.js';
 import { encodePayoutLines, PAYOUT_LINES_PER_BATCH_MAX, sumPayoutLinesMicroUsdc } from './payout-lines.js';
+import { tracedRpcFetch } from '../../common/tracing/traced-fetch.js';
 
 export { encodePayoutLines } from './payout-lines.js';
 
@@ -83,6 +84,7 @@ export class PayoutChainClient {
       timeout: config.rpcTimeoutMs ?? RPC_TIMEOUT_MS_DEFAULT,
       retryCount: RPC_RETRY_COUNT,
       batch: { batchSize: RPC_BATCH_SIZE_MAX, wait: 0 },
+      fetchFn: tracedRpcFetch(),
     });
     // cacheTime 0: confirmations and nonces must come from the node, never from a cache.
     this.publicClient = createPublicClient({ chain: this.chain, transport, cacheTime: 0 });

@@ -50,14 +50,14 @@ export class HealthModule implements OnModuleDestroy {
     db: DatabaseService,
     metrics: MetricsService,
   ) {
-    if (!db.hasReplica) return;
-    // Read on each scrape; -1 when the replica cannot be asked (down or unreachable).
+    // Read on each scrape; -1 when the replica cannot be asked (down or unreachable); 0 without a
+    // replica (reads go to the primary), so dashboards and alerts always find the series.
     new Gauge({
       name: 'database_replica_lag_seconds',
       help: 'How far the read replica (READ_DATABASE_URL) is behind the primary; -1: unreachable',
       registers: [metrics.registry],
       async collect() {
-        this.set(await db.replicaLagSeconds().catch(() => -1));
+        this.set(db.hasReplica ? await db.replicaLagSeconds().catch(() => -1) : 0);
       },
     });
   }

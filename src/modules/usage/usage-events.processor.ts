@@ -11,6 +11,8 @@ import { usageJobId } from '../../queue/usage-job-id.js';
 import { APP_CONFIG, type AppConfig } from '../../config/index.js';
 import { SignedJobVerifier } from '../auth/signed-job-verifier.js';
 import { UsageService } from './usage.service.js';
+import type { NormalizedEvent } from './usage-event.js';
+import { activeSpanContext, parseTraceparent, SpanKind, tracingEnabled, withSpan } from '../../common/tracing/tracing.js';
 
 const TRANSIENT_RETRY_DELAY_MS_MAX = 30_000;
 
@@ -42,7 +44,7 @@ export class UsageEventsProcessor extends JobProcessor {
       return this.deadLetter(job, 'validation_failed', [{ field: 'jobId', message: `job id must be usageJobId(event_id) = ${JSON.stringify(expectedJobId)}` }]);
     }
     try {
-      const result = await this.usage.ingestOne(parsed.event);
+      const result = await this.ingestTraced(parsed.event, job);
       return { event_id: result.event.eventId, status: result.event.status, replayed: result.replayed };
     } catch (error) {
       if (error instanceof DomainError) return this.deadLetter(job, error.code, error.details ?? error.message);
@@ -51,6 +53,20 @@ export class UsageEventsProcessor extends JobProcessor {
       if (job.attemptsMade + 1 >= (job.opts.attempts ?? 1)) return this.deadLetter(job, 'retries_exhausted', error instanceof Error ? error.message : String(error));
       throw error;
     }
+  }
+
+  /**
+   * With tracing on, the event is written in a span of the producer's trace: BullMQ's own
+   * telemetry field (bullmq-otel) when the producer wrote one (BullMQ's process span is then
+   * the active span), else the event's `metadata.traceparent` (a producer without OpenTelemetry).
+   */
+  private ingestTraced(event: NormalizedEvent, job: Job): ReturnType<UsageService['ingestOne']> {
+    if (!tracingEnabled()) return this.usage.ingestOne(event);
+    const fromProducer = job.opts.telemetry?.metadata !== undefined;
+    const parent = fromProducer ? undefined : (parseTraceparent(event.metadata?.['traceparent']) ?? undefined);
+    const queued = activeSpanContext();
+    const attributes = { 'usage.event_id': event.eventId, 'messaging.message.id': String(job.id), 'usage.trace_source': fromProducer ? 'bullmq' : parent ? 'metadata.traceparent' : 'none' };
+    return withSpan('usage-events ingest', { kind: SpanKind.CONSUMER, parent, attributes, links: parent && queued ? [{ context: queued }] : [] }, () => this.usage.ingestOne(event));
   }
 
   private unsigned(payload: Exclude<JobPayload<typeof JOB_USAGE_EVENT>, SignedUsageJob>, job: Job): ReturnType<UsageService['fromInput']> | Promise<never> {

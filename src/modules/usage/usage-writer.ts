@@ -13,7 +13,9 @@ import type { NormalizedEvent } from './usage-event.js';
 import { multipliersOf, planEvent, rollupDeltas, USAGE_JOURNAL_KIND, usageJournalDraft, type Multipliers } from './usage-planner.js';
 import type { ArchivedEvent, PlannedEvent, StoredEvent, WriteOutcome } from './usage.types.js';
 import { WebhookOutbox } from '../webhooks/webhook-outbox.service.js';
+import { MetricsService } from '../health/metrics.service.js';
 import { UnpricedAnnouncements, unpricedEvents } from './unpriced-announcements.js';
+import { activeSpanContext, tracingEnabled, withSpan, type SpanContext } from '../../common/tracing/tracing.js';
 
 /** A row this writer just inserted, as the repository would read it back (no round trip). */
 function eventAsWritten(p: PlannedEvent, id: bigint, receivedAt: Date): StoredEvent {
@@ -71,6 +73,8 @@ interface Submission {
   events: NormalizedEvent[];
   resolve: (outcomes: WriteOutcome[]) => void;
   reject: (error: unknown) => void;
+  /** The caller's span (tracing on): the group commit's span links to it. */
+  span: SpanContext | undefined;
 }
 
 /**
@@ -97,6 +101,7 @@ export class UsageWriter {
     private readonly pricing: PricingService,
     private readonly contributors: ContributorsService,
     private readonly webhooks: WebhookOutbox,
+    private readonly metrics: MetricsService,
   ) {
     this.txConcurrency = config.USAGE_WRITER_TX_CONCURRENCY;
     this.multipliers = multipliersOf(config);
@@ -106,7 +111,7 @@ export class UsageWriter {
   submit(events: NormalizedEvent[]): Promise<WriteOutcome[]> {
     if (events.length === 0) return Promise.resolve([]);
     return new Promise((resolve, reject) => {
-      this.queue.push({ events, resolve, reject });
+      this.queue.push({ events, resolve, reject, span: activeSpanContext() });
       this.drain();
     });
   }
@@ -134,9 +139,27 @@ export class UsageWriter {
     return group;
   }
 
-  private async runGroup(group: Submission[]): Promise<void> {
+  private runGroup(group: Submission[]): Promise<void> {
+    if (!tracingEnabled()) return this.commitGroup(group);
+    return this.commitGroupTraced(group);
+  }
+
+  private commitGroupTraced(group: Submission[]): Promise<void> {
+    // One transaction serves many requests: its span continues the first traced caller's trace
+    // and links to every caller's span (docs/observability.md).
+    const callers = group.flatMap((s) => (s.span ? [s.span] : []));
+    const events = group.reduce((sum, s) => sum + s.events.length, 0);
+    const attributes = { 'usage.group_commit.events': events, 'usage.group_commit.submissions': group.length };
+    return withSpan('usage.group_commit', { parent: callers[0], links: callers.map((context) => ({ context })), attributes }, () => this.commitGroup(group));
+  }
+
+  private async commitGroup(group: Submission[]): Promise<void> {
+    const startedMs = performance.now();
     try {
-      const outcomes = await this.write(group.flatMap((s) => s.events));
+      const events = group.flatMap((s) => s.events);
+      const outcomes = await this.write(events);
+      this.metrics.groupCommitEvents.observe(events.length);
+      this.metrics.groupCommitDuration.observe((performance.now() - startedMs) / 1000);
       let offset = 0;
       for (const submission of group) {
         submission.resolve(outcomes.slice(offset, offset + submission.events.length));

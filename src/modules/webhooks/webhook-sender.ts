@@ -6,6 +6,7 @@ import { signStandardWebhook } from '../../common/signing/standard-webhooks.js';
 import { checkHost, guardedLookup, type AddressResolver } from './webhook-address-resolver.js';
 import { checkWebhookUrl } from './webhook-url-policy.js';
 import type { AttemptResult } from './webhook-retry.js';
+import { formatTraceparent, SpanKind, tracingEnabled, withSpan } from '../../common/tracing/tracing.js';
 
 /** The whole attempt (connect, send, answer) must finish within this. */
 export const WEBHOOK_TIMEOUT_MS = 10_000;
@@ -44,8 +45,24 @@ function errorText(error: unknown): string {
   return (text || 'request failed').slice(0, ERROR_TEXT_MAX);
 }
 
-/** Sends one attempt; never throws (every outcome is an AttemptResult). */
-export async function sendWebhook(webhook: OutgoingWebhook, options: SendOptions): Promise<SentAttempt> {
+/**
+ * Sends one attempt; never throws (every outcome is an AttemptResult). With tracing on, the attempt
+ * is a client span and the request carries its `traceparent` (node:http is imported by name here,
+ * which the http instrumentation's patch of the module object does not reach).
+ */
+export function sendWebhook(webhook: OutgoingWebhook, options: SendOptions): Promise<SentAttempt> {
+  if (!tracingEnabled()) return sendUntraced(webhook, options, undefined);
+  const url = URL.canParse(webhook.url) ? new URL(webhook.url) : null;
+  const attributes = { 'webhook.message_id': webhook.messageId, 'server.address': url?.hostname ?? '', 'url.path': url?.pathname ?? '' };
+  return withSpan('webhook.deliver', { kind: SpanKind.CLIENT, attributes }, async (span) => {
+    const attempt = await sendUntraced(webhook, options, span ? formatTraceparent(span.spanContext()) : undefined);
+    if (attempt.statusCode !== null) span?.setAttribute('http.response.status_code', attempt.statusCode);
+    if (attempt.error !== null) span?.setAttribute('error.type', attempt.error);
+    return attempt;
+  });
+}
+
+async function sendUntraced(webhook: OutgoingWebhook, options: SendOptions, traceparent: string | undefined): Promise<SentAttempt> {
   const startedMs = Date.now();
   const elapsed = () => Date.now() - startedMs;
   const urlCheck = checkWebhookUrl(webhook.url, { httpsOnly: options.httpsOnly });
@@ -68,7 +85,7 @@ export async function sendWebhook(webhook: OutgoingWebhook, options: SendOptions
     const send = urlCheck.url.protocol === 'https:' ? httpsRequest : httpRequest;
     const req = send(urlCheck.url, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(webhook.body), 'user-agent': USER_AGENT, ...headers },
+      headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(webhook.body), 'user-agent': USER_AGENT, ...headers, ...(traceparent ? { traceparent } : {}) },
       // A fresh connection per attempt, so every attempt resolves (and checks) the name again.
       agent: false,
       ...(options.allowPrivate ? {} : { lookup: guardedLookup(options.resolve) }),

@@ -4,6 +4,7 @@ import { APP_CONFIG, type AppConfig } from '../../../config/index.js';
 import { jobOptions } from '../../../queue/jobs.js';
 import { JOB_SETTLEMENT_RECONCILE, JOB_SETTLEMENT_SEND, QUEUE_SETTLEMENT } from '../../../queue/queue-names.js';
 import { createRedis, type RedisClient } from '../../../queue/redis-connection.js';
+import { queueTelemetry } from '../../../common/tracing/tracing.js';
 
 /**
  * Enqueues settlement jobs from either entry point (the API has no BullMQ root module). Redis only
@@ -22,7 +23,7 @@ export class SettlementQueueProducer implements OnModuleDestroy {
     if (!this.queue) {
       this.connection = createRedis(this.config, 'producer');
       this.connection.on('error', () => undefined); // surfaced by the failing add, and /health/ready
-      this.queue = new Queue(QUEUE_SETTLEMENT, { connection: this.connection, prefix: this.config.QUEUE_PREFIX });
+      this.queue = new Queue(QUEUE_SETTLEMENT, { connection: this.connection, prefix: this.config.QUEUE_PREFIX, telemetry: queueTelemetry() });
     }
     return this.queue;
   }

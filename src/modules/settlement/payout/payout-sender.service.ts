@@ -16,6 +16,7 @@ import { PayoutTxRepository, type NewPayoutTx } from './payout-tx.repository.js'
 import { SettlementQueueProducer } from '../creation/settlement-queue.producer.js';
 import { SettlementRepository } from '../creation/settlement.repository.js';
 import { OPEN_SETTLEMENT_STATUSES, type SettlementLineRecord, type SettlementStatus } from '../creation/settlement.types.js';
+import { withSpan } from '../../../common/tracing/tracing.js';
 
 export type SendOutcome =
   | { kind: 'finished'; status: SettlementStatus }
@@ -61,9 +62,13 @@ export class PayoutSenderService {
     private readonly producer: SettlementQueueProducer,
   ) {}
 
-  async sendSettlement(settlementId: string): Promise<SendOutcome> {
-    const run = await this.wallet.exclusive((chain) => this.sendLocked(chain, settlementId));
-    return run.busy ? { kind: 'busy', retryAfterMs: this.options.holdRetryMs } : run.value;
+  sendSettlement(settlementId: string): Promise<SendOutcome> {
+    return withSpan('settlement.send', { attributes: { 'settlement.id': settlementId } }, async (span) => {
+      const run = await this.wallet.exclusive((chain) => this.sendLocked(chain, settlementId));
+      const outcome: SendOutcome = run.busy ? { kind: 'busy', retryAfterMs: this.options.holdRetryMs } : run.value;
+      span?.setAttribute('settlement.send.outcome', outcome.kind);
+      return outcome;
+    });
   }
 
   private async sendLocked(chain: PayoutChainClient, settlementId: string): Promise<SendOutcome> {

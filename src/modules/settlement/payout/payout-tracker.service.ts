@@ -14,6 +14,7 @@ import { PayoutOutcomeService } from './payout-outcome.service.js';
 import { BATCH_ATTEMPTS_MAX, bumpFees, PAYOUT_SENDER_OPTIONS, type PayoutSenderOptions } from './payout-sender.options.js';
 import { PayoutTxRepository } from './payout-tx.repository.js';
 import type { PayoutTxRecord } from './payout.types.js';
+import { SpanKind, withSpan } from '../../../common/tracing/tracing.js';
 
 type Resolution = 'resolved' | 'pending';
 
@@ -72,7 +73,11 @@ export class PayoutTrackerService {
   }
 
   /** Sends signed bytes; a nonce already taken is left for resolveNonce to prove and release. */
-  async broadcast(row: { id: string; signedRaw: string }): Promise<void> {
+  broadcast(row: { id: string; signedRaw: string }): Promise<void> {
+    return withSpan('payout.send', { kind: SpanKind.PRODUCER, attributes: { 'payout.tx.id': row.id } }, () => this.broadcastUntraced(row));
+  }
+
+  private async broadcastUntraced(row: { id: string; signedRaw: string }): Promise<void> {
     try {
       await this.wallet.heldChain().broadcastRaw(row.signedRaw as Hex);
     } catch (error) {
@@ -109,7 +114,13 @@ export class PayoutTrackerService {
     }
   }
 
-  private async applyMined(rows: PayoutTxRecord[], winnerIndex: number, status: MinedStatus): Promise<void> {
+  private applyMined(rows: PayoutTxRecord[], winnerIndex: number, status: MinedStatus): Promise<void> {
+    const winner = rows[winnerIndex]!;
+    const attributes = { 'payout.tx.id': winner.id, 'payout.tx.hash': winner.txHash, 'payout.tx.nonce': winner.nonce, 'payout.batch.id': winner.batchId, 'payout.confirmations': status.confirmations };
+    return withSpan('payout.confirm', { attributes }, () => this.applyMinedUntraced(rows, winnerIndex, status));
+  }
+
+  private async applyMinedUntraced(rows: PayoutTxRecord[], winnerIndex: number, status: MinedStatus): Promise<void> {
     const chain = this.wallet.heldChain();
     const winner = rows[winnerIndex]!;
     const receipt = await chain.getReceipt(winner.txHash);

@@ -1,0 +1,173 @@
+// Gauges of the state an operator alerts on (docs/observability/), computed by the API at scrape
+// time from Postgres, Redis and the chain, each source cached for a few seconds so that several
+// Prometheus servers (or a fast scrape interval) cost one read per interval.
+import { Inject, Injectable, Logger, Module, type OnModuleDestroy } from '@nestjs/common';
+import { Queue } from 'bullmq';
+import { Gauge } from 'prom-client';
+import { APP_CONFIG, type AppConfig } from '../../config/index.js';
+import { createRedis, type RedisClient } from '../../queue/redis-connection.js';
+import { QUEUE_EARNINGS, QUEUE_HISTORY, QUEUE_HOLDS, QUEUE_SETTLEMENT, QUEUE_USAGE_EVENTS, QUEUE_USAGE_EVENTS_DEAD, QUEUE_WEBHOOK_DISPATCH, QUEUE_WEBHOOKS } from '../../queue/queue-names.js';
+import { LedgerModule } from '../ledger/ledger.module.js';
+import { LedgerCheckService } from '../ledger/ledger-check.service.js';
+import { PayoutChainModule } from '../chain/payout-chain.module.js';
+import { PAYOUT_CHAIN, type PayoutChainHandle } from '../chain/payout-chain.provider.js';
+import { MetricsService } from '../health/metrics.service.js';
+import { OperationsMetricsRepository, type StatusCount } from './operations-metrics.repository.js';
+
+/** How long one reading of Postgres / Redis / the chain serves scrapes. */
+export const STATE_CACHE_MS = 5_000;
+/** The ledger check reads every entry since the newest checkpoint: at most once a minute. */
+export const LEDGER_CHECK_CACHE_MS = 60_000;
+const QUEUES = [QUEUE_USAGE_EVENTS, QUEUE_USAGE_EVENTS_DEAD, QUEUE_HOLDS, QUEUE_SETTLEMENT, QUEUE_EARNINGS, QUEUE_WEBHOOKS, QUEUE_WEBHOOK_DISPATCH, QUEUE_HISTORY] as const;
+const QUEUE_STATES = ['waiting', 'active', 'delayed', 'failed', 'prioritized'] as const;
+const MICRO_USDC_PER_USDC = 1_000_000;
+const WEI_PER_GWEI = 1_000_000_000n;
+
+/** One cached reading: concurrent scrapes share the read in flight; a failed read is not cached. */
+class Cached<T> {
+  private value: { at: number; data: Promise<T> } | null = null;
+  constructor(
+    private readonly ttlMs: number,
+    private readonly read: () => Promise<T>,
+  ) {}
+  get(): Promise<T> {
+    const now = Date.now();
+    if (!this.value || now - this.value.at > this.ttlMs) {
+      const data = this.read();
+      this.value = { at: now, data };
+      data.catch(() => (this.value = null));
+    }
+    return this.value.data;
+  }
+}
+
+function setCounts(gauge: Gauge<'status'>, counts: StatusCount[]): void {
+  gauge.reset();
+  for (const c of counts) gauge.set({ status: c.status }, c.count);
+}
+
+@Injectable()
+export class OperationsMetrics implements OnModuleDestroy {
+  private readonly logger = new Logger('OperationsMetrics');
+  private redis: RedisClient | null = null;
+  private queues: Queue[] = [];
+
+  constructor(
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly repository: OperationsMetricsRepository,
+    private readonly ledgerChecks: LedgerCheckService,
+    @Inject(PAYOUT_CHAIN) private readonly chain: PayoutChainHandle,
+    metrics: MetricsService,
+  ) {
+    const registers = [metrics.registry];
+    const quietly = <T>(what: string, read: () => Promise<T>) => async () => {
+      try {
+        return await read();
+      } catch (error) {
+        // A scrape must still answer: the gauge keeps no value for this source, and says so.
+        this.logger.warn(`metrics: ${what} could not be read: ${(error as Error).message}`);
+        return null;
+      }
+    };
+    const postgres = new Cached(STATE_CACHE_MS, quietly('postgres', async () => {
+      const [settlements, lines, txs, endpoints, deliveries, submittingAge] = await Promise.all([
+        repository.settlementsByStatus(),
+        repository.settlementLinesByStatus(),
+        repository.payoutTxsByStatus(),
+        repository.webhookEndpointsByStatus(),
+        repository.webhookDeliveriesByStatus(),
+        repository.oldestSubmittingAgeSeconds(),
+      ]);
+      return { settlements, lines, txs, endpoints, deliveries, submittingAge };
+    }));
+    const byStatus = (name: string, help: string, pick: (s: NonNullable<Awaited<ReturnType<typeof postgres.get>>>) => StatusCount[]) =>
+      new Gauge({
+        name,
+        help,
+        labelNames: ['status'] as const,
+        registers,
+        async collect() {
+          const state = await postgres.get();
+          if (state) setCounts(this, pick(state));
+        },
+      });
+    byStatus('settlements', 'Settlements by status (api.md statuses)', (s) => s.settlements);
+    byStatus('settlement_lines', 'Settlement lines by status', (s) => s.lines);
+    byStatus('payout_txs', 'Payout transactions (settlement_txs) by status', (s) => s.txs);
+    byStatus('webhook_endpoints', 'Webhook endpoints by status (active, disabled)', (s) => s.endpoints);
+    byStatus('webhook_deliveries_recent', 'Webhook deliveries created in the last 24 hours, by status', (s) => s.deliveries);
+    new Gauge({
+      name: 'settlement_submitting_oldest_age_seconds',
+      help: 'How long the oldest settlement has been in submitting (0: none)',
+      registers,
+      async collect() {
+        const state = await postgres.get();
+        if (state) this.set(state.submittingAge);
+      },
+    });
+
+    const queueCounts = new Cached(STATE_CACHE_MS, quietly('redis', () => Promise.all(this.openQueues().map(async (q) => ({ queue: q.name, counts: await q.getJobCounts(...QUEUE_STATES) })))));
+    new Gauge({
+      name: 'queue_jobs',
+      help: 'BullMQ jobs by queue and state (usage-events-dead waiting: the dead letters)',
+      labelNames: ['queue', 'state'] as const,
+      registers,
+      async collect() {
+        const all = await queueCounts.get();
+        if (!all) return;
+        this.reset();
+        for (const { queue, counts } of all) for (const state of QUEUE_STATES) this.set({ queue, state }, counts[state] ?? 0);
+      },
+    });
+
+    const ledger = new Cached(LEDGER_CHECK_CACHE_MS, quietly('ledger check', () => ledgerChecks.run({ full: false })));
+    new Gauge({
+      name: 'ledger_check_ok',
+      help: 'The ledger check (GET /v1/admin/ledger/check, from the newest checkpoint) passed: 1, failed: 0',
+      registers,
+      async collect() {
+        const check = await ledger.get();
+        if (check) this.set(check.ok ? 1 : 0);
+      },
+    });
+
+    const wallet = new Cached(STATE_CACHE_MS, quietly('hot wallet', async () => (chain.client ? chain.client.readHotWallet() : null)));
+    new Gauge({
+      name: 'hot_wallet_usdc',
+      help: 'USDC held by the hot wallet (settlement configured only)',
+      registers,
+      async collect() {
+        const w = await wallet.get();
+        // micro-USDC is an integer; the float is only for Prometheus (exact below 2^53 micro).
+        if (w) this.set(Number(w.usdcMicroUsdc) / MICRO_USDC_PER_USDC);
+      },
+    });
+    new Gauge({
+      name: 'hot_wallet_native_gwei',
+      help: 'Native gas token held by the hot wallet, in gwei (settlement configured only)',
+      registers,
+      async collect() {
+        const w = await wallet.get();
+        if (w) this.set(Number(w.nativeWei / WEI_PER_GWEI));
+      },
+    });
+  }
+
+  private openQueues(): Queue[] {
+    if (this.queues.length === 0) {
+      this.redis = createRedis(this.config, 'producer');
+      this.redis.on('error', () => undefined); // surfaced by the failing read and /health/ready
+      this.queues = QUEUES.map((name) => new Queue(name, { connection: this.redis!, prefix: this.config.QUEUE_PREFIX }));
+    }
+    return this.queues;
+  }
+
+  async onModuleDestroy(): Promise<void> {
+    await Promise.all(this.queues.map((q) => q.close().catch(() => undefined)));
+    this.redis?.disconnect();
+  }
+}
+
+/** API only: the worker has no /metrics. */
+@Module({ imports: [LedgerModule, PayoutChainModule], providers: [OperationsMetricsRepository, OperationsMetrics] })
+export class OperationsMetricsModule {}
