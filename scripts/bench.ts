@@ -33,6 +33,7 @@ import { measureEarningsQuery } from './lib/earnings-bench.js';
 import { measurePayoutGas } from './lib/gas-measure.js';
 import { seedEvents } from './lib/seed-events.js';
 import { measureHistory, renderHistoryMarkdown } from './lib/bench-history.js';
+import { cpuPerEventLine, readCommittedCpu } from './lib/bench-committed.js';
 import { CleanupStack, cpuMeter, findPidsByCmdline, readMachineBusySeconds, readRssBytes, sampleRss, sleep, type ManagedProcess } from './lib/processes.js';
 
 interface BenchPlan {
@@ -80,6 +81,12 @@ const FIGURES_FILE = 'figures.json';
 const TWO_API_BATCH_SIZE = 1000;
 /** The local Redis as its process title shows it (the shared limits and queues of every API). */
 const REDIS_PROCESS_TITLE = 'redis-server 127.0.0.1:6379';
+
+/** Read before anything is measured (a full run rewrites the file at its end). */
+const COMMITTED_CPU = readCommittedCpu(join(DOCS_DIR, 'performance.md'));
+const perEventUs = (cores: number, eventsPerSecond: number) => (eventsPerSecond > 0 ? (cores / eventsPerSecond) * 1e6 : Number.NaN);
+const sayCpuPerEvent = (phase: string, cpu: MultiApiCpu, eventsPerSecond: number) =>
+  say(`${phase}: CPU per event ${cpuPerEventLine(COMMITTED_CPU, phase, perEventUs(cpu.apiCores, eventsPerSecond), perEventUs(cpu.postgresCores, eventsPerSecond))}, redis ${perEventUs(cpu.redisCores, eventsPerSecond).toFixed(0)} us`);
 
 const seedContributorId = (i: number) => `seed-c${String(i).padStart(6, '0')}`;
 const say = (line: string) => console.log(`[bench] ${line}`);
@@ -300,19 +307,32 @@ async function measureTwoApiOnly(stack: Stack, cleanup: CleanupStack, plan: Benc
   say(`load average (1/5/15 min) at start ${load(loadAvgStart)}, at end ${load(loadAvgEnd)}; figures: ${join(stack.runDir, 'two-api-figures.json')}`);
 }
 
-/** --only single: plain and price-dimension single events, alternating, CPU per event printed. */
+/** --only single: plain, price-dimension and signed single events, alternating, CPU per event printed. */
 async function measureSingleOnly(stack: Stack, plan: BenchPlan): Promise<void> {
+  const loadAvgStart = loadavg();
   const key = await seedForIngestion({ baseUrl: stack.baseUrl, adminKey: stack.adminKey });
   await seedDimensionPrices({ baseUrl: stack.baseUrl, adminKey: stack.adminKey });
+  const signed = await createSignedGatewayKey({ baseUrl: stack.baseUrl, adminKey: stack.adminKey });
   say(`warm-up: ${plan.warmupS} s of single events`);
   await runSingleLoad({ baseUrl: stack.baseUrl, key, connections: SINGLE_CONNECTIONS, durationS: plan.warmupS, prefix: 'warm' });
-  const perEvent = (f: SingleFigure) => ({ api: (f.cpu.apiCores / f.load.eventsPerSecond) * 1e6, postgres: (f.cpu.postgresCores / f.load.eventsPerSecond) * 1e6 });
-  const runs: Array<{ name: string; api: number; postgres: number }> = [];
+  const perEvent = (f: SingleFigure) => ({
+    api: perEventUs(f.cpu.apiCores, f.load.eventsPerSecond),
+    postgres: perEventUs(f.cpu.postgresCores, f.load.eventsPerSecond),
+    redis: perEventUs((f.cpu as MultiApiCpu).redisCores, f.load.eventsPerSecond),
+    rate: f.load.eventsPerSecond,
+    p99: f.load.latencyP99Ms,
+  });
+  const runs: Array<{ name: string } & ReturnType<typeof perEvent>> = [];
   for (let round = 1; round <= plan.ingestionRounds; round += 1) {
     runs.push({ name: 'single', ...perEvent(await measureSingle(stack, key, plan, round)) });
     runs.push({ name: 'single (price dimensions)', ...perEvent(await measureSingle(stack, key, plan, round, undefined, true)) });
+    runs.push({ name: 'single (signed key)', ...perEvent(await measureSingle(stack, signed.key, plan, round, signed.signingSecret)) });
   }
-  for (const r of runs) say(`${r.name}: CPU per event api ${r.api.toFixed(0)} us + postgres ${r.postgres.toFixed(0)} us = ${(r.api + r.postgres).toFixed(0)} us`);
+  const load = (l: number[]) => l.map((x) => x.toFixed(2)).join(' / ');
+  for (const r of runs) {
+    say(`${r.name}: ${Math.round(r.rate)} events/s, p99 ${r.p99} ms, CPU per event api ${r.api.toFixed(0)} us + postgres ${r.postgres.toFixed(0)} us = ${(r.api + r.postgres).toFixed(0)} us (+ redis ${r.redis.toFixed(0)} us)`);
+  }
+  say(`load average (1/5/15 min) at start ${load(loadAvgStart)}, at end ${load(loadavg())}`);
 }
 
 async function measureBatch(stack: Stack, key: string, plan: BenchPlan, size: number, round: number, apis: 1 | 2 = 1): Promise<BatchFigure> {
@@ -325,6 +345,7 @@ async function measureBatch(stack: Stack, key: string, plan: BenchPlan, size: nu
   const after = await settledEventCounts(stack.databaseUrl);
   sayCpu(name, cpu);
   assertPhaseClean(stack, name, load, processes);
+  sayCpuPerEvent(name, cpu, load.eventsPerSecond);
   say(`${name}: ${Math.round(load.eventsPerSecond)} events/s (${load.pricedEvents} priced in ${load.seconds.toFixed(1)} s, ${load.notPricedEvents} not priced, ${load.non2xx} non-2xx), p99 ${load.latencyP99Ms} ms`);
   return { size, connections: BATCH_CONNECTIONS, load, cpu, storedPriced: after.priced - before.priced, storedOther: after.other - before.other, runsEventsPerSecond: [] };
 }
@@ -339,6 +360,7 @@ async function measureSingle(stack: Stack, key: string, plan: BenchPlan, round: 
   const after = await settledEventCounts(stack.databaseUrl);
   sayCpu(name, cpu);
   assertPhaseClean(stack, name, load, processes);
+  sayCpuPerEvent(name, cpu, load.eventsPerSecond);
   say(`${name}: ${Math.round(load.eventsPerSecond)} events/s, p50 ${load.latencyP50Ms} ms, p99 ${load.latencyP99Ms} ms (${load.notPricedEvents} not priced, ${load.non2xx} non-2xx)`);
   return { connections: SINGLE_CONNECTIONS, load, cpu, storedPriced: after.priced - before.priced, storedOther: after.other - before.other, runsEventsPerSecond: [] };
 }
