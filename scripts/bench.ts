@@ -1,4 +1,4 @@
-// npm run bench [-- --quick] [--earnings-events N] [--duration S] [--rounds N] [--keep] [--no-build] [--render-from RUN/figures.json] [--only single|two-api]
+// npm run bench [-- --quick] [--earnings-events N] [--duration S] [--rounds N] [--keep] [--no-build] [--render-from RUN/figures.json] [--only single|two-api|ledger-check [--ledger-check-events N]]
 //   [--history [--history-events N] [--history-steps K]]: only the history phase (scripts/lib/bench-history.ts, docs/history-bench.md)
 // Every figure of docs/performance.md, measured side by side in ONE run on the same Postgres:
 // (a) raw write limits (COPY, multi-row insert, one insert per transaction), (b) batch ingestion
@@ -34,6 +34,7 @@ import { measurePayoutGas } from './lib/gas-measure.js';
 import { seedEvents } from './lib/seed-events.js';
 import { measureHistory, renderHistoryMarkdown } from './lib/bench-history.js';
 import { cpuPerEventLine, readCommittedCpu } from './lib/bench-committed.js';
+import { measureLedgerCheck, type LedgerCheckFigure } from './lib/ledger-check-bench.js';
 import { CleanupStack, cpuMeter, findPidsByCmdline, readMachineBusySeconds, readRssBytes, sampleRss, sleep, type ManagedProcess } from './lib/processes.js';
 
 interface BenchPlan {
@@ -77,6 +78,13 @@ const DOCS_DIR = join(REPO_ROOT, 'docs');
 const CHART_FILE = 'performance-ingestion.png';
 const FIGURES_FILE = 'figures.json';
 
+/** --only ledger-check: events seeded over the last LEDGER_CHECK_DAYS days (issue 25: 0.44M made the check take 3.1 s). */
+const LEDGER_CHECK_EVENTS = 440_000;
+const LEDGER_CHECK_DAYS = 30;
+const LEDGER_CHECK_CONTRIBUTORS = 50;
+/** New events written today before each "after new events" check. */
+const LEDGER_CHECK_NEW_EVENTS = 1000;
+
 /** The batch size of the two-API phase (the target row of the one-process batches). */
 const TWO_API_BATCH_SIZE = 1000;
 /** The local Redis as its process title shows it (the shared limits and queues of every API). */
@@ -93,7 +101,7 @@ const say = (line: string) => console.log(`[bench] ${line}`);
 const sayCpu = (phase: string, cpu: MultiApiCpu) =>
   say(`${phase} CPU (cores): api ${cpu.apiCoresEach.length > 1 ? `${cpu.apiCoresEach.map((c) => c.toFixed(2)).join(' + ')} = ` : ''}${cpu.apiCores.toFixed(2)}, redis ${cpu.redisCores.toFixed(2)}, postgres ${cpu.postgresCores.toFixed(2)}, load generator ${cpu.loadGeneratorCores.toFixed(2)}, other processes ${cpu.otherCores.toFixed(2)}`);
 
-function parsePlan(): BenchPlan & { keep: boolean; noBuild: boolean; renderFrom?: string; onlySingle: boolean; onlyTwoApi: boolean; history: { events: number; steps: number } | null } {
+function parsePlan(): BenchPlan & { keep: boolean; noBuild: boolean; renderFrom?: string; onlySingle: boolean; onlyTwoApi: boolean; onlyLedgerCheck: boolean; ledgerCheckEvents: number; history: { events: number; steps: number } | null } {
   const { values } = parseArgs({
     options: {
       quick: { type: 'boolean', default: false },
@@ -109,6 +117,7 @@ function parsePlan(): BenchPlan & { keep: boolean; noBuild: boolean; renderFrom?
       // A short targeted run, printed, docs untouched: "single" (plain and price-dimension single
       // events) or "two-api" (batch 1000 and single events on one API and on two, alternating).
       only: { type: 'string' },
+      'ledger-check-events': { type: 'string', default: String(LEDGER_CHECK_EVENTS) },
     },
     strict: true,
   });
@@ -124,8 +133,10 @@ function parsePlan(): BenchPlan & { keep: boolean; noBuild: boolean; renderFrom?
   const historySteps = Number(values['history-steps']);
   if (!Number.isSafeInteger(historyEvents) || historyEvents < 1 || !Number.isSafeInteger(historySteps) || historySteps < 1) throw new Error('--history-events and --history-steps must be positive integers');
   const history = values.history ? { events: historyEvents, steps: historySteps } : null;
-  if (values.only !== undefined && values.only !== 'single' && values.only !== 'two-api') throw new Error('--only takes "single" or "two-api"');
-  return { ...base, quick, durationS, ingestionRounds, earningsEvents, keep: values.keep ?? false, noBuild: values['no-build'] ?? false, renderFrom: values['render-from'], onlySingle: values.only === 'single', onlyTwoApi: values.only === 'two-api', history };
+  if (values.only !== undefined && !['single', 'two-api', 'ledger-check'].includes(values.only)) throw new Error('--only takes "single", "two-api" or "ledger-check"');
+  const ledgerCheckEvents = Number(values['ledger-check-events']);
+  if (!Number.isSafeInteger(ledgerCheckEvents) || ledgerCheckEvents < 1) throw new Error('--ledger-check-events must be a positive integer');
+  return { ...base, quick, durationS, ingestionRounds, earningsEvents, keep: values.keep ?? false, noBuild: values['no-build'] ?? false, renderFrom: values['render-from'], onlySingle: values.only === 'single', onlyTwoApi: values.only === 'two-api', onlyLedgerCheck: values.only === 'ledger-check', ledgerCheckEvents, history };
 }
 
 async function machineInfo(databaseUrl: string): Promise<MachineInfo> {
@@ -335,6 +346,45 @@ async function measureSingleOnly(stack: Stack, plan: BenchPlan): Promise<void> {
   say(`load average (1/5/15 min) at start ${load(loadAvgStart)}, at end ${load(loadavg())}`);
 }
 
+/** Priced events in the checkpointed check's window: the current and the previous UTC month. */
+async function eventsInCheckWindow(databaseUrl: string): Promise<number> {
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    const result = await client.query<{ n: string }>(
+      `SELECT count(*) AS n FROM usage_events WHERE status = 'priced' AND occurred_at >= date_trunc('month', now() AT TIME ZONE 'UTC') - interval '1 month'`,
+    );
+    return Number(result.rows[0]!.n);
+  } finally {
+    await client.end();
+  }
+}
+
+async function ledgerCheckFigure(stack: Stack): Promise<LedgerCheckFigure> {
+  const eventsInWindow = await eventsInCheckWindow(stack.databaseUrl);
+  return measureLedgerCheck({ baseUrl: stack.baseUrl, adminKey: stack.adminKey, databaseUrl: stack.databaseUrl, eventsInWindow, newEvents: LEDGER_CHECK_NEW_EVENTS, log: say });
+}
+
+/** --only ledger-check: N events over the last 30 days (COPY-speed seed), then the check timed. */
+async function measureLedgerCheckOnly(stack: Stack, plan: BenchPlan & { ledgerCheckEvents: number }): Promise<void> {
+  const loadAvgStart = loadavg();
+  say(`ledger check: seeding ${plan.ledgerCheckEvents.toLocaleString('en-US')} events over ${LEDGER_CHECK_DAYS} days`);
+  await seedEvents({
+    databaseUrl: stack.databaseUrl,
+    events: plan.ledgerCheckEvents,
+    contributors: LEDGER_CHECK_CONTRIBUTORS,
+    users: LEDGER_CHECK_CONTRIBUTORS,
+    models: EARNINGS_MODELS,
+    days: LEDGER_CHECK_DAYS,
+    endDay: new Date((Math.floor(Date.now() / DAY_MS) + 1) * DAY_MS),
+    chunkEvents: EARNINGS_SEED_CHUNK,
+    log: (line) => say(`seed: ${line}`),
+  });
+  await ledgerCheckFigure(stack);
+  const load = (l: number[]) => l.map((x) => x.toFixed(2)).join(' / ');
+  say(`load average (1/5/15 min) at start ${load(loadAvgStart)}, at end ${load(loadavg())}`);
+}
+
 async function measureBatch(stack: Stack, key: string, plan: BenchPlan, size: number, round: number, apis: 1 | 2 = 1): Promise<BatchFigure> {
   const name = apis === 1 ? `batch ${size}` : `two-api batch ${size}`;
   const { processes, target } = phaseTarget(stack, apis, BATCH_CONNECTIONS);
@@ -467,13 +517,15 @@ async function runAll(plan: BenchPlan, stack: Stack, cleanup: CleanupStack): Pro
   await stack.api2!.api.stop();
   say('(d) earnings query');
   const earnings = await measureEarnings(stack, plan);
+  say('(h) ledger check over the earnings database');
+  const ledgerCheck = 'skipped' in earnings ? undefined : await ledgerCheckFigure(stack);
   const rssPeak = sampler.stop();
   say(`(f) API RSS: idle ${(idleBytes / 2 ** 20).toFixed(0)} MiB, peak under load ${(rssPeak.peakBytes / 2 ** 20).toFixed(0)} MiB`);
   say(`(e) settlement gas, ${plan.gasRecipients} recipients`);
   const gas = await measurePayoutGas(stack.devchain, plan.gasRecipients);
   say(`gas per recipient (new/existing): BatchPayout ${gas.batchPayout.newHolders}/${gas.batchPayout.existingHolders}, Disperse ${gas.disperseToken.newHolders}/${gas.disperseToken.existingHolders}, single transfer ${gas.singleTransfer.newHolders}/${gas.singleTransfer.existingHolders}`);
   machine.loadAvgEnd = loadavg();
-  return { quick: plan.quick, machine, durationS: plan.durationS, raw, batch, single, signedSingle, dimensionsSingle, twoApi, earnings, gas, rss: { idleBytes, peakBytes: rssPeak.peakBytes, samples: rssPeak.samples } };
+  return { quick: plan.quick, machine, durationS: plan.durationS, raw, batch, single, signedSingle, dimensionsSingle, twoApi, earnings, ledgerCheck, gas, rss: { idleBytes, peakBytes: rssPeak.peakBytes, samples: rssPeak.samples } };
 }
 
 async function main(): Promise<number> {
@@ -500,6 +552,10 @@ async function main(): Promise<number> {
     }
     if (plan.onlySingle) {
       await measureSingleOnly(stack, plan);
+      return 0;
+    }
+    if (plan.onlyLedgerCheck) {
+      await measureLedgerCheckOnly(stack, plan);
       return 0;
     }
     if (plan.onlyTwoApi) {

@@ -13,5 +13,6 @@ CREATE TABLE "rollup_verified_days" (
 
 -- Re-verifying a day reads only that day's events. Events arrive roughly in occurred_at order,
 -- so a BRIN index (a few pages per partition, no per-row entry to maintain on insert) bounds the
--- scan to the day's block ranges; unsummarized ranges are always read, which keeps it exact.
-CREATE INDEX "usage_events_occurred_at_brin" ON "usage_events" USING brin ("occurred_at");
+-- scan to the day's block ranges; unsummarized ranges are always read, which keeps it exact, and
+-- autosummarize has autovacuum summarize each range once it is full.
+CREATE INDEX "usage_events_occurred_at_brin" ON "usage_events" USING brin ("occurred_at") WITH (autosummarize = on);

@@ -147,7 +147,9 @@ export class EarningsRepository {
       const daysUnchanged = digests.rows.length - changed.length;
       if (changed.length === 0) return { rollupRows, daysVerified: [], daysUnchanged, mismatches: [] };
       const days = changed.map((r) => r.day);
-      const result = await client.query<Record<string, string | null>>(rollupMismatchSql(LISTED_DAYS_SCOPE), [ROLLUP_VERIFY_MISMATCHES_MAX, days]);
+      // Sorted (ORDER BY 1 above): the range runs from the first day's midnight to the last one's end.
+      const rangeEnd = new Date(Date.parse(`${days[days.length - 1]}T00:00:00Z`) + DAY_MS).toISOString();
+      const result = await client.query<Record<string, string | null>>(rollupMismatchSql(LISTED_DAYS_SCOPE), [ROLLUP_VERIFY_MISMATCHES_MAX, days, `${days[0]}T00:00:00Z`, rangeEnd]);
       const mismatches = result.rows.map(toMismatch);
       const bad = new Set(mismatches.map((m) => m.day));
       const good = changed.filter((r) => !bad.has(r.day));
@@ -174,6 +176,7 @@ export class EarningsRepository {
 }
 
 const SERIALIZATION_FAILURE = '40001';
+const DAY_MS = 86_400_000;
 /** Mismatches read per re-verification: every bad day must be known so none is stored as verified. */
 const ROLLUP_VERIFY_MISMATCHES_MAX = 100_000;
 
@@ -198,11 +201,14 @@ const SINCE_DAY_SCOPE: RollupScope = {
   archived: `WHERE $2::date IS NULL OR day >= $2::date`,
   rollups: `WHERE $2::date IS NULL OR day >= $2::date`,
 };
-/** Only the UTC days listed in $2 (each read as its own occurred_at range: partition and BRIN bound it). */
+/**
+ * Only the UTC days listed in $2, read as one occurred_at range from the first listed day ($3) to
+ * the end of the last ($4): constants, so the planner prunes to those months' partitions and the
+ * BRIN index on occurred_at to their block ranges (usually today's: the days written since).
+ */
 const LISTED_DAYS_SCOPE: RollupScope = {
-  events: `FROM unnest($2::date[]) AS listed(day)
-           JOIN usage_events ON occurred_at >= (listed.day::timestamp AT TIME ZONE 'UTC') AND occurred_at < ((listed.day + 1)::timestamp AT TIME ZONE 'UTC')
-           WHERE status = 'priced'`,
+  events: `FROM usage_events WHERE status = 'priced' AND occurred_at >= $3::timestamptz AND occurred_at < $4::timestamptz
+           AND (occurred_at AT TIME ZONE 'UTC')::date = ANY ($2::date[])`,
   archived: `WHERE day = ANY ($2::date[])`,
   rollups: `WHERE day = ANY ($2::date[])`,
 };
