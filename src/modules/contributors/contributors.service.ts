@@ -5,7 +5,7 @@ import { DomainError, notFound } from '../../common/errors/index.js';
 import type { PrismaTx, SqlClient } from '../../database/database.service.js';
 import { AuditService } from '../audit/audit.service.js';
 import { PayoutAddressPolicy } from '../payout-safety/payout-address-policy.service.js';
-import type { Principal } from '../auth/auth.types.js';
+import type { Principal } from '../../common/auth/auth.types.js';
 import { ContributorsRepository, isContributorIdConflict } from './contributors.repository.js';
 import type { Contributor, ContributorStatus, ContributorTier, PayeeState, TierBook } from './contributors.types.js';
 import { createTierBook } from './tier-book.js';
