@@ -1,5 +1,6 @@
 // npm run bench [-- --quick] [--earnings-events N] [--duration S] [--rounds N] [--keep] [--no-build] [--render-from RUN/figures.json] [--only single|two-api|ledger-check [--ledger-check-events N]]
 //   [--history [--history-events N] [--history-steps K]]: only the history phase (scripts/lib/bench-history.ts, docs/history-bench.md)
+//   BENCH_CPU_PROF_DIR=DIR in the environment: every API process writes a V8 CPU profile there (node --cpu-prof).
 // Every figure of docs/performance.md, measured side by side in ONE run on the same Postgres:
 // (a) raw write limits (COPY, multi-row insert, one insert per transaction), (b) batch ingestion
 // through the HTTP API at 10/100/1000 events per request, (c) single-event ingestion with 64

@@ -371,6 +371,7 @@ npm run bench -- --earnings-events 2000000 # another earnings database size
 npm run bench -- --quick --only two-api    # short run: batch 1000 and single on one API vs two (printed only)
 npm run bench -- --only single --rounds 2 --duration 6   # plain, price-dimension and signed single events: CPU per event (printed only)
 npm run bench -- --only ledger-check       # 440,000 events over 30 days, the checkpointed ledger check timed (printed only)
+BENCH_CPU_PROF_DIR=/tmp/prof npm run bench -- --only single --rounds 1   # the API under node --cpu-prof
 \`\`\`
 
 The analysis of where the write path's CPU per event goes, merge by merge, with profiles and
