@@ -13,6 +13,8 @@ import {
   JOB_EARNINGS_MATURE,
   JOB_EXPIRE_HOLDS,
   JOB_LEDGER_CHECKPOINT,
+  JOB_LITELLM_BACKFILL,
+  QUEUE_LITELLM,
   JOB_USAGE_PARTITIONS,
   QUEUE_HISTORY,
   JOB_SETTLEMENT_FINALITY,
@@ -64,8 +66,13 @@ const SETTLEMENT_WORKER_CONCURRENCY = 1;
 /** Sends wait for confirmations inside the job; the lock is renewed meanwhile. */
 const SETTLEMENT_JOB_LOCK_MS = 60_000;
 
-/** usage_events partitions are ensured this often (and at worker start), USAGE_PARTITIONS_AHEAD_MONTHS ahead. */
-export const USAGE_PARTITIONS_EVERY_MS = 6 * 3600_000;
+/**
+ * usage_events partitions are ensured this often (and at worker start), USAGE_PARTITIONS_AHEAD_MONTHS
+ * ahead, and for every month whose rows wait in the default partition: often enough that late
+ * events do not pile up there (each attach scans the default partition); a run that creates
+ * nothing reads only the catalog and the default partition.
+ */
+export const USAGE_PARTITIONS_EVERY_MS = 15 * 60_000;
 export const USAGE_PARTITIONS_AHEAD_MONTHS = 3;
 /** A verified ledger checkpoint this often: the check's cost is what was written since. */
 export const LEDGER_CHECKPOINT_EVERY_MS = 10 * 60_000;
@@ -240,6 +247,16 @@ export const JOBS = {
     handled: true,
     options: () => ({ removeOnComplete: { count: SCHEDULED_JOBS_KEPT }, removeOnFail: { count: SCHEDULED_JOBS_KEPT } }),
   }),
+  /**
+   * Reads LiteLLM's spend log from the checkpoint (a scheduler every LITELLM_BACKFILL_SECONDS, only
+   * with LITELLM_DATABASE_URL). Not retried: the next run re-reads from the same checkpoint.
+   */
+  [JOB_LITELLM_BACKFILL]: spec({
+    queue: QUEUE_LITELLM,
+    payload: noPayload,
+    handled: true,
+    options: () => ({ removeOnComplete: { count: SCHEDULED_JOBS_KEPT }, removeOnFail: { count: SCHEDULED_JOBS_KEPT } }),
+  }),
 } as const;
 
 export type JobName = keyof typeof JOBS;
@@ -264,15 +281,17 @@ export const SCHEDULERS = {
   usagePartitions: { id: 'usage-partitions', queue: QUEUE_HISTORY, job: JOB_USAGE_PARTITIONS, repeat: { every: USAGE_PARTITIONS_EVERY_MS } },
   ledgerCheckpoint: { id: 'ledger-checkpoint', queue: QUEUE_HISTORY, job: JOB_LEDGER_CHECKPOINT, repeat: { every: LEDGER_CHECKPOINT_EVERY_MS } },
   earningsMaturity: { id: 'earnings-maturity', queue: QUEUE_EARNINGS, job: JOB_EARNINGS_MATURE, repeat: { every: EARNINGS_MATURITY_EVERY_MS } },
+  /** Every LITELLM_BACKFILL_SECONDS; only when LITELLM_DATABASE_URL is set. */
+  litellmBackfill: { id: 'litellm-backfill', queue: QUEUE_LITELLM, job: JOB_LITELLM_BACKFILL },
 } as const;
 
 /** The job template a scheduler adds: the job's name, no payload, the job's own options. */
-export function scheduledJob(job: typeof JOB_EXPIRE_HOLDS | typeof JOB_SETTLEMENT_FINALITY | typeof JOB_SETTLEMENT_RUN | typeof JOB_WEBHOOK_RELAY | typeof JOB_USAGE_PARTITIONS | typeof JOB_LEDGER_CHECKPOINT | typeof JOB_EARNINGS_MATURE) {
+export function scheduledJob(job: typeof JOB_EXPIRE_HOLDS | typeof JOB_SETTLEMENT_FINALITY | typeof JOB_SETTLEMENT_RUN | typeof JOB_WEBHOOK_RELAY | typeof JOB_USAGE_PARTITIONS | typeof JOB_LEDGER_CHECKPOINT | typeof JOB_EARNINGS_MATURE | typeof JOB_LITELLM_BACKFILL) {
   return { name: job, data: {}, opts: jobOptions(job, {}) };
 }
 
 /** Worker options per queue (the @Processor of each queue passes them). */
-export const WORKER_OPTIONS: Record<typeof QUEUE_USAGE_EVENTS | typeof QUEUE_HOLDS | typeof QUEUE_SETTLEMENT | typeof QUEUE_WEBHOOKS | typeof QUEUE_WEBHOOK_DISPATCH | typeof QUEUE_HISTORY | typeof QUEUE_EARNINGS, Partial<WorkerOptions>> = {
+export const WORKER_OPTIONS: Record<typeof QUEUE_USAGE_EVENTS | typeof QUEUE_HOLDS | typeof QUEUE_SETTLEMENT | typeof QUEUE_WEBHOOKS | typeof QUEUE_WEBHOOK_DISPATCH | typeof QUEUE_HISTORY | typeof QUEUE_EARNINGS | typeof QUEUE_LITELLM, Partial<WorkerOptions>> = {
   [QUEUE_USAGE_EVENTS]: { concurrency: USAGE_QUEUE_CONCURRENCY, maxStalledCount: USAGE_JOB_STALLS_MAX },
   [QUEUE_HOLDS]: {},
   [QUEUE_EARNINGS]: {},
@@ -280,4 +299,6 @@ export const WORKER_OPTIONS: Record<typeof QUEUE_USAGE_EVENTS | typeof QUEUE_HOL
   [QUEUE_WEBHOOKS]: {},
   [QUEUE_WEBHOOK_DISPATCH]: { concurrency: WEBHOOK_DISPATCH_CONCURRENCY, lockDuration: WEBHOOK_DISPATCH_LOCK_MS, stalledInterval: WEBHOOK_DISPATCH_LOCK_MS },
   [QUEUE_HISTORY]: { lockDuration: HISTORY_JOB_LOCK_MS },
+  // A backfill run reads up to LITELLM_BACKFILL_PAGES_MAX pages: its lock is renewed meanwhile.
+  [QUEUE_LITELLM]: { lockDuration: HISTORY_JOB_LOCK_MS },
 };

@@ -3,7 +3,7 @@ export const QUEUE_USAGE_EVENTS = 'usage-events';
 export const QUEUE_USAGE_EVENTS_DEAD = 'usage-events-dead';
 export const QUEUE_HOLDS = 'holds';
 export const QUEUE_SETTLEMENT = 'settlement';
-export type QueueName = typeof QUEUE_USAGE_EVENTS | typeof QUEUE_USAGE_EVENTS_DEAD | typeof QUEUE_HOLDS | typeof QUEUE_SETTLEMENT | WebhookQueueName | typeof QUEUE_HISTORY | typeof QUEUE_EARNINGS;
+export type QueueName = typeof QUEUE_USAGE_EVENTS | typeof QUEUE_USAGE_EVENTS_DEAD | typeof QUEUE_HOLDS | typeof QUEUE_SETTLEMENT | WebhookQueueName | typeof QUEUE_HISTORY | typeof QUEUE_EARNINGS | typeof QUEUE_LITELLM;
 
 export const JOB_USAGE_EVENT = 'usage-event';
 export const JOB_DEAD_USAGE_EVENT = 'dead-usage-event';
@@ -28,3 +28,7 @@ export const JOB_WEBHOOK_DISPATCH = 'webhook-dispatch';
 export const QUEUE_HISTORY = 'history';
 export const JOB_USAGE_PARTITIONS = 'usage-partitions';
 export const JOB_LEDGER_CHECKPOINT = 'ledger-checkpoint';
+
+/** LiteLLM pull (api.md "Integrations"): the spend-log backfill from LITELLM_DATABASE_URL. */
+export const QUEUE_LITELLM = 'litellm';
+export const JOB_LITELLM_BACKFILL = 'litellm-backfill';
