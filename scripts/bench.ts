@@ -1,4 +1,4 @@
-// npm run bench [-- --quick] [--earnings-events N] [--duration S] [--rounds N] [--keep] [--no-build] [--render-from RUN/figures.json] [--only single|two-api|litellm|ledger-check [--ledger-check-events N]]
+// npm run bench [-- --quick] [--earnings-events N] [--duration S] [--rounds N] [--keep] [--no-build] [--render-from RUN/figures.json] [--only single|two-api|litellm|ledger-fetch|ledger-check [--ledger-check-events N]]
 //   [--history [--history-events N] [--history-steps K]]: only the history phase (scripts/lib/bench-history.ts, docs/history-bench.md)
 //   BENCH_CPU_PROF_DIR=DIR in the environment: every API process writes a V8 CPU profile there (node --cpu-prof).
 // Every figure of docs/performance.md, measured side by side in ONE run on the same Postgres:
@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
-import { runBatchLoad, runEarningsLoad, runSingleLoad, seedDimensionPrices, seedForIngestion, createSignedGatewayKey, countStoredEvents, type LoadResult, type LoadTarget, type PhaseCpu } from './lib/bench-http.js';
+import { runBatchLoad, runEarningsLoad, runSingleLoad, seedDimensionPrices, seedForIngestion, createSignedGatewayKey, countStoredEvents, type GatewaySigner, type LoadResult, type LoadTarget, type PhaseCpu } from './lib/bench-http.js';
 import { compareTwoApi, medianByRate, renderTwoApiTable, roundRobinTargets, type ApiPhaseRun, type MultiApiCpu, type TwoApiComparison } from './lib/bench-two-api.js';
 import { measureRawLimits } from './lib/bench-raw.js';
 import { LITELLM_BATCH_SIZE, LITELLM_TARGET_RATIO, litellmPayloadBytes, runLitellmLoad, runSameEventsBatchLoad, seedLitellmDeployments } from './lib/bench-litellm.js';
@@ -38,6 +38,7 @@ import { measureHistory, renderHistoryMarkdown } from './lib/bench-history.js';
 import { cpuPerEventLine, readCommittedCpu } from './lib/bench-committed.js';
 import { measureLedgerCheck, type LedgerCheckFigure } from './lib/ledger-check-bench.js';
 import { CleanupStack, cpuMeter, findPidsByCmdline, readMachineBusySeconds, readRssBytes, sampleRss, sleep, type ManagedProcess } from './lib/processes.js';
+import { LEDGER_FETCH_ROUNDS_DEFAULT, measureLedgerFetch } from './lib/ledger-fetch-bench.js';
 
 interface BenchPlan {
   quick: boolean;
@@ -103,7 +104,7 @@ const say = (line: string) => console.log(`[bench] ${line}`);
 const sayCpu = (phase: string, cpu: MultiApiCpu) =>
   say(`${phase} CPU (cores): api ${cpu.apiCoresEach.length > 1 ? `${cpu.apiCoresEach.map((c) => c.toFixed(2)).join(' + ')} = ` : ''}${cpu.apiCores.toFixed(2)}, redis ${cpu.redisCores.toFixed(2)}, postgres ${cpu.postgresCores.toFixed(2)}, load generator ${cpu.loadGeneratorCores.toFixed(2)}, other processes ${cpu.otherCores.toFixed(2)}`);
 
-function parsePlan(): BenchPlan & { keep: boolean; noBuild: boolean; renderFrom?: string; onlySingle: boolean; onlyTwoApi: boolean; onlyLitellm: boolean; onlyLedgerCheck: boolean; ledgerCheckEvents: number; history: { events: number; steps: number } | null } {
+function parsePlan(): BenchPlan & { keep: boolean; noBuild: boolean; renderFrom?: string; onlySingle: boolean; onlyTwoApi: boolean; onlyLitellm: boolean; onlyLedgerFetch: boolean; onlyLedgerCheck: boolean; ledgerCheckEvents: number; history: { events: number; steps: number } | null } {
   const { values } = parseArgs({
     options: {
       quick: { type: 'boolean', default: false },
@@ -118,7 +119,7 @@ function parsePlan(): BenchPlan & { keep: boolean; noBuild: boolean; renderFrom?
       'history-steps': { type: 'string', default: '4' },
       // A short targeted run, printed, docs untouched: "single" (plain and price-dimension single
       // events), "two-api" (batch 1000 and single events on one API and on two, alternating),
-      // "litellm" (LiteLLM batches of 500 payloads vs /v1/usage-events/batch, same events, alternating) or
+      // "litellm" (LiteLLM batches of 500 payloads vs /v1/usage-events/batch, same events, alternating),
       // "ledger-check" (440,000 seeded events, the checkpointed ledger check timed).
       only: { type: 'string' },
       'ledger-check-events': { type: 'string', default: String(LEDGER_CHECK_EVENTS) },
@@ -137,10 +138,10 @@ function parsePlan(): BenchPlan & { keep: boolean; noBuild: boolean; renderFrom?
   const historySteps = Number(values['history-steps']);
   if (!Number.isSafeInteger(historyEvents) || historyEvents < 1 || !Number.isSafeInteger(historySteps) || historySteps < 1) throw new Error('--history-events and --history-steps must be positive integers');
   const history = values.history ? { events: historyEvents, steps: historySteps } : null;
-  if (values.only !== undefined && !['single', 'two-api', 'litellm', 'ledger-check'].includes(values.only)) throw new Error('--only takes "single", "two-api", "litellm" or "ledger-check"');
+  if (values.only !== undefined && !['single', 'two-api', 'litellm', 'ledger-fetch', 'ledger-check'].includes(values.only)) throw new Error('--only takes "single", "two-api", "litellm", "ledger-fetch" or "ledger-check"');
   const ledgerCheckEvents = Number(values['ledger-check-events']);
   if (!Number.isSafeInteger(ledgerCheckEvents) || ledgerCheckEvents < 1) throw new Error('--ledger-check-events must be a positive integer');
-  return { ...base, quick, durationS, ingestionRounds, earningsEvents, keep: values.keep ?? false, noBuild: values['no-build'] ?? false, renderFrom: values['render-from'], onlySingle: values.only === 'single', onlyTwoApi: values.only === 'two-api', onlyLitellm: values.only === 'litellm', onlyLedgerCheck: values.only === 'ledger-check', ledgerCheckEvents, history };
+  return { ...base, quick, durationS, ingestionRounds, earningsEvents, keep: values.keep ?? false, noBuild: values['no-build'] ?? false, renderFrom: values['render-from'], onlySingle: values.only === 'single', onlyTwoApi: values.only === 'two-api', onlyLitellm: values.only === 'litellm', onlyLedgerFetch: values.only === 'ledger-fetch', onlyLedgerCheck: values.only === 'ledger-check', ledgerCheckEvents, history };
 }
 
 async function machineInfo(databaseUrl: string): Promise<MachineInfo> {
@@ -264,7 +265,7 @@ function startCpuMeters(stack: Stack, apis: ManagedProcess[] = [stack.api]): { s
  * round, so a slow spell of this shared machine hits every phase alike; each phase reports its
  * median run (by events/s) and keeps every run's rate.
  */
-async function measureIngestion(stack: Stack, key: string, signed: { key: string; signingSecret: string }, plan: BenchPlan): Promise<{ batch: BatchFigure[]; single: SingleFigure; signedSingle: SingleFigure; dimensionsSingle: SingleFigure; twoApi: TwoApiComparison[] }> {
+async function measureIngestion(stack: Stack, key: string, signed: { key: string } & GatewaySigner, plan: BenchPlan): Promise<{ batch: BatchFigure[]; single: SingleFigure; signedSingle: SingleFigure; dimensionsSingle: SingleFigure; twoApi: TwoApiComparison[] }> {
   const batchRuns = new Map<number, BatchFigure[]>(BATCH_SIZES.map((size) => [size, []]));
   const singleRuns: SingleFigure[] = [];
   const signedRuns: SingleFigure[] = [];
@@ -278,7 +279,7 @@ async function measureIngestion(stack: Stack, key: string, signed: { key: string
     singleRuns.push(await measureSingle(stack, key, plan, round));
     two.single.push(asRun(2, await measureSingle(stack, key, plan, round, undefined, false, 2)));
     // Right after the unsigned run, on the same warm process: the difference is the signed path.
-    signedRuns.push(await measureSingle(stack, signed.key, plan, round, signed.signingSecret));
+    signedRuns.push(await measureSingle(stack, signed.key, plan, round, signed));
     dimensionRuns.push(await measureSingle(stack, key, plan, round, undefined, true));
   }
   const twoApi = [
@@ -373,7 +374,7 @@ async function measureSingleOnly(stack: Stack, plan: BenchPlan): Promise<void> {
   for (let round = 1; round <= plan.ingestionRounds; round += 1) {
     runs.push({ name: 'single', ...perEvent(await measureSingle(stack, key, plan, round)) });
     runs.push({ name: 'single (price dimensions)', ...perEvent(await measureSingle(stack, key, plan, round, undefined, true)) });
-    runs.push({ name: 'single (signed key)', ...perEvent(await measureSingle(stack, signed.key, plan, round, signed.signingSecret)) });
+    runs.push({ name: 'single (signed key)', ...perEvent(await measureSingle(stack, signed.key, plan, round, signed)) });
   }
   const load = (l: number[]) => l.map((x) => x.toFixed(2)).join(' / ');
   for (const r of runs) {
@@ -436,12 +437,12 @@ async function measureBatch(stack: Stack, key: string, plan: BenchPlan, size: nu
   return { size, connections: BATCH_CONNECTIONS, load, cpu, storedPriced: after.priced - before.priced, storedOther: after.other - before.other, runsEventsPerSecond: [] };
 }
 
-async function measureSingle(stack: Stack, key: string, plan: BenchPlan, round: number, signingSecret?: string, dimensions = false, apis: 1 | 2 = 1): Promise<SingleFigure> {
-  const name = `${apis === 1 ? '' : 'two-api '}${dimensions ? 'single (price dimensions)' : signingSecret ? 'single (signed key)' : 'single'}`;
+async function measureSingle(stack: Stack, key: string, plan: BenchPlan, round: number, signer?: GatewaySigner, dimensions = false, apis: 1 | 2 = 1): Promise<SingleFigure> {
+  const name = `${apis === 1 ? '' : 'two-api '}${dimensions ? 'single (price dimensions)' : signer ? 'single (signed key)' : 'single'}`;
   const { processes, target } = phaseTarget(stack, apis, SINGLE_CONNECTIONS);
   const before = await settledEventCounts(stack.databaseUrl);
   const meters = startCpuMeters(stack, processes);
-  const load = await runSingleLoad({ baseUrl: target, key, connections: SINGLE_CONNECTIONS, durationS: plan.durationS, prefix: `${apis === 1 ? '' : 'two-'}${dimensions ? 'dims' : signingSecret ? 'signed' : 'single'}-r${round}`, signingSecret, dimensions });
+  const load = await runSingleLoad({ baseUrl: target, key, connections: SINGLE_CONNECTIONS, durationS: plan.durationS, prefix: `${apis === 1 ? '' : 'two-'}${dimensions ? 'dims' : signer ? 'signed' : 'single'}-r${round}`, signer, dimensions });
   const cpu = meters.stop();
   const after = await settledEventCounts(stack.databaseUrl);
   sayCpu(name, cpu);
@@ -559,6 +560,8 @@ async function runAll(plan: BenchPlan, stack: Stack, cleanup: CleanupStack): Pro
   say(`(f) API RSS: idle ${(idleBytes / 2 ** 20).toFixed(0)} MiB, peak under load ${(rssPeak.peakBytes / 2 ** 20).toFixed(0)} MiB`);
   say(`(e) settlement gas, ${plan.gasRecipients} recipients`);
   const gas = await measurePayoutGas(stack.devchain, plan.gasRecipients);
+  say('(h) the SDK\'s ledgerFetch tee on loopback');
+  await measureLedgerFetch({ rounds: plan.quick ? 100 : LEDGER_FETCH_ROUNDS_DEFAULT, say });
   say(`gas per recipient (new/existing): BatchPayout ${gas.batchPayout.newHolders}/${gas.batchPayout.existingHolders}, Disperse ${gas.disperseToken.newHolders}/${gas.disperseToken.existingHolders}, single transfer ${gas.singleTransfer.newHolders}/${gas.singleTransfer.existingHolders}`);
   machine.loadAvgEnd = loadavg();
   return { quick: plan.quick, machine, durationS: plan.durationS, raw, batch, single, signedSingle, dimensionsSingle, twoApi, earnings, ledgerCheck, gas, rss: { idleBytes, peakBytes: rssPeak.peakBytes, samples: rssPeak.samples } };
@@ -566,6 +569,11 @@ async function runAll(plan: BenchPlan, stack: Stack, cleanup: CleanupStack): Pro
 
 async function main(): Promise<number> {
   const plan = parsePlan();
+  // The SDK's stream tee on loopback (scripts/lib/ledger-fetch-bench.ts): no stack needed.
+  if (plan.onlyLedgerFetch) {
+    await measureLedgerFetch({ rounds: plan.quick ? 100 : LEDGER_FETCH_ROUNDS_DEFAULT, say });
+    return 0;
+  }
   if (plan.renderFrom) {
     renderFrom(plan.renderFrom);
     return 0;
