@@ -1,5 +1,6 @@
-// npm run bench [-- --quick] [--earnings-events N] [--duration S] [--rounds N] [--keep] [--no-build] [--render-from RUN/figures.json] [--only single|two-api|litellm|ledger-fetch]
+// npm run bench [-- --quick] [--earnings-events N] [--duration S] [--rounds N] [--keep] [--no-build] [--render-from RUN/figures.json] [--only single|two-api|litellm|ledger-fetch|ledger-check [--ledger-check-events N]]
 //   [--history [--history-events N] [--history-steps K]]: only the history phase (scripts/lib/bench-history.ts, docs/history-bench.md)
+//   BENCH_CPU_PROF_DIR=DIR in the environment: every API process writes a V8 CPU profile there (node --cpu-prof).
 // Every figure of docs/performance.md, measured side by side in ONE run on the same Postgres:
 // (a) raw write limits (COPY, multi-row insert, one insert per transaction), (b) batch ingestion
 // through the HTTP API at 10/100/1000 events per request, (c) single-event ingestion with 64
@@ -35,6 +36,8 @@ import { measureEarningsQuery } from './lib/earnings-bench.js';
 import { measurePayoutGas } from './lib/gas-measure.js';
 import { seedEvents } from './lib/seed-events.js';
 import { measureHistory, renderHistoryMarkdown } from './lib/bench-history.js';
+import { cpuPerEventLine, readCommittedCpu } from './lib/bench-committed.js';
+import { measureLedgerCheck, type LedgerCheckFigure } from './lib/ledger-check-bench.js';
 import { CleanupStack, cpuMeter, findPidsByCmdline, readMachineBusySeconds, readRssBytes, sampleRss, sleep, type ManagedProcess } from './lib/processes.js';
 import { LEDGER_FETCH_ROUNDS_DEFAULT, measureLedgerFetch } from './lib/ledger-fetch-bench.js';
 
@@ -79,17 +82,30 @@ const DOCS_DIR = join(REPO_ROOT, 'docs');
 const CHART_FILE = 'performance-ingestion.png';
 const FIGURES_FILE = 'figures.json';
 
+/** --only ledger-check: events seeded over the last LEDGER_CHECK_DAYS days (issue 25: 0.44M made the check take 3.1 s). */
+const LEDGER_CHECK_EVENTS = 440_000;
+const LEDGER_CHECK_DAYS = 30;
+const LEDGER_CHECK_CONTRIBUTORS = 50;
+/** New events written today before each "after new events" check. */
+const LEDGER_CHECK_NEW_EVENTS = 1000;
+
 /** The batch size of the two-API phase (the target row of the one-process batches). */
 const TWO_API_BATCH_SIZE = 1000;
 /** The local Redis as its process title shows it (the shared limits and queues of every API). */
 const REDIS_PROCESS_TITLE = 'redis-server 127.0.0.1:6379';
+
+/** Read before anything is measured (a full run rewrites the file at its end). */
+const COMMITTED_CPU = readCommittedCpu(join(DOCS_DIR, 'performance.md'));
+const perEventUs = (cores: number, eventsPerSecond: number) => (eventsPerSecond > 0 ? (cores / eventsPerSecond) * 1e6 : Number.NaN);
+const sayCpuPerEvent = (phase: string, cpu: MultiApiCpu, eventsPerSecond: number) =>
+  say(`${phase}: CPU per event ${cpuPerEventLine(COMMITTED_CPU, phase, perEventUs(cpu.apiCores, eventsPerSecond), perEventUs(cpu.postgresCores, eventsPerSecond))}, redis ${perEventUs(cpu.redisCores, eventsPerSecond).toFixed(0)} us`);
 
 const seedContributorId = (i: number) => `seed-c${String(i).padStart(6, '0')}`;
 const say = (line: string) => console.log(`[bench] ${line}`);
 const sayCpu = (phase: string, cpu: MultiApiCpu) =>
   say(`${phase} CPU (cores): api ${cpu.apiCoresEach.length > 1 ? `${cpu.apiCoresEach.map((c) => c.toFixed(2)).join(' + ')} = ` : ''}${cpu.apiCores.toFixed(2)}, redis ${cpu.redisCores.toFixed(2)}, postgres ${cpu.postgresCores.toFixed(2)}, load generator ${cpu.loadGeneratorCores.toFixed(2)}, other processes ${cpu.otherCores.toFixed(2)}`);
 
-function parsePlan(): BenchPlan & { keep: boolean; noBuild: boolean; renderFrom?: string; onlySingle: boolean; onlyTwoApi: boolean; onlyLitellm: boolean; onlyLedgerFetch: boolean; history: { events: number; steps: number } | null } {
+function parsePlan(): BenchPlan & { keep: boolean; noBuild: boolean; renderFrom?: string; onlySingle: boolean; onlyTwoApi: boolean; onlyLitellm: boolean; onlyLedgerFetch: boolean; onlyLedgerCheck: boolean; ledgerCheckEvents: number; history: { events: number; steps: number } | null } {
   const { values } = parseArgs({
     options: {
       quick: { type: 'boolean', default: false },
@@ -103,9 +119,11 @@ function parsePlan(): BenchPlan & { keep: boolean; noBuild: boolean; renderFrom?
       'history-events': { type: 'string', default: '50000000' },
       'history-steps': { type: 'string', default: '4' },
       // A short targeted run, printed, docs untouched: "single" (plain and price-dimension single
-      // events), "two-api" (batch 1000 and single events on one API and on two, alternating) or
-      // "litellm" (LiteLLM batches of 500 payloads vs /v1/usage-events/batch, same events, alternating).
+      // events), "two-api" (batch 1000 and single events on one API and on two, alternating),
+      // "litellm" (LiteLLM batches of 500 payloads vs /v1/usage-events/batch, same events, alternating),
+      // "ledger-check" (440,000 seeded events, the checkpointed ledger check timed).
       only: { type: 'string' },
+      'ledger-check-events': { type: 'string', default: String(LEDGER_CHECK_EVENTS) },
     },
     strict: true,
   });
@@ -121,8 +139,10 @@ function parsePlan(): BenchPlan & { keep: boolean; noBuild: boolean; renderFrom?
   const historySteps = Number(values['history-steps']);
   if (!Number.isSafeInteger(historyEvents) || historyEvents < 1 || !Number.isSafeInteger(historySteps) || historySteps < 1) throw new Error('--history-events and --history-steps must be positive integers');
   const history = values.history ? { events: historyEvents, steps: historySteps } : null;
-  if (values.only !== undefined && !['single', 'two-api', 'litellm', 'ledger-fetch'].includes(values.only)) throw new Error('--only takes "single", "two-api", "litellm" or "ledger-fetch"');
-  return { ...base, quick, durationS, ingestionRounds, earningsEvents, keep: values.keep ?? false, noBuild: values['no-build'] ?? false, renderFrom: values['render-from'], onlySingle: values.only === 'single', onlyTwoApi: values.only === 'two-api', onlyLitellm: values.only === 'litellm', onlyLedgerFetch: values.only === 'ledger-fetch', history };
+  if (values.only !== undefined && !['single', 'two-api', 'litellm', 'ledger-fetch', 'ledger-check'].includes(values.only)) throw new Error('--only takes "single", "two-api", "litellm", "ledger-fetch" or "ledger-check"');
+  const ledgerCheckEvents = Number(values['ledger-check-events']);
+  if (!Number.isSafeInteger(ledgerCheckEvents) || ledgerCheckEvents < 1) throw new Error('--ledger-check-events must be a positive integer');
+  return { ...base, quick, durationS, ingestionRounds, earningsEvents, keep: values.keep ?? false, noBuild: values['no-build'] ?? false, renderFrom: values['render-from'], onlySingle: values.only === 'single', onlyTwoApi: values.only === 'two-api', onlyLitellm: values.only === 'litellm', onlyLedgerFetch: values.only === 'ledger-fetch', onlyLedgerCheck: values.only === 'ledger-check', ledgerCheckEvents, history };
 }
 
 async function machineInfo(databaseUrl: string): Promise<MachineInfo> {
@@ -346,19 +366,71 @@ async function measureLitellmOnly(stack: Stack, plan: BenchPlan): Promise<void> 
   say(`litellm / batch (medians of ${plan.ingestionRounds} round(s)): ${Math.round(median(rates.litellm))} / ${Math.round(median(rates.batch))} events/s = ${ratio.toFixed(2)}x (target >= ${LITELLM_TARGET_RATIO}x) ${ratio >= LITELLM_TARGET_RATIO ? 'MET' : 'NOT MET'}; load average at start ${averages(loadAvgStart)}, at end ${averages(loadavg())}`);
 }
 
-/** --only single: plain and price-dimension single events, alternating, CPU per event printed. */
+/** --only single: plain, price-dimension and signed single events, alternating, CPU per event printed. */
 async function measureSingleOnly(stack: Stack, plan: BenchPlan): Promise<void> {
+  const loadAvgStart = loadavg();
   const key = await seedForIngestion({ baseUrl: stack.baseUrl, adminKey: stack.adminKey });
   await seedDimensionPrices({ baseUrl: stack.baseUrl, adminKey: stack.adminKey });
+  const signed = await createSignedGatewayKey({ baseUrl: stack.baseUrl, adminKey: stack.adminKey });
   say(`warm-up: ${plan.warmupS} s of single events`);
   await runSingleLoad({ baseUrl: stack.baseUrl, key, connections: SINGLE_CONNECTIONS, durationS: plan.warmupS, prefix: 'warm' });
-  const perEvent = (f: SingleFigure) => ({ api: (f.cpu.apiCores / f.load.eventsPerSecond) * 1e6, postgres: (f.cpu.postgresCores / f.load.eventsPerSecond) * 1e6 });
-  const runs: Array<{ name: string; api: number; postgres: number }> = [];
+  const perEvent = (f: SingleFigure) => ({
+    api: perEventUs(f.cpu.apiCores, f.load.eventsPerSecond),
+    postgres: perEventUs(f.cpu.postgresCores, f.load.eventsPerSecond),
+    redis: perEventUs((f.cpu as MultiApiCpu).redisCores, f.load.eventsPerSecond),
+    rate: f.load.eventsPerSecond,
+    p99: f.load.latencyP99Ms,
+  });
+  const runs: Array<{ name: string } & ReturnType<typeof perEvent>> = [];
   for (let round = 1; round <= plan.ingestionRounds; round += 1) {
     runs.push({ name: 'single', ...perEvent(await measureSingle(stack, key, plan, round)) });
     runs.push({ name: 'single (price dimensions)', ...perEvent(await measureSingle(stack, key, plan, round, undefined, true)) });
+    runs.push({ name: 'single (signed key)', ...perEvent(await measureSingle(stack, signed.key, plan, round, signed)) });
   }
-  for (const r of runs) say(`${r.name}: CPU per event api ${r.api.toFixed(0)} us + postgres ${r.postgres.toFixed(0)} us = ${(r.api + r.postgres).toFixed(0)} us`);
+  const load = (l: number[]) => l.map((x) => x.toFixed(2)).join(' / ');
+  for (const r of runs) {
+    say(`${r.name}: ${Math.round(r.rate)} events/s, p99 ${r.p99} ms, CPU per event api ${r.api.toFixed(0)} us + postgres ${r.postgres.toFixed(0)} us = ${(r.api + r.postgres).toFixed(0)} us (+ redis ${r.redis.toFixed(0)} us)`);
+  }
+  say(`load average (1/5/15 min) at start ${load(loadAvgStart)}, at end ${load(loadavg())}`);
+}
+
+/** Priced events in the checkpointed check's window: the current and the previous UTC month. */
+async function eventsInCheckWindow(databaseUrl: string): Promise<number> {
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    const result = await client.query<{ n: string }>(
+      `SELECT count(*) AS n FROM usage_events WHERE status = 'priced' AND occurred_at >= date_trunc('month', now() AT TIME ZONE 'UTC') - interval '1 month'`,
+    );
+    return Number(result.rows[0]!.n);
+  } finally {
+    await client.end();
+  }
+}
+
+async function ledgerCheckFigure(stack: Stack): Promise<LedgerCheckFigure> {
+  const eventsInWindow = await eventsInCheckWindow(stack.databaseUrl);
+  return measureLedgerCheck({ baseUrl: stack.baseUrl, adminKey: stack.adminKey, databaseUrl: stack.databaseUrl, eventsInWindow, newEvents: LEDGER_CHECK_NEW_EVENTS, log: say });
+}
+
+/** --only ledger-check: N events over the last 30 days (COPY-speed seed), then the check timed. */
+async function measureLedgerCheckOnly(stack: Stack, plan: BenchPlan & { ledgerCheckEvents: number }): Promise<void> {
+  const loadAvgStart = loadavg();
+  say(`ledger check: seeding ${plan.ledgerCheckEvents.toLocaleString('en-US')} events over ${LEDGER_CHECK_DAYS} days`);
+  await seedEvents({
+    databaseUrl: stack.databaseUrl,
+    events: plan.ledgerCheckEvents,
+    contributors: LEDGER_CHECK_CONTRIBUTORS,
+    users: LEDGER_CHECK_CONTRIBUTORS,
+    models: EARNINGS_MODELS,
+    days: LEDGER_CHECK_DAYS,
+    endDay: new Date((Math.floor(Date.now() / DAY_MS) + 1) * DAY_MS),
+    chunkEvents: EARNINGS_SEED_CHUNK,
+    log: (line) => say(`seed: ${line}`),
+  });
+  await ledgerCheckFigure(stack);
+  const load = (l: number[]) => l.map((x) => x.toFixed(2)).join(' / ');
+  say(`load average (1/5/15 min) at start ${load(loadAvgStart)}, at end ${load(loadavg())}`);
 }
 
 async function measureBatch(stack: Stack, key: string, plan: BenchPlan, size: number, round: number, apis: 1 | 2 = 1): Promise<BatchFigure> {
@@ -371,6 +443,7 @@ async function measureBatch(stack: Stack, key: string, plan: BenchPlan, size: nu
   const after = await settledEventCounts(stack.databaseUrl);
   sayCpu(name, cpu);
   assertPhaseClean(stack, name, load, processes);
+  sayCpuPerEvent(name, cpu, load.eventsPerSecond);
   say(`${name}: ${Math.round(load.eventsPerSecond)} events/s (${load.pricedEvents} priced in ${load.seconds.toFixed(1)} s, ${load.notPricedEvents} not priced, ${load.non2xx} non-2xx), p99 ${load.latencyP99Ms} ms`);
   return { size, connections: BATCH_CONNECTIONS, load, cpu, storedPriced: after.priced - before.priced, storedOther: after.other - before.other, runsEventsPerSecond: [] };
 }
@@ -385,6 +458,7 @@ async function measureSingle(stack: Stack, key: string, plan: BenchPlan, round: 
   const after = await settledEventCounts(stack.databaseUrl);
   sayCpu(name, cpu);
   assertPhaseClean(stack, name, load, processes);
+  sayCpuPerEvent(name, cpu, load.eventsPerSecond);
   say(`${name}: ${Math.round(load.eventsPerSecond)} events/s, p50 ${load.latencyP50Ms} ms, p99 ${load.latencyP99Ms} ms (${load.notPricedEvents} not priced, ${load.non2xx} non-2xx)`);
   return { connections: SINGLE_CONNECTIONS, load, cpu, storedPriced: after.priced - before.priced, storedOther: after.other - before.other, runsEventsPerSecond: [] };
 }
@@ -491,6 +565,8 @@ async function runAll(plan: BenchPlan, stack: Stack, cleanup: CleanupStack): Pro
   await stack.api2!.api.stop();
   say('(d) earnings query');
   const earnings = await measureEarnings(stack, plan);
+  say('(h) ledger check over the earnings database');
+  const ledgerCheck = 'skipped' in earnings ? undefined : await ledgerCheckFigure(stack);
   const rssPeak = sampler.stop();
   say(`(f) API RSS: idle ${(idleBytes / 2 ** 20).toFixed(0)} MiB, peak under load ${(rssPeak.peakBytes / 2 ** 20).toFixed(0)} MiB`);
   say(`(e) settlement gas, ${plan.gasRecipients} recipients`);
@@ -499,7 +575,7 @@ async function runAll(plan: BenchPlan, stack: Stack, cleanup: CleanupStack): Pro
   await measureLedgerFetch({ rounds: plan.quick ? 100 : LEDGER_FETCH_ROUNDS_DEFAULT, say });
   say(`gas per recipient (new/existing): BatchPayout ${gas.batchPayout.newHolders}/${gas.batchPayout.existingHolders}, Disperse ${gas.disperseToken.newHolders}/${gas.disperseToken.existingHolders}, single transfer ${gas.singleTransfer.newHolders}/${gas.singleTransfer.existingHolders}`);
   machine.loadAvgEnd = loadavg();
-  return { quick: plan.quick, machine, durationS: plan.durationS, raw, batch, single, signedSingle, dimensionsSingle, twoApi, earnings, gas, rss: { idleBytes, peakBytes: rssPeak.peakBytes, samples: rssPeak.samples } };
+  return { quick: plan.quick, machine, durationS: plan.durationS, raw, batch, single, signedSingle, dimensionsSingle, twoApi, earnings, ledgerCheck, gas, rss: { idleBytes, peakBytes: rssPeak.peakBytes, samples: rssPeak.samples } };
 }
 
 async function main(): Promise<number> {
@@ -531,6 +607,10 @@ async function main(): Promise<number> {
     }
     if (plan.onlySingle) {
       await measureSingleOnly(stack, plan);
+      return 0;
+    }
+    if (plan.onlyLedgerCheck) {
+      await measureLedgerCheckOnly(stack, plan);
       return 0;
     }
     if (plan.onlyTwoApi) {

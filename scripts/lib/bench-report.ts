@@ -2,6 +2,7 @@
 // from the figures of one benchmark run. Nothing here measures; it only formats.
 import { writeFileSync } from 'node:fs';
 import { Resvg } from '@resvg/resvg-js';
+import type { LedgerCheckFigure } from './ledger-check-bench.js';
 import type { PayoutGasMeasurement } from './gas-measure.js';
 import type { LoadResult, PhaseCpu } from './bench-http.js';
 import type { EarningsBenchResult } from './earnings-bench.js';
@@ -72,6 +73,8 @@ export interface BenchFigures {
   /** Batch 1000 and single events on two API processes (round-robin client) next to one, same rounds. */
   twoApi?: TwoApiComparison[];
   earnings: EarningsFigure | { skipped: string };
+  /** GET /v1/admin/ledger/check over the earnings database (absent in runs before it existed). */
+  ledgerCheck?: LedgerCheckFigure;
   gas: PayoutGasMeasurement;
   rss: { idleBytes: number; peakBytes: number; samples: number };
 }
@@ -148,6 +151,23 @@ function earningsRows(f: BenchFigures): Row[] {
   return [
     { figure: `Earnings query, one contributor over ${int(e.events)} events (${e.days} days x ${e.models} models, group_by=${e.groupBy}), 1 client: p50 / p99`, value: `${ms(s.p50Ms)} / ${ms(s.p99Ms)}`, ratio: `${s.iterations} queries, ${s.rows} rows each`, target: `p50 < ${TARGET_EARNINGS_P50_MS} ms`, met: met(s.p50Ms < TARGET_EARNINGS_P50_MS) },
     { figure: `Earnings query, same, ${e.concurrentConnections} clients: p50 / p99`, value: `${ms(e.concurrent.latencyP50Ms)} / ${ms(e.concurrent.latencyP99Ms)}`, ratio: `${int(e.concurrent.eventsPerSecond)} queries/s`, target: 'informational', met: '' },
+  ];
+}
+
+const TARGET_LEDGER_CHECK_MS = 500;
+
+function ledgerCheckRows(f: BenchFigures): Row[] {
+  const c = f.ledgerCheck;
+  if (!c) return [];
+  return [
+    {
+      figure: `Ledger check (checkpointed), ${int(c.eventsInWindow)} priced events in its window (current + previous month): after ${int(c.newEvents)} new events today / nothing new / first after the seed`,
+      value: `${ms(c.afterNewEventsMs)} / ${ms(c.unchangedMs)} / ${ms(c.firstMs)}`,
+      ratio: `${c.daysVerified} day(s) compared again, ${c.daysUnchanged} skipped`,
+      target: `< ${TARGET_LEDGER_CHECK_MS} ms (after new events)`,
+      met: met(c.afterNewEventsMs < TARGET_LEDGER_CHECK_MS),
+    },
+    { figure: 'Ledger check ?full=true (every day, every event), same database', value: ms(c.fullMs), ratio: '', target: 'informational', met: '' },
   ];
 }
 
@@ -326,7 +346,7 @@ ${machineSection(f)}
 
 ## Results
 
-${table([...ingestionRows(f), ...earningsRows(f), ...gasRows(f), ...rssRows(f)])}
+${table([...ingestionRows(f), ...earningsRows(f), ...ledgerCheckRows(f), ...gasRows(f), ...rssRows(f)])}
 
 ![Ingestion throughput vs batch size](${chartFile})
 
@@ -349,7 +369,14 @@ npm run bench                              # full run (10,000,000-event earnings
 npm run bench -- --quick                   # smoke run: short phases, small database
 npm run bench -- --earnings-events 2000000 # another earnings database size
 npm run bench -- --quick --only two-api    # short run: batch 1000 and single on one API vs two (printed only)
+npm run bench -- --only single --rounds 2 --duration 6   # plain, price-dimension and signed single events: CPU per event (printed only)
+npm run bench -- --only ledger-check       # 440,000 events over 30 days, the checkpointed ledger check timed (printed only)
+BENCH_CPU_PROF_DIR=/tmp/prof npm run bench -- --only single --rounds 1   # the API under node --cpu-prof
 \`\`\`
+
+The analysis of where the write path's CPU per event goes, merge by merge, with profiles and
+back-to-back before/after runs, is in [performance-analysis.md](performance-analysis.md) (written by
+hand; this file is rewritten by every full run).
 `;
 }
 

@@ -38,11 +38,23 @@ export interface ServiceStart {
   onSpawn?: (service: ManagedProcess) => void;
 }
 
+/**
+ * Set in the environment of a bench run: every API process it starts writes a V8 CPU profile
+ * (node --cpu-prof, one .cpuprofile per process, on exit) into this directory. Node refuses
+ * --cpu-prof in NODE_OPTIONS, hence a flag of the starter.
+ */
+export const CPU_PROFILE_DIR_ENV = 'BENCH_CPU_PROF_DIR';
+
 function spawnKind(kind: ServiceKind, start: ServiceStart): ManagedProcess {
+  const profileDir = kind === 'api' ? start.env[CPU_PROFILE_DIR_ENV] : undefined;
   const service = spawnService({
     name: start.name,
     command: process.execPath,
-    args: [...productionNodeFlags(kind, join(start.buildRoot, 'package.json')), join(start.buildRoot, START_SCRIPTS[kind].entry)],
+    args: [
+      ...productionNodeFlags(kind, join(start.buildRoot, 'package.json')),
+      ...(profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : []),
+      join(start.buildRoot, START_SCRIPTS[kind].entry),
+    ],
     cwd: start.cwd,
     env: start.env,
     logPath: start.logPath,

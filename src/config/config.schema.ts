@@ -115,6 +115,12 @@ export const envSchema = z.object({
   WORKER_CONCURRENCY: intFromEnv(4, 1, 64),
   /** Usage-writer transactions in flight per process (group commit); more only helps with many cores. */
   USAGE_WRITER_TX_CONCURRENCY: intFromEnv(2, 1, 16),
+  /**
+   * Largest group commit without holds written as ONE statement (single-event load); larger ones
+   * go statement by statement. 0: always statement by statement (the differential spec runs the
+   * same groups through both paths and compares what they wrote).
+   */
+  USAGE_ONE_STATEMENT_EVENTS_MAX: intFromEnv(64, 0, 2000),
   /** Test hook: the payout worker exits right after its first broadcast (ignored in production). */
   PAYOUT_CRASH_AFTER_BROADCAST: booleanFromEnv(false),
   // Longest earnings query range, in whole UTC days.

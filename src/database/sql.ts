@@ -51,8 +51,15 @@ export function plainArrayLiteral(elements: ReadonlyArray<string | number | null
  * each pooled connection parses and plans it once, then only binds and executes it (Postgres CPU
  * per single-event request fell ~146 -> ~100 us). The name must always carry the same text.
  */
-export function preparedStatement(name: string, text: string): (values: unknown[]) => QueryConfig<unknown[]> {
-  return (values) => ({ name, text, values });
+export interface PreparedStatement {
+  (values: unknown[]): QueryConfig<unknown[]>;
+  readonly statementName: string;
+  /** The SQL as sent (for snapshots of composed statements). */
+  readonly text: string;
+}
+
+export function preparedStatement(name: string, text: string): PreparedStatement {
+  return Object.assign((values: unknown[]) => ({ name, text, values }), { statementName: name, text });
 }
 
 const ESCAPED = /["\\]/g;

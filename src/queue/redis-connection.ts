@@ -21,7 +21,10 @@ export interface RedisTarget {
  * workers need maxRetriesPerRequest null (blocking commands); producers fail fast instead of
  * queueing forever; a guard (a check on the request path) also bounds each command's wait, so an
  * outage is an answer within a second rather than a request hanging until Redis returns; the
- * limits never queue a command while disconnected (the caller falls back at once).
+ * limits never queue a command while disconnected (the caller falls back at once). The two
+ * request-path roles pipeline automatically: the commands concurrent requests issue in one
+ * event-loop tick leave in one socket write instead of one write (a syscall) each, which the API's
+ * CPU profile of signed single events showed at ~7% of its busy time.
  */
 export function redisOptions(role: RedisRole): RedisOptions {
   const commandTimeout = role === 'guard' ? GUARD_COMMAND_TIMEOUT_MS : role === 'limits' ? LIMITS_COMMAND_TIMEOUT_MS : undefined;
@@ -30,6 +33,7 @@ export function redisOptions(role: RedisRole): RedisOptions {
     connectTimeout: REDIS_CONNECT_TIMEOUT_MS,
     maxRetriesPerRequest: role === 'worker' ? null : role === 'limits' ? 0 : 1,
     enableOfflineQueue: role !== 'probe' && role !== 'limits',
+    enableAutoPipelining: role === 'guard' || role === 'limits',
     lazyConnect: role === 'probe',
     retryStrategy: (attempt) => Math.min(attempt * 200, 2_000),
   };
@@ -41,6 +45,7 @@ export function createRedis(target: RedisTarget, role: RedisRole): RedisClient {
     return new Cluster([...target.REDIS_CLUSTER_NODES], {
       redisOptions: options,
       enableOfflineQueue: options.enableOfflineQueue,
+      enableAutoPipelining: options.enableAutoPipelining,
       lazyConnect: options.lazyConnect,
       clusterRetryStrategy: (attempt) => Math.min(attempt * 200, 2_000),
       // BullMQ's blocking commands and MULTI need every key of a queue in one slot: the queue

@@ -8,6 +8,7 @@ import { AUTH_FAILURE_WINDOW_MS, AuthFailureLimiter } from './auth-failure-limit
 import { RATE_LIMIT_KEY, type RateLimitPolicy } from './rate-limited.decorator.js';
 import { SharedLimitsStore } from './shared-limits.store.js';
 import { TokenBuckets } from './token-buckets.js';
+import { TokenLeases } from './token-leases.js';
 
 /**
  * Only authenticated keys reach a bucket, so the tracked set is the set of live API keys; the cap
@@ -25,10 +26,15 @@ const FALLBACK_WARN_INTERVAL_MS = 30_000;
  * working through a Redis outage; with R replicas a key may then reach R times the limit for the
  * outage's length). The AuthGuard calls it only after authenticating and authorizing the key, so
  * calls refused with 401/403 never take a token.
+ * A busy key does not cost a Redis call per request: the process leases a block of its tokens
+ * (token-leases.ts) and spends it locally for at most LEASE_TTL_MS, so the shared total stays
+ * exactly the bucket's; a client blocked by failed authentications on another replica is then
+ * refused here within that TTL (at once on the replica that counted the failures).
  */
 @Injectable()
 export class RateLimiter {
   private readonly buckets: TokenBuckets;
+  private readonly leases = new TokenLeases();
   private readonly logger = new Logger('RateLimiter');
   private lastWarnAtMs = 0;
 
@@ -49,7 +55,12 @@ export class RateLimiter {
   /** Throws 429 when the client is blocked by failed authentications or the key's bucket is empty. */
   async admit(context: ExecutionContext, request: FastifyRequest, clientId: string, keyId: string): Promise<void> {
     const policy = this.reflector.get<RateLimitPolicy | undefined>(RATE_LIMIT_KEY, context.getHandler());
-    await this.check(clientId, keyId, policy ? { name: policy.name, cost: Math.max(1, Math.floor(policy.cost(request))) } : null);
+    await this.charge(clientId, keyId, policy ? { name: policy.name, cost: Math.max(1, Math.floor(policy.cost(request))) } : null);
+  }
+
+  /** Takes `bucket.cost` tokens of the key's bucket (from this process's lease when it has one). */
+  async charge(clientId: string, keyId: string, bucket: { name: string; cost: number } | null): Promise<void> {
+    await this.check(clientId, keyId, bucket);
   }
 
   /** Only the failed-authentication block (a request about to be refused takes no tokens). */
@@ -59,9 +70,16 @@ export class RateLimiter {
 
   private async check(clientId: string, keyId: string, bucket: { name: string; cost: number } | null): Promise<void> {
     if (this.shared.available) {
+      const leaseKey = bucket ? `${bucket.name}:${keyId}` : '';
+      if (bucket && this.leases.spend(clientId, leaseKey, bucket.cost)) return;
       try {
-        const result = await this.shared.admit(clientId, bucket, keyId, this.config.AUTH_FAILURES_PER_MINUTE, this.config.RATE_LIMIT_BURST, this.config.RATE_LIMIT_PER_MINUTE);
-        if (result.outcome === 'admitted') return;
+        const ask = bucket ? { ...bucket, ...this.leases.request(clientId, leaseKey, bucket.cost) } : null;
+        const result = await this.shared.admit(clientId, ask, keyId, this.config.AUTH_FAILURES_PER_MINUTE, this.config.RATE_LIMIT_BURST, this.config.RATE_LIMIT_PER_MINUTE);
+        if (result.outcome === 'admitted') {
+          if (bucket) this.leases.grant(clientId, leaseKey, result.grantedTokens, bucket.cost);
+          return;
+        }
+        if (result.outcome === 'blocked') this.leases.dropClient(clientId);
         throw result.outcome === 'blocked' ? blockedError(result.retryAfterMs) : rateLimitedError(bucket!.name, result.retryAfterMs);
       } catch (error) {
         if (error instanceof RateLimitedError) throw error;
@@ -78,6 +96,8 @@ export class RateLimiter {
 
   /** Counts a failed authentication; throws 429 if the client is (now) over its limit. */
   async recordFailure(clientId: string): Promise<void> {
+    // Its next keyed requests ask Redis again, which knows whether it is now blocked.
+    this.leases.dropClient(clientId);
     if (this.shared.available) {
       try {
         const { count, retryAfterMs } = await this.shared.recordFailure(clientId, AUTH_FAILURE_WINDOW_MS);

@@ -1,15 +1,18 @@
 import { Inject, Injectable, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '../../config/index.js';
 import { createRedis, type RedisClient } from '../../queue/redis-connection.js';
+import { LEASE_TOKENS_MAX } from './token-leases.js';
 
 /**
- * One script call per keyed request: is the client blocked by its failed authentications, and if
- * not, take `cost` tokens from the key's bucket. The same token bucket as TokenBuckets (capacity,
- * refill per ms, a cost above the capacity charged as the capacity), on Redis' clock so that every
- * API process sees one bucket. A hand-written script rather than rate-limiter-flexible: that library
- * counts fixed windows (or needs two limiters for a burst), and the failure check and the charge
- * would be two round trips; this keeps the one-process semantics exactly, in one.
- * Returns {0, 0} admitted, {1, pttl} blocked, {2, retry_after_ms} out of tokens.
+ * One script call per keyed request, or per lease (RateLimiter, token-leases.ts): is the client
+ * blocked by its failed authentications, and if not, take `cost` tokens from the key's bucket,
+ * and up to `want` in all when the bucket keeps `reserve` after the grant (the unspent tokens of
+ * the caller's expired lease, `refund`, are added back first). The same token bucket as
+ * TokenBuckets (capacity, refill per ms, a cost above the capacity charged as the capacity), on
+ * Redis' clock so that every API process sees one bucket. A hand-written script rather than
+ * rate-limiter-flexible: that library counts fixed windows (or needs two limiters for a burst),
+ * and the failure check, the charge and the lease would be separate round trips.
+ * Returns {0, granted} admitted, {1, pttl} blocked, {2, retry_after_ms} out of tokens.
  */
 const ADMIT_SCRIPT = `
 local failures = tonumber(redis.call('GET', KEYS[1]) or '0')
@@ -22,6 +25,9 @@ local clock = redis.call('TIME')
 local now = tonumber(clock[1]) * 1000 + math.floor(tonumber(clock[2]) / 1000)
 local capacity = tonumber(ARGV[2])
 local rate = tonumber(ARGV[3])
+local want = tonumber(ARGV[5])
+local refund = tonumber(ARGV[6])
+local reserve = tonumber(ARGV[7])
 local state = redis.call('HMGET', KEYS[2], 'tokens', 'at')
 local tokens = tonumber(state[1]) or capacity
 local at = tonumber(state[2]) or now
@@ -29,12 +35,19 @@ if now > at then
   tokens = math.min(capacity, tokens + (now - at) * rate)
   at = now
 end
+if refund > 0 then tokens = math.min(capacity, tokens + refund) end
 if cost > capacity then cost = capacity end
 local allowed = tokens >= cost
-if allowed then tokens = tokens - cost end
+local granted = 0
+if allowed then
+  granted = cost
+  local spare = math.floor(tokens - cost - reserve)
+  if want > cost and spare > 0 then granted = cost + math.min(want - cost, spare) end
+  tokens = tokens - granted
+end
 redis.call('HSET', KEYS[2], 'tokens', string.format('%.17g', tokens), 'at', string.format('%.0f', at))
 redis.call('PEXPIRE', KEYS[2], math.ceil((capacity - tokens) / rate) + 1000)
-if allowed then return {0, 0} end
+if allowed then return {0, granted} end
 return {2, math.ceil((cost - tokens) / rate)}
 `;
 
@@ -45,14 +58,19 @@ if count == 1 then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end
 return {count, redis.call('PTTL', KEYS[1])}
 `;
 
-export type SharedAdmission = { outcome: 'admitted' } | { outcome: 'blocked' | 'rate_limited'; retryAfterMs: number };
+export type SharedAdmission = { outcome: 'admitted'; grantedTokens: number } | { outcome: 'blocked' | 'rate_limited'; retryAfterMs: number };
 
 interface LimitsCommands {
-  ledgerAdmit(failureKey: string, bucketKey: string, failuresMax: number, capacity: number, refillPerMs: string, cost: number): Promise<[number, number]>;
+  ledgerAdmit(failureKey: string, bucketKey: string, failuresMax: number, capacity: number, refillPerMs: string, cost: number, want: number, refund: number, reserve: number): Promise<[number, number]>;
   ledgerFailure(failureKey: string, windowMs: number): Promise<[number, number]>;
 }
 
 const BOOT_WAIT_MS = 2_000;
+/**
+ * Tokens a lease must leave in the shared bucket: below it every process charges request by
+ * request, so the last tokens go to whichever replica asks (two leases' worth).
+ */
+export const LEASE_RESERVE_TOKENS = 2 * LEASE_TOKENS_MAX;
 
 /**
  * Rate-limit buckets and auth-failure windows in Redis, shared by every API process. Keys carry
@@ -89,10 +107,32 @@ export class SharedLimitsStore implements OnApplicationBootstrap, OnModuleDestro
     });
   }
 
-  async admit(clientId: string, bucket: { name: string; cost: number } | null, keyId: string, failuresMax: number, capacity: number, refillPerMinute: number): Promise<SharedAdmission> {
+  /**
+   * `bucket.want`: tokens to take in all (a lease, at least the cost), granted only while the
+   * bucket keeps LEASE_RESERVE_TOKENS after it; `bucket.refund`: an expired lease's unspent tokens.
+   */
+  async admit(
+    clientId: string,
+    bucket: { name: string; cost: number; want?: number; refund?: number } | null,
+    keyId: string,
+    failuresMax: number,
+    capacity: number,
+    refillPerMinute: number,
+  ): Promise<SharedAdmission> {
     const refillPerMs = (refillPerMinute / 60_000).toPrecision(17);
-    const [code, ms] = await this.redis.ledgerAdmit(this.failureKey(clientId), this.bucketKey(bucket?.name ?? 'none', keyId), failuresMax, capacity, refillPerMs, bucket?.cost ?? 0);
-    if (code === 0) return { outcome: 'admitted' };
+    const cost = bucket?.cost ?? 0;
+    const [code, ms] = await this.redis.ledgerAdmit(
+      this.failureKey(clientId),
+      this.bucketKey(bucket?.name ?? 'none', keyId),
+      failuresMax,
+      capacity,
+      refillPerMs,
+      cost,
+      Math.max(cost, bucket?.want ?? cost),
+      bucket?.refund ?? 0,
+      LEASE_RESERVE_TOKENS,
+    );
+    if (code === 0) return { outcome: 'admitted', grantedTokens: ms };
     return { outcome: code === 1 ? 'blocked' : 'rate_limited', retryAfterMs: Math.max(0, ms) };
   }
 

@@ -2,7 +2,7 @@ import { Injectable, type OnModuleInit } from '@nestjs/common';
 import { formatAttoAsUsd } from '../../common/money/index.js';
 import { LedgerCheckRegistry, type LedgerCheckOptions } from '../ledger/ledger-check-extension.js';
 import type { RollupSums } from './rollup-sums.js';
-import { EarningsRepository } from './earnings.repository.js';
+import { EarningsRepository, type RollupMismatch } from './earnings.repository.js';
 
 const ROLLUP_MISMATCHES_REPORTED_MAX = 100;
 
@@ -36,25 +36,30 @@ export class RollupCheck implements OnModuleInit {
   }
 
   /**
-   * Without full, only the days of the current and the previous UTC month (their partitions) are
-   * compared, so the check does not grow with history; full compares every day, archived months
-   * against what the archive recorded of them (usage_archived_rollups).
+   * Without full, only the days of the current and the previous UTC month (their partitions),
+   * and of those only the days whose rollup rows changed since they were last verified (a stored
+   * digest per day: rollup_verified_days), so the check costs what was written since, not the
+   * month's events; full compares every day with its events, archived months against what the
+   * archive recorded of them (usage_archived_rollups).
    */
   async run(options: LedgerCheckOptions = { full: true }) {
     const now = new Date();
-    const sinceDay = options.full ? null : new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() - 1, 1)).toISOString().slice(0, 10);
-    const found = await this.repository.findRollupMismatches(ROLLUP_MISMATCHES_REPORTED_MAX, sinceDay);
+    const mismatched = (found: { mismatches: RollupMismatch[] }) =>
+      found.mismatches.map((m) => ({ contributor_id: m.contributorId, day: m.day, model: m.model, rollup: sumsToJson(m.rollup), events: sumsToJson(m.events) }));
+    if (options.full) {
+      const found = await this.repository.findRollupMismatches(ROLLUP_MISMATCHES_REPORTED_MAX, null);
+      return { ok: found.mismatches.length === 0, since_day: null, rollup_rows: found.rollupRows.toString(), mismatched: mismatched(found) };
+    }
+    const sinceDay = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() - 1, 1)).toISOString().slice(0, 10);
+    const found = await this.repository.findRollupMismatchesSinceVerified(ROLLUP_MISMATCHES_REPORTED_MAX, sinceDay);
     return {
       ok: found.mismatches.length === 0,
       since_day: sinceDay,
       rollup_rows: found.rollupRows.toString(),
-      mismatched: found.mismatches.map((m) => ({
-        contributor_id: m.contributorId,
-        day: m.day,
-        model: m.model,
-        rollup: sumsToJson(m.rollup),
-        events: sumsToJson(m.events),
-      })),
+      // Days compared with their events in this check; the others still hash to their verified digest.
+      days_verified: found.daysVerified.length,
+      days_unchanged: found.daysUnchanged,
+      mismatched: mismatched(found),
     };
   }
 }

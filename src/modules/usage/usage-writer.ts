@@ -48,13 +48,13 @@ function eventAsWritten(p: PlannedEvent, id: bigint, receivedAt: Date): StoredEv
   };
 }
 
-/**
- * Largest group written as one statement. Small groups (single-event load) are bound by round
- * trips, which one statement removes; in large groups (batches) round trips are amortised and
- * the statement-by-statement path, which sums balances and rollups in Node, costs Postgres less
- * per event (measured at batch 1000: ~32 vs ~46 us).
+/*
+ * Largest group written as one statement: USAGE_ONE_STATEMENT_EVENTS_MAX (64). Small groups
+ * (single-event load) are bound by round trips, which one statement removes; in large groups
+ * (batches) round trips are amortised and the statement-by-statement path, which sums balances
+ * and rollups in Node, costs Postgres less per event (measured at batch 1000: ~32 vs ~46 us).
+ * Both paths write the same rows: test/usage/write-paths-differential.int-spec.ts.
  */
-export const ONE_STATEMENT_EVENTS_MAX = 64;
 
 /** The ledger side of a one-statement group commit: the usage entries and the accounts they touch. */
 const usagePosting = (plans: readonly PlannedEvent[]) =>
@@ -62,8 +62,8 @@ const usagePosting = (plans: readonly PlannedEvent[]) =>
 const eventUserId = (p: PlannedEvent) => p.event.userId;
 
 /** A hold capture locks and updates the hold: groups with one take the statement-by-statement path. */
-function writesInOneStatement(plans: readonly PlannedEvent[]): boolean {
-  return plans.length <= ONE_STATEMENT_EVENTS_MAX && plans.every((p) => p.event.holdId === null);
+function writesInOneStatement(plans: readonly PlannedEvent[], eventsMax: number): boolean {
+  return plans.length <= eventsMax && plans.every((p) => p.event.holdId === null);
 }
 
 /** Events per database transaction: one group commit. */
@@ -90,6 +90,7 @@ export class UsageWriter {
   /** usage.unpriced: the models this process has announced this hour. */
   private readonly unpriced = new UnpricedAnnouncements();
   private readonly txConcurrency: number;
+  private readonly oneStatementEventsMax: number;
   private readonly logger = new Logger('UsageWriter');
 
   constructor(
@@ -104,6 +105,7 @@ export class UsageWriter {
     private readonly metrics: MetricsService,
   ) {
     this.txConcurrency = config.USAGE_WRITER_TX_CONCURRENCY;
+    this.oneStatementEventsMax = config.USAGE_ONE_STATEMENT_EVENTS_MAX;
     this.multipliers = multipliersOf(config);
   }
 
@@ -189,7 +191,7 @@ export class UsageWriter {
     const now = new Date();
     const announce = this.unpriced.toAnnounce(plans, now);
     const webhooks = { lowBalanceAtto: this.ledger.lowBalanceThresholdAtto, unpricedModelsToAnnounce: announce };
-    const { ids: inserted, receivedAt } = writesInOneStatement(plans)
+    const { ids: inserted, receivedAt } = writesInOneStatement(plans, this.oneStatementEventsMax)
       ? await this.db.statement((runner) => this.repository.insertEventsAndPost(runner, plans, usagePosting(plans), webhooks))
       : await this.db.transaction((client) => this.insert(client, plans, announce));
     // Committed: these models are announced for this hour (by this write or an earlier one).

@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { assert } from '../../common/errors/index.js';
 import { DatabaseService, type SqlClient, type SqlRunner } from '../../database/database.service.js';
 import { arrayLiteral, plainArrayLiteral, preparedStatement, toBigInt, toBigIntOrNull } from '../../database/sql.js';
 import { trySessionLock, type SessionLock } from '../../database/session-lock.js';
@@ -23,7 +24,7 @@ export interface UnpricedModelRow {
   lastOccurredAt: Date;
 }
 
-/** The usage kinds beyond the first four, in the order of the per-row kinds array ($25). */
+/** The usage kinds beyond the first four, in the order of the per-row kinds array (kinds_text). */
 const KIND_COLUMN_LIST = [
   'cache_write_5m_tokens',
   'cache_write_1h_tokens',
@@ -93,17 +94,43 @@ interface InsertedRow {
 const INSERTED_COLUMNS = 'id, event_id, floor(extract(epoch FROM received_at) * 1000)::bigint AS received_ms';
 
 /**
- * The batch's columns, one array parameter each ($1..$25, see eventParams). The variant ($24, NULL
- * = standard) and the other usage kinds ($25, one int-array literal per row, NULL = all zero) cost
- * a plain text event two NULL array elements.
+ * The batch's columns, one array parameter each, in parameter order: the ONE place that numbers
+ * them (EVENT_SOURCE_SQL's unnest list and its column names, and eventParams' values, are all made
+ * from it). The variant (NULL = standard) and the other usage kinds (one int-array literal per row,
+ * NULL = all zero) cost a plain text event two NULL array elements.
  */
-const EVENT_SOURCE_SQL = `SELECT y.*, x.kinds FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::timestamptz[], $7::int[], $8::int[],
-         $9::int[], $10::int[], $11::text[], $12::jsonb[], $13::text[], $14::text[], $15::bigint[], $16::text[],
-         $17::text[], $18::text[], $19::numeric[], $20::numeric[], $21::numeric[], $22::numeric[], $23::jsonb[],
-         $24::text[], $25::text[])
-         AS y(event_id, request_hash, user_id, contributor_id, model, occurred_at, prompt_tokens, completion_tokens,
-         cached_tokens, reasoning_tokens, hold_id, metadata, source, status, price_id, contributor_tier, user_markup,
-         payout_multiplier, official_atto, charge_atto, payout_atto, margin_atto, stream, price_variant, kinds_text)
+const EVENT_PARAM_COLUMNS = [
+  ['event_id', 'text'],
+  ['request_hash', 'text'],
+  ['user_id', 'text'],
+  ['contributor_id', 'text'],
+  ['model', 'text'],
+  ['occurred_at', 'timestamptz'],
+  ['prompt_tokens', 'int'],
+  ['completion_tokens', 'int'],
+  ['cached_tokens', 'int'],
+  ['reasoning_tokens', 'int'],
+  ['hold_id', 'text'],
+  ['metadata', 'jsonb'],
+  ['source', 'text'],
+  ['status', 'text'],
+  ['price_id', 'bigint'],
+  ['contributor_tier', 'text'],
+  ['user_markup', 'text'],
+  ['payout_multiplier', 'text'],
+  ['official_atto', 'numeric'],
+  ['charge_atto', 'numeric'],
+  ['payout_atto', 'numeric'],
+  ['margin_atto', 'numeric'],
+  ['stream', 'jsonb'],
+  ['price_variant', 'text'],
+  ['kinds_text', 'text'],
+] as const;
+type EventParamColumn = (typeof EVENT_PARAM_COLUMNS)[number][0];
+export const EVENT_PARAM_COUNT = EVENT_PARAM_COLUMNS.length;
+
+const EVENT_SOURCE_SQL = `SELECT y.*, x.kinds FROM unnest(${EVENT_PARAM_COLUMNS.map(([, type], i) => `$${i + 1}::${type}[]`).join(', ')})
+         AS y(${EVENT_PARAM_COLUMNS.map(([name]) => name).join(', ')})
          CROSS JOIN LATERAL (SELECT y.kinds_text::int[] AS kinds) AS x`;
 
 /**
@@ -134,9 +161,16 @@ function insertEventsCtes(returning: string): string {
      RETURNING ${returning}
    )`;
 }
-const EVENT_PARAM_COUNT = 25;
-/** The posting's parameters follow the events'; the two webhook parameters come after them. */
-const WEBHOOK_PARAMS_FIRST = EVENT_PARAM_COUNT + POSTING_CTE_PARAM_COUNT + 1;
+/**
+ * The one-statement write's parameters: the events' columns, then the posting's
+ * (batched-posting.ts), then the two webhook parameters; numbered here and nowhere else.
+ */
+export const ONE_STATEMENT_PARAMS = {
+  postingFirst: EVENT_PARAM_COUNT + 1,
+  lowBalanceThreshold: EVENT_PARAM_COUNT + POSTING_CTE_PARAM_COUNT + 1,
+  unpricedModels: EVENT_PARAM_COUNT + POSTING_CTE_PARAM_COUNT + 2,
+  count: EVENT_PARAM_COUNT + POSTING_CTE_PARAM_COUNT + 2,
+} as const;
 
 const ROLLUP_INSERT_SQL = `INSERT INTO contributor_usage_daily AS r (contributor_id, day, model, events, prompt_tokens,
          completion_tokens, official_atto, earned_atto, charge_atto, margin_atto, cached_tokens, cache_write_tokens, audio_tokens)`;
@@ -156,13 +190,13 @@ const ROLLUP_ACCUMULATE_SQL = `ON CONFLICT (contributor_id, day, model) DO UPDAT
 /**
  * A group commit of events without holds as one statement: the events, their journal entries, the
  * balance upserts (the ledger's CTEs, see ledger/batched-posting.ts) and the earnings rollups, in
- * data-modifying CTEs over $1..$23 (events) and the posting's parameters after them.
+ * data-modifying CTEs over the parameters of ONE_STATEMENT_PARAMS.
  */
 const INSERT_EVENTS_AND_POST = preparedStatement('usage_insert_events_and_post', `WITH ${insertEventsCtes(`${INSERTED_COLUMNS}, user_id, contributor_id, model, occurred_at, status, prompt_tokens,
        completion_tokens, official_atto, payout_atto, charge_atto, margin_atto, cached_tokens,
-       cache_write_5m_tokens + cache_write_1h_tokens AS cache_write_tokens, prompt_audio_tokens + completion_audio_tokens AS audio_tokens`)}, ${postingCtes({ firstParam: EVENT_PARAM_COUNT + 1, source: 'ins', refColumn: 'event_id', userColumn: 'user_id' })},
-   ${lowBalanceOutboxCte({ name: 'low_balances', balances: POSTED_BALANCES_CTE, deltas: BALANCE_DELTAS_CTE, thresholdParam: WEBHOOK_PARAMS_FIRST })},
-   ${unpricedOutboxCte({ name: 'unpriced_alerts', source: 'ins', modelsParam: WEBHOOK_PARAMS_FIRST + 1 })}, rollups_upserted AS (
+       cache_write_5m_tokens + cache_write_1h_tokens AS cache_write_tokens, prompt_audio_tokens + completion_audio_tokens AS audio_tokens`)}, ${postingCtes({ firstParam: ONE_STATEMENT_PARAMS.postingFirst, source: 'ins', refColumn: 'event_id', userColumn: 'user_id' })},
+   ${lowBalanceOutboxCte({ name: 'low_balances', balances: POSTED_BALANCES_CTE, deltas: BALANCE_DELTAS_CTE, thresholdParam: ONE_STATEMENT_PARAMS.lowBalanceThreshold })},
+   ${unpricedOutboxCte({ name: 'unpriced_alerts', source: 'ins', modelsParam: ONE_STATEMENT_PARAMS.unpricedModels })}, rollups_upserted AS (
      ${ROLLUP_INSERT_SQL}
      SELECT contributor_id, (occurred_at AT TIME ZONE 'UTC')::date, model, count(*), sum(prompt_tokens),
        sum(completion_tokens), sum(official_atto), sum(payout_atto), sum(charge_atto), sum(margin_atto),
@@ -214,7 +248,13 @@ const FIND_ARCHIVED = `SELECT k.event_id, k.request_hash, k.occurred_at, to_char
 
 const INSERT_EVENTS = preparedStatement('usage_insert_events', `WITH ${insertEventsCtes(INSERTED_COLUMNS)}\n   SELECT * FROM ins`);
 
-/** One array parameter per column of EVENT_SOURCE_SQL. */
+/**
+ * The composed write statements, as the committed snapshot usage-write.sql shows them in review
+ * (usage-write-sql.spec.ts compares; `npm run sql:snapshot` rewrites it).
+ */
+export const USAGE_WRITE_STATEMENTS = [INSERT_EVENTS_AND_POST, INSERT_EVENTS, UPSERT_ROLLUPS] as const;
+
+/** One array parameter per column of EVENT_PARAM_COLUMNS, in its order. */
 function eventParams(planned: PlannedEvent[]): string[] {
   const n = planned.length;
   const eventIds: string[] = new Array(n);
@@ -275,12 +315,34 @@ function eventParams(planned: PlannedEvent[]): string[] {
   // Free text is quoted; numbers, timestamps, hex hashes and fixed words need no quoting.
   const quoted = arrayLiteral;
   const plain = plainArrayLiteral;
-  return [
-    quoted(eventIds), plain(hashes), quoted(userIds), quoted(contributorIds), quoted(models), plain(occurredAt),
-    plain(prompt), plain(completion), plain(cached), plain(reasoning), quoted(holdIds), quoted(metadata),
-    plain(sources), plain(statuses), plain(priceIds), plain(tiers), plain(markups), plain(multipliers),
-    plain(official), plain(charge), plain(payout), plain(margin), quoted(streams), quoted(variants), quoted(kinds),
-  ];
+  const byColumn: Record<EventParamColumn, string> = {
+    event_id: quoted(eventIds),
+    request_hash: plain(hashes),
+    user_id: quoted(userIds),
+    contributor_id: quoted(contributorIds),
+    model: quoted(models),
+    occurred_at: plain(occurredAt),
+    prompt_tokens: plain(prompt),
+    completion_tokens: plain(completion),
+    cached_tokens: plain(cached),
+    reasoning_tokens: plain(reasoning),
+    hold_id: quoted(holdIds),
+    metadata: quoted(metadata),
+    source: plain(sources),
+    status: plain(statuses),
+    price_id: plain(priceIds),
+    contributor_tier: plain(tiers),
+    user_markup: plain(markups),
+    payout_multiplier: plain(multipliers),
+    official_atto: plain(official),
+    charge_atto: plain(charge),
+    payout_atto: plain(payout),
+    margin_atto: plain(margin),
+    stream: quoted(streams),
+    price_variant: quoted(variants),
+    kinds_text: quoted(kinds),
+  };
+  return EVENT_PARAM_COLUMNS.map(([name]) => byColumn[name]);
 }
 
 /** The kinds of KIND_COLUMN_LIST as an int-array literal, or null when all are 0. */
@@ -343,6 +405,7 @@ export class UsageRepository {
   async insertEventsAndPost(runner: SqlRunner, planned: PlannedEvent[], posting: BatchedPosting, webhooks: { lowBalanceAtto: bigint; unpricedModelsToAnnounce: readonly string[] }): Promise<InsertedEvents> {
     if (planned.length === 0) return { ids: new Map(), receivedAt: null };
     const params = [...eventParams(planned), ...posting.params, webhooks.lowBalanceAtto.toString(), arrayLiteral(webhooks.unpricedModelsToAnnounce)];
+    assert(params.length === ONE_STATEMENT_PARAMS.count, `one-statement write: ${params.length} parameters, the statement numbers ${ONE_STATEMENT_PARAMS.count}`);
     const result = await runner.query<InsertedRow>(INSERT_EVENTS_AND_POST(params));
     return insertedEvents(result.rows);
   }

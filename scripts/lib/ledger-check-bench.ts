@@ -1,0 +1,65 @@
+// Latency of GET /v1/admin/ledger/check (checkpointed: without full) over a seeded database, as a
+// client sees it, in the three states that matter: the first check after the seed (every day of
+// the window is compared with its events once), a check with nothing new (only the per-day rollup
+// digests are hashed), and a check after new events today (today's day is compared again); plus
+// one ?full=true for reference (every day, every event).
+import { seedEvents } from './seed-events.js';
+
+const REQUEST_TIMEOUT_MS = 120_000;
+const DAY_MS = 86_400_000;
+/** Checks timed per state; the median is reported. */
+const CHECKS_PER_STATE = 3;
+
+export interface LedgerCheckFigure {
+  /** Priced events the checkpointed check's window (current and previous UTC month) holds. */
+  eventsInWindow: number;
+  newEvents: number;
+  firstMs: number;
+  unchangedMs: number;
+  afterNewEventsMs: number;
+  fullMs: number;
+  /** The rollups section's own answer after the new events (days compared again / skipped). */
+  daysVerified: number;
+  daysUnchanged: number;
+}
+
+async function timedCheck(baseUrl: string, adminKey: string, full: boolean): Promise<{ ms: number; body: { ok: boolean; rollups?: { days_verified?: number; days_unchanged?: number } } }> {
+  const started = performance.now();
+  const response = await fetch(`${baseUrl}/v1/admin/ledger/check${full ? '?full=true' : ''}`, { headers: { authorization: `Bearer ${adminKey}` }, signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS) });
+  const body = (await response.json()) as { ok: boolean; rollups?: { days_verified?: number; days_unchanged?: number } };
+  const ms = performance.now() - started;
+  if (response.status !== 200 || !body.ok) throw new Error(`ledger check answered ${response.status}: ${JSON.stringify(body).slice(0, 500)}`);
+  return { ms, body };
+}
+
+const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+
+export async function measureLedgerCheck(o: { baseUrl: string; adminKey: string; databaseUrl: string; eventsInWindow: number; newEvents: number; log: (line: string) => void }): Promise<LedgerCheckFigure> {
+  const first = await timedCheck(o.baseUrl, o.adminKey, false);
+  const unchanged: number[] = [];
+  for (let i = 0; i < CHECKS_PER_STATE; i += 1) unchanged.push((await timedCheck(o.baseUrl, o.adminKey, false)).ms);
+  const afterNew: number[] = [];
+  let last = first;
+  for (let i = 0; i < CHECKS_PER_STATE; i += 1) {
+    // New priced events today (with their rollups and journal): today's digest changes every time.
+    await seedEvents({ databaseUrl: o.databaseUrl, events: o.newEvents, contributors: 1, users: 1, models: 1, days: 1, endDay: new Date((Math.floor(Date.now() / DAY_MS) + 1) * DAY_MS), chunkEvents: o.newEvents });
+    last = await timedCheck(o.baseUrl, o.adminKey, false);
+    afterNew.push(last.ms);
+  }
+  const full = await timedCheck(o.baseUrl, o.adminKey, true);
+  const figure: LedgerCheckFigure = {
+    eventsInWindow: o.eventsInWindow,
+    newEvents: o.newEvents,
+    firstMs: first.ms,
+    unchangedMs: median(unchanged),
+    afterNewEventsMs: median(afterNew),
+    fullMs: full.ms,
+    daysVerified: last.body.rollups?.days_verified ?? -1,
+    daysUnchanged: last.body.rollups?.days_unchanged ?? -1,
+  };
+  o.log(
+    `ledger check over ${o.eventsInWindow.toLocaleString('en-US')} events in its window: first ${figure.firstMs.toFixed(0)} ms, nothing new ${figure.unchangedMs.toFixed(0)} ms, ` +
+      `after ${o.newEvents} new events today ${figure.afterNewEventsMs.toFixed(0)} ms (${figure.daysVerified} day(s) compared again, ${figure.daysUnchanged} skipped), ?full=true ${figure.fullMs.toFixed(0)} ms`,
+  );
+  return figure;
+}
