@@ -14,6 +14,10 @@ interface ContributorRow {
   payoutAddress: string;
   status: string;
   flaggedReason: string | null;
+  payoutAddressProvenAt: Date | null;
+  payoutAddressChangedAt: Date | null;
+  underReviewSince: Date | null;
+  usageAuditClearedAt: Date | null;
   createdAt: Date;
   updatedAt: Date;
 }
@@ -23,6 +27,10 @@ export interface ContributorChanges {
   payoutAddress: Address;
   status: ContributorStatus;
   flaggedReason: string | null;
+  payoutAddressProvenAt: Date | null;
+  payoutAddressChangedAt: Date | null;
+  underReviewSince?: Date | null;
+  usageAuditClearedAt?: Date | null;
   updatedAt: Date;
 }
 
@@ -50,7 +58,7 @@ export class ContributorsRepository {
   }
 
   /** A concurrent create of the same id throws (see isContributorIdConflict); the caller retries. */
-  async create(tx: PrismaTx, contributor: Omit<Contributor, 'flaggedReason'>): Promise<Contributor> {
+  async create(tx: PrismaTx, contributor: Omit<Contributor, 'flaggedReason' | 'underReviewSince' | 'usageAuditClearedAt'>): Promise<Contributor> {
     return toContributor(await tx.contributor.create({ data: contributor }));
   }
 
@@ -69,12 +77,32 @@ export class ContributorsRepository {
    */
   async lockPayees(client: SqlClient, ids: readonly string[]): Promise<Map<string, PayeeState>> {
     if (ids.length === 0) return new Map();
-    const result = await client.query<{ id: string; status: string; payout_address: string; flagged_reason: string | null }>(
-      `SELECT id, status, payout_address, flagged_reason FROM contributors WHERE id = ANY($1::text[]) ORDER BY id FOR SHARE`,
+    const result = await client.query<{
+      id: string;
+      status: string;
+      payout_address: string;
+      flagged_reason: string | null;
+      payout_address_proven_at: Date | null;
+      payout_address_changed_at: Date | null;
+      under_review_since: Date | null;
+    }>(
+      `SELECT id, status, payout_address, flagged_reason, payout_address_proven_at, payout_address_changed_at, under_review_since
+       FROM contributors WHERE id = ANY($1::text[]) ORDER BY id FOR SHARE`,
       [[...new Set(ids)]],
     );
     return new Map(
-      result.rows.map((r) => [r.id, { id: r.id, status: r.status as ContributorStatus, payoutAddress: r.payout_address as Address, flaggedReason: r.flagged_reason }]),
+      result.rows.map((r) => [
+        r.id,
+        {
+          id: r.id,
+          status: r.status as ContributorStatus,
+          payoutAddress: r.payout_address as Address,
+          flaggedReason: r.flagged_reason,
+          payoutAddressProvenAt: r.payout_address_proven_at,
+          payoutAddressChangedAt: r.payout_address_changed_at,
+          underReviewSince: r.under_review_since,
+        },
+      ]),
     );
   }
 
@@ -122,6 +150,10 @@ function toContributor(row: ContributorRow): Contributor {
     payoutAddress: row.payoutAddress as Address,
     status: row.status as ContributorStatus,
     flaggedReason: row.flaggedReason,
+    payoutAddressProvenAt: row.payoutAddressProvenAt,
+    payoutAddressChangedAt: row.payoutAddressChangedAt,
+    underReviewSince: row.underReviewSince,
+    usageAuditClearedAt: row.usageAuditClearedAt,
     createdAt: row.createdAt,
     updatedAt: row.updatedAt,
   };
