@@ -3,7 +3,15 @@ export const QUEUE_USAGE_EVENTS = 'usage-events';
 export const QUEUE_USAGE_EVENTS_DEAD = 'usage-events-dead';
 export const QUEUE_HOLDS = 'holds';
 export const QUEUE_SETTLEMENT = 'settlement';
-export type QueueName = typeof QUEUE_USAGE_EVENTS | typeof QUEUE_USAGE_EVENTS_DEAD | typeof QUEUE_HOLDS | typeof QUEUE_SETTLEMENT | WebhookQueueName | typeof QUEUE_HISTORY | typeof QUEUE_EARNINGS;
+export type QueueName =
+  | typeof QUEUE_USAGE_EVENTS
+  | typeof QUEUE_USAGE_EVENTS_DEAD
+  | typeof QUEUE_HOLDS
+  | typeof QUEUE_SETTLEMENT
+  | WebhookQueueName
+  | typeof QUEUE_HISTORY
+  | typeof QUEUE_EARNINGS
+  | typeof QUEUE_USAGE_AUDIT;
 
 export const JOB_USAGE_EVENT = 'usage-event';
 export const JOB_DEAD_USAGE_EVENT = 'dead-usage-event';
@@ -28,3 +36,8 @@ export const JOB_WEBHOOK_DISPATCH = 'webhook-dispatch';
 export const QUEUE_HISTORY = 'history';
 export const JOB_USAGE_PARTITIONS = 'usage-partitions';
 export const JOB_LEDGER_CHECKPOINT = 'ledger-checkpoint';
+
+/** The usage audit (api.md "Contributor trust"): streams' content counted off the request path, and the periodic verdict. */
+export const QUEUE_USAGE_AUDIT = 'usage-audit';
+export const JOB_USAGE_AUDIT_COUNT = 'usage-audit-count';
+export const JOB_USAGE_AUDIT_RUN = 'usage-audit-run';

@@ -7,8 +7,6 @@ ALTER TABLE "contributors" ADD COLUMN "payout_address_proven_at" TIMESTAMPTZ(6);
 ALTER TABLE "contributors" ADD COLUMN "payout_address_changed_at" TIMESTAMPTZ(6);
 -- The usage audit's hold: set while a flag is open and not reviewed (USAGE_AUDIT_HOLD), cleared by a review.
 ALTER TABLE "contributors" ADD COLUMN "under_review_since" TIMESTAMPTZ(6);
--- A "clear" review covers the audited events before it: only later ones may flag again.
-ALTER TABLE "contributors" ADD COLUMN "usage_audit_cleared_at" TIMESTAMPTZ(6);
 
 -- Single-use challenges of GET /v1/contributors/:id/payout-address/challenge. A nonce is used up
 -- (used_at) by the proof that names it, in the proof's transaction; expired rows are pruned.
@@ -53,3 +51,18 @@ CREATE TABLE "usage_audit_stats" (
     "updated_at" TIMESTAMPTZ(6) NOT NULL DEFAULT CURRENT_TIMESTAMP,
     CONSTRAINT "usage_audit_stats_pkey" PRIMARY KEY ("contributor_id", "model")
 );
+
+-- Reviews of flagged contributors (POST /v1/admin/contributors/:id/review). A "clear" covers the
+-- audited events before it: only later ones count (and may flag again). Append-only.
+CREATE TABLE "usage_audit_reviews" (
+    "id" BIGSERIAL NOT NULL,
+    "contributor_id" TEXT NOT NULL,
+    "decision" TEXT NOT NULL,
+    "reason" TEXT NOT NULL,
+    "reviewed_by" TEXT,
+    "created_at" TIMESTAMPTZ(6) NOT NULL DEFAULT CURRENT_TIMESTAMP,
+    CONSTRAINT "usage_audit_reviews_pkey" PRIMARY KEY ("id"),
+    CONSTRAINT "usage_audit_reviews_decision" CHECK ("decision" IN ('clear', 'suspend')),
+    CONSTRAINT "usage_audit_reviews_reason" CHECK (length(btrim("reason")) > 0)
+);
+CREATE INDEX "usage_audit_reviews_contributor_idx" ON "usage_audit_reviews"("contributor_id", "created_at");

@@ -17,7 +17,6 @@ interface ContributorRow {
   payoutAddressProvenAt: Date | null;
   payoutAddressChangedAt: Date | null;
   underReviewSince: Date | null;
-  usageAuditClearedAt: Date | null;
   createdAt: Date;
   updatedAt: Date;
 }
@@ -30,7 +29,6 @@ export interface ContributorChanges {
   payoutAddressProvenAt: Date | null;
   payoutAddressChangedAt: Date | null;
   underReviewSince?: Date | null;
-  usageAuditClearedAt?: Date | null;
   updatedAt: Date;
 }
 
@@ -58,7 +56,7 @@ export class ContributorsRepository {
   }
 
   /** A concurrent create of the same id throws (see isContributorIdConflict); the caller retries. */
-  async create(tx: PrismaTx, contributor: Omit<Contributor, 'flaggedReason' | 'underReviewSince' | 'usageAuditClearedAt'>): Promise<Contributor> {
+  async create(tx: PrismaTx, contributor: Omit<Contributor, 'flaggedReason' | 'underReviewSince'>): Promise<Contributor> {
     return toContributor(await tx.contributor.create({ data: contributor }));
   }
 
@@ -104,6 +102,23 @@ export class ContributorsRepository {
         },
       ]),
     );
+  }
+
+  /** The usage audit flagged them: payouts wait for a review (when USAGE_AUDIT_HOLD). Already held ones keep their instant. */
+  async markUnderReview(client: SqlClient, ids: readonly string[], since: Date): Promise<void> {
+    if (ids.length === 0) return;
+    await client.query('UPDATE contributors SET under_review_since = $2 WHERE id = ANY($1::text[]) AND under_review_since IS NULL', [[...ids], since]);
+  }
+
+  /** A review ends the hold; "suspend" also suspends. Returns the row as it was (locked), or null. */
+  async applyReview(client: SqlClient, id: string, suspend: boolean, at: Date): Promise<{ status: string; underReviewSince: Date | null } | null> {
+    const before = await client.query<{ status: string; under_review_since: Date | null }>('SELECT status, under_review_since FROM contributors WHERE id = $1 FOR UPDATE', [id]);
+    if (before.rows.length === 0) return null;
+    await client.query(
+      `UPDATE contributors SET under_review_since = NULL, status = CASE WHEN $2 THEN 'suspended' ELSE status END, updated_at = $3 WHERE id = $1`,
+      [id, suspend, at],
+    );
+    return { status: before.rows[0]!.status, underReviewSince: before.rows[0]!.under_review_since };
   }
 
   async listActive(): Promise<Contributor[]> {
@@ -153,7 +168,6 @@ function toContributor(row: ContributorRow): Contributor {
     payoutAddressProvenAt: row.payoutAddressProvenAt,
     payoutAddressChangedAt: row.payoutAddressChangedAt,
     underReviewSince: row.underReviewSince,
-    usageAuditClearedAt: row.usageAuditClearedAt,
     createdAt: row.createdAt,
     updatedAt: row.updatedAt,
   };

@@ -102,6 +102,16 @@ export class ContributorsService {
     return this.repository.lockPayees(client, ids);
   }
 
+  /** For the usage audit, in its transaction: flagged contributors' payouts wait for a review. */
+  markUnderReview(client: SqlClient, ids: readonly string[], since: Date): Promise<void> {
+    return this.repository.markUnderReview(client, ids, since);
+  }
+
+  /** For the usage audit's review, in its transaction: ends the hold ("suspend" also suspends). */
+  applyReview(client: SqlClient, id: string, decision: 'clear' | 'suspend', at: Date) {
+    return this.repository.applyReview(client, id, decision === 'suspend', at);
+  }
+
   /** Creates or updates; a tier change applies to events that occur from now on. */
   async putContributor(actor: Principal, command: PutContributorCommand): Promise<PutContributorResult> {
     // A new or changed address is checked before the transaction (the contract-code check asks the

@@ -21,8 +21,6 @@ export interface Contributor {
   payoutAddressChangedAt: Date | null;
   /** Set while the usage audit holds this contributor's payouts (USAGE_AUDIT_HOLD) until a review. */
   underReviewSince: Date | null;
-  /** The last "clear" review: audited events before it no longer count. */
-  usageAuditClearedAt: Date | null;
   createdAt: Date;
   updatedAt: Date;
 }
