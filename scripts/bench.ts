@@ -13,10 +13,10 @@ import { join } from 'node:path';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
-import { runBatchLoad, runEarningsLoad, runSingleLoad, seedDimensionPrices, seedForIngestion, createSignedGatewayKey, countStoredEvents, type LoadResult, type LoadTarget } from './lib/bench-http.js';
+import { runBatchLoad, runEarningsLoad, runSingleLoad, seedDimensionPrices, seedForIngestion, createSignedGatewayKey, countStoredEvents, type LoadResult, type LoadTarget, type PhaseCpu } from './lib/bench-http.js';
 import { compareTwoApi, medianByRate, renderTwoApiTable, roundRobinTargets, type ApiPhaseRun, type MultiApiCpu, type TwoApiComparison } from './lib/bench-two-api.js';
 import { measureRawLimits } from './lib/bench-raw.js';
-import { renderChartSvg, renderMarkdown, writeChartPng, type BatchFigure, type BenchFigures, type SingleFigure, type EarningsFigure, type MachineInfo, type PhaseCpu } from './lib/bench-report.js';
+import { renderChartSvg, renderMarkdown, writeChartPng, type BatchFigure, type BenchFigures, type SingleFigure, type EarningsFigure, type MachineInfo } from './lib/bench-report.js';
 import {
   createMigratedDatabase,
   createRunDir,

@@ -1,5 +1,5 @@
 // Compiles contracts/*.sol offline with solc-js and writes the committed outputs:
-// contracts/artifacts/<Name>.json, src/modules/settlement/chain/contract-artifacts.ts (the contracts
+// contracts/artifacts/<Name>.json, src/modules/chain/contract-artifacts.ts (the contracts
 // production deploys and calls) and contracts/test-contracts.ts (test-only: TestUSDC, Disperse,
 // used by the tests, the devchain, the demo and the bench; never imported from src/).
 // `--check` compiles without writing and exits 1 if the committed outputs are stale.
@@ -14,7 +14,7 @@ const CONTRACTS_DIR = join(ROOT_DIR, 'contracts');
 const ARTIFACTS_DIR = join(CONTRACTS_DIR, 'artifacts');
 /** Generated TypeScript per audience: production code must not ship test-only contracts. */
 const TS_OUTPUTS: ReadonlyArray<{ path: string; contracts: readonly string[] }> = [
-  { path: join(ROOT_DIR, 'src/modules/settlement/chain/contract-artifacts.ts'), contracts: ['BatchPayout'] },
+  { path: join(ROOT_DIR, 'src/modules/chain/contract-artifacts.ts'), contracts: ['BatchPayout'] },
   { path: join(CONTRACTS_DIR, 'test-contracts.ts'), contracts: ['Disperse', 'TestUSDC', 'TestWallet1271'] },
 ];
 const OPTIMIZER_RUNS = 200;

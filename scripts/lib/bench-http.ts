@@ -112,6 +112,18 @@ function dimensionEventJson(prefix: string, n: number): string {
   return `{"event_id":"${prefix}-${n}","user_id":"${benchUserId(n % BENCH_USERS)}","contributor_id":"${benchContributorId((n * 31) % BENCH_CONTRIBUTORS)}","model":"${DIMENSION_MODEL}"${variant},"usage":{"prompt_tokens":${prompt},"completion_tokens":${completion},"cached_tokens":${cached},"reasoning_tokens":0,"cache_write_5m_tokens":${write5m},"cache_write_1h_tokens":${write1h},"web_search_calls":${n % 5}}}`;
 }
 
+// Beside LoadResult (what one load phase measured), not in bench-report, so that the report and
+// the two-API helpers both import it from here instead of from each other.
+/** Average cores busy during a load phase, by who used them. */
+export interface PhaseCpu {
+  apiCores: number;
+  postgresCores: number;
+  loadGeneratorCores: number;
+  /** Everything else on the machine (other users' tests, builds): contention, not us. */
+  otherCores: number;
+  apiRssPeakBytes: number;
+}
+
 export interface LoadResult {
   seconds: number;
   requests: number;

@@ -3,7 +3,7 @@
 import { writeFileSync } from 'node:fs';
 import { Resvg } from '@resvg/resvg-js';
 import type { PayoutGasMeasurement } from './gas-measure.js';
-import type { LoadResult } from './bench-http.js';
+import type { LoadResult, PhaseCpu } from './bench-http.js';
 import type { EarningsBenchResult } from './earnings-bench.js';
 import type { RawLimits } from './bench-raw.js';
 import { renderTwoApiTable, type TwoApiComparison } from './bench-two-api.js';
@@ -24,16 +24,6 @@ export interface MachineInfo {
   postgres: string;
   loadAvgStart: number[];
   loadAvgEnd: number[];
-}
-
-/** Average cores busy during a load phase, by who used them. */
-export interface PhaseCpu {
-  apiCores: number;
-  postgresCores: number;
-  loadGeneratorCores: number;
-  /** Everything else on the machine (other users' tests, builds): contention, not us. */
-  otherCores: number;
-  apiRssPeakBytes: number;
 }
 
 /** One ingestion phase: its median run and every run's rate. */

@@ -1,7 +1,6 @@
 // The two-API phase of the benchmark: pure helpers (no I/O) for the round-robin client and for
 // the figures set next to the one-process ones of the same run.
-import type { LoadResult } from './bench-http.js';
-import type { PhaseCpu } from './bench-report.js';
+import type { LoadResult, PhaseCpu } from './bench-http.js';
 
 /**
  * The round-robin client: the target of each of `connections` keep-alive connections, connection

@@ -18,7 +18,7 @@ import {
 } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { testUsdcAbi, testUsdcBytecode } from '../../contracts/test-contracts.js';
-import { batchPayoutAbi, batchPayoutBytecode } from '../../src/modules/settlement/chain/contract-artifacts.js';
+import { batchPayoutAbi, batchPayoutBytecode } from '../../src/modules/chain/contract-artifacts.js';
 
 export const DEVCHAIN_CHAIN_ID = 31337;
 /** Anvil's well-known dev keys (public, from the default mnemonic): #0 is the hot wallet. */

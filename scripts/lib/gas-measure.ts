@@ -19,8 +19,8 @@ import {
 } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { disperseAbi, disperseBytecode, testUsdcAbi } from '../../contracts/test-contracts.js';
-import { PayoutChainClient } from '../../src/modules/settlement/chain/payout-chain.client.js';
-import type { PayoutLine } from '../../src/modules/settlement/chain/payout-lines.js';
+import { PayoutChainClient } from '../../src/modules/chain/payout-chain.client.js';
+import type { PayoutLine } from '../../src/modules/chain/payout-lines.js';
 import { devChain, type Devchain } from './devchain.js';
 
 export interface GasPerRecipient {

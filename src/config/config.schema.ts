@@ -1,7 +1,7 @@
 // The environment, parsed once at boot by one zod schema. This module is the only reader of
 // process.env; a bad variable stops start-up with a message naming it.
 import { readFileSync } from 'node:fs';
-import { parseClusterNodes } from '../queue/redis-connection.js';
+import { parseClusterNodes } from './redis-cluster-nodes.js';
 import { z } from 'zod';
 import { MoneyFormatError, parseMultiplier, parseUsdToAtto, type DecimalMultiplier } from '../common/money/index.js';
 import { API_KEY_TEXT, API_KEY_TEXT_MESSAGE } from '../common/validation/api-key-text.js';

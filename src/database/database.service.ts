@@ -3,7 +3,7 @@ import { PrismaPg } from '@prisma/adapter-pg';
 import pg from 'pg';
 import { APP_CONFIG, type AppConfig } from '../config/index.js';
 import { PrismaClient } from '../generated/prisma/client.js';
-import { isRetryableTransactionError } from './database-errors.js';
+import { isRetryableTransactionError } from '../common/errors/database-errors.js';
 
 export type SqlClient = pg.PoolClient;
 /** Anything that runs a statement: the pool (autocommit) or a checked-out client. */

@@ -50,18 +50,3 @@ export function createRedis(target: RedisTarget, role: RedisRole): RedisClient {
   }
   return new Redis(target.REDIS_URL, options);
 }
-
-/** `host:port,host:port` -> cluster start-up nodes (the rest are discovered). */
-export function parseClusterNodes(text: string): ClusterNode[] {
-  return text
-    .split(',')
-    .map((part) => part.trim())
-    .filter((part) => part.length > 0)
-    .map((part) => {
-      const match = /^(\[[0-9a-fA-F:]+\]|[A-Za-z0-9.-]+):(\d{1,5})$/.exec(part);
-      if (!match) throw new Error(`REDIS_CLUSTER_NODES: "${part}" is not host:port`);
-      const port = Number(match[2]);
-      if (port < 1 || port > 65535) throw new Error(`REDIS_CLUSTER_NODES: port ${port} is out of range`);
-      return { host: match[1]!.replace(/^\[|\]$/g, ''), port };
-    });
-}

@@ -167,6 +167,30 @@ describe('price dimensions: admin prices and usage events', () => {
     expect(detail.body).toMatchObject({ status: 'priced', price_variant: 'priority', official_usd: '0.0045' });
   });
 
+  it('an image model priced by image tokens only (gpt-image-1): all-image output is priced, text output is unpriced (#24 item 8)', async () => {
+    const gptImage = { model: 'openai/gpt-image-1', effective_from: '2026-01-01T00:00:00Z', input_usd_per_mtok: '5', cached_input_usd_per_mtok: '1.25', input_image_usd_per_mtok: '10', output_image_usd_per_mtok: '40' };
+    const created = await t.admin(t.http.post('/v1/admin/prices')).send(gptImage).expect(201);
+    expect(created.body).toMatchObject({ input_usd_per_mtok: '5', output_usd_per_mtok: null, output_image_usd_per_mtok: '40' });
+    // 50 x 5 + 1,000 x 10 + 4,160 x 40 = 0.00025 + 0.01 + 0.1664.
+    const image = await gw(t.http.post('/v1/usage-events'))
+      .send(event('gpt-image-all-image', 'openai/gpt-image-1', { prompt_tokens: 1050, prompt_image_tokens: 1000, completion_tokens: 4160, completion_image_tokens: 4160 }))
+      .expect(201);
+    expect(image.body).toMatchObject({ status: 'priced', official_usd: '0.17665', charge_usd: '0.229645', price_id: created.body.id });
+    // One text output token needs the text output price the version does not have: parked unpriced.
+    const text = await gw(t.http.post('/v1/usage-events'))
+      .send(event('gpt-image-text-out', 'openai/gpt-image-1', { prompt_tokens: 50, completion_tokens: 4161, completion_image_tokens: 4160 }))
+      .expect(202);
+    expect(text.body.status).toBe('unpriced');
+  });
+
+  it.each([
+    [{ output_usd_per_mtok: undefined }, 'output_usd_per_mtok'],
+    [{ input_usd_per_mtok: undefined, cached_input_usd_per_mtok: '1' }, 'input_usd_per_mtok'],
+  ])('still refuses %j without a text price or an image/audio price standing in for it', async (patch, field) => {
+    const res = await t.admin(t.http.post('/v1/admin/prices')).send({ model: 'acme/no-root', input_usd_per_mtok: '1', output_usd_per_mtok: '2', ...patch }).expect(400);
+    expect((res.body.error.details as { field: string }[]).map((d) => d.field)).toContain(field);
+  });
+
   it('compares the new fields for idempotency: a changed cache write count is 409, the same payload a replay', async () => {
     const body = event('idem-cw', CLAUDE, { prompt_tokens: 1000, cache_write_5m_tokens: 100, completion_tokens: 10 });
     await gw(t.http.post('/v1/usage-events')).send(body).expect(201);

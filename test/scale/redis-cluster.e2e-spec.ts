@@ -7,7 +7,7 @@ import { Queue } from 'bullmq';
 import { Cluster } from 'ioredis';
 import pg from 'pg';
 import { publishUsageEvent, QUEUE_USAGE_EVENTS } from '../../src/queue/usage-events.producer.js';
-import { parseClusterNodes } from '../../src/queue/redis-connection.js';
+import { parseClusterNodes } from '../../src/config/redis-cluster-nodes.js';
 import { startRedisCluster, type RedisClusterHandle } from '../../scripts/lib/redis-cluster.js';
 import { exampleEvent, expectLedgerClean, seedBilling } from '../support/billing-fixtures.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';

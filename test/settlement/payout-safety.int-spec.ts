@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { privateKeyToAccount } from 'viem/accounts';
 import type { Address, Hex } from 'viem';
 import { PayoutAddressPolicy } from '../../src/modules/payout-safety/payout-address-policy.service.js';
-import { PayoutChainClient } from '../../src/modules/settlement/chain/payout-chain.client.js';
+import { PayoutChainClient } from '../../src/modules/chain/payout-chain.client.js';
 import {
   anvil,
   balancesOf,

@@ -137,6 +137,27 @@ describe('POST /v1/usage-events/stream: every usage kind and the variant, priced
     expect(stored.body).toMatchObject({ official_usd: officialUsd, usage, price_variant: 'standard' });
   });
 
+  it('an image model streaming a 1.43 MB base64 image in one SSE event is billed on its provider usage (#24 item 7)', async () => {
+    // OpenRouter's google/gemini-2.5-flash-image: the whole PNG in delta.images of one event.
+    const image = { type: 'image_url', image_url: { url: `data:image/png;base64,${'iVBORw0KGgo'.repeat(130_000)}` } };
+    const chunk = (delta: Record<string, unknown>, extra: Record<string, unknown> = {}) =>
+      `data: ${JSON.stringify({ id: 'gen-1', object: 'chat.completion.chunk', model: 'google/gemini-2.5-flash-image', provider: 'Google', choices: [{ index: 0, delta, finish_reason: null, ...extra }] })}\n\n`;
+    const usage = { prompt_tokens: 7, completion_tokens: 1290, total_tokens: 1297, cost: 0.0387, prompt_tokens_details: { cached_tokens: 0 }, completion_tokens_details: { reasoning_tokens: 0, image_tokens: 1290 } };
+    const body = [
+      chunk({ role: 'assistant', content: '' }),
+      chunk({ role: 'assistant', content: '', images: [image] }),
+      chunk({ role: 'assistant', content: '' }, { finish_reason: 'stop', native_finish_reason: 'STOP' }),
+      `data: ${JSON.stringify({ id: 'gen-1', object: 'chat.completion.chunk', model: 'google/gemini-2.5-flash-image', choices: [], usage })}\n\n`,
+      'data: [DONE]\n\n',
+    ].join('');
+    expect(Buffer.byteLength(body)).toBeGreaterThan(1_430_000);
+    // 7 x 0.3 + 1290 image out x 30 = 38,702.1 / 1e6
+    const res = await post('event_id=kind-image-big&model=gemini-2.5-flash-image', body).expect(201);
+    expect(res.body).toMatchObject({ status: 'priced', official_usd: '0.0387021', stream: { usage_source: 'provider', error: null, finish_reason: 'stop' } });
+    const stored = await t.admin(t.http.get('/v1/usage-events/kind-image-big')).expect(200);
+    expect(stored.body.usage).toMatchObject({ prompt_tokens: 7, completion_tokens: 1290, completion_image_tokens: 1290 });
+  });
+
   it('a flex stream bills at the flex price; the query parameter overrides the stream', async () => {
     // flex: 256 x 1 + 2944 x 0.25 + 1850 x 4 = 8,392 / 1e6; standard: 256 x 2 + 2944 x 0.5 + 1850 x 8 = 16,784 / 1e6
     const flex = await post('event_id=flex-1', fixture('49-openai-flex-service-tier')).expect(201);

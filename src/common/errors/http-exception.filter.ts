@@ -5,7 +5,7 @@ import { ZodError } from 'zod';
 import { DomainError, RateLimitedError, type ErrorCode } from './domain-error.js';
 import { sendError } from './error-body.js';
 import { zodIssuesToFields } from './zod-issues.js';
-import { isDatabaseUnavailable, isNumericOutOfRange } from '../../database/database-errors.js';
+import { isDatabaseUnavailable, isNumericOutOfRange } from './database-errors.js';
 
 const CODE_BY_STATUS: Record<number, ErrorCode> = {
   400: 'validation_failed',

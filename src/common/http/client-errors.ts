@@ -1,4 +1,5 @@
 import type { Duplex } from 'node:stream';
+import { ownEntry } from '../collections/own-entry.js';
 import { errorBody } from '../errors/error-body.js';
 
 const RESPONSES: Record<string, { status: number; reason: string; code: string; message: string }> = {
@@ -15,7 +16,7 @@ const MALFORMED = { status: 400, reason: 'Bad Request', code: 'validation_failed
  */
 export function answerClientErrorAsJson(error: NodeJS.ErrnoException, socket: Duplex & { bytesWritten?: number }): void {
   if (socket.writable && (socket.bytesWritten ?? 0) === 0 && error.code !== 'ECONNRESET') {
-    const r = (error.code && RESPONSES[error.code]) || MALFORMED;
+    const r = (error.code && ownEntry(RESPONSES, error.code)) || MALFORMED;
     const body = JSON.stringify(errorBody(r.code, r.message));
     socket.write(
       `HTTP/1.1 ${r.status} ${r.reason}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,

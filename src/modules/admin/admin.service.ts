@@ -7,7 +7,7 @@ import { APP_CONFIG, type AppConfig } from '../../config/index.js';
 import { AuditService } from '../audit/audit.service.js';
 import { formatDay, resolveEarningsRange } from '../earnings/earnings-range.js';
 import { LedgerService, type ContributorCursor, type ContributorSort } from '../ledger/ledger.service.js';
-import { SettlementService } from '../settlement/statement/settlement.service.js';
+import { SettlementService } from '../settlement/creation/settlement.service.js';
 import { UsageService } from '../usage/usage.service.js';
 import { AdminRepository } from './admin.repository.js';
 

@@ -3,7 +3,7 @@ import { assert, DomainError } from '../../common/errors/index.js';
 import { formatAttoAsUsd } from '../../common/money/index.js';
 import { DatabaseService, type SqlClient } from '../../database/database.service.js';
 import { AuditService } from '../audit/audit.service.js';
-import type { Principal } from '../auth/auth.types.js';
+import type { Principal } from '../../common/auth/auth.types.js';
 import { ContributorsService } from '../contributors/contributors.service.js';
 import { contributorPayable, PLATFORM_ADJUSTMENTS } from '../ledger/account-codes.js';
 import type { JournalDraft } from '../ledger/journal-draft.js';

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { PrismaTx, SqlClient } from '../../database/database.service.js';
-import type { Principal } from '../auth/auth.types.js';
+import type { Principal } from '../../common/auth/auth.types.js';
 import { AuditRepository, type AuditRecord } from './audit.repository.js';
 
 export type { AuditRecord };

@@ -1,5 +1,5 @@
 import { DomainError } from '../../common/errors/index.js';
-import type { Principal } from './auth.types.js';
+import type { Principal } from '../../common/auth/auth.types.js';
 
 /** A contributor key reads only its own contributor; 403 without hinting whether the other exists. */
 export function assertCanReadContributor(principal: Principal, contributorId: string): void {

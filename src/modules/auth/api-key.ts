@@ -1,6 +1,6 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { API_KEY_CHARS, API_KEY_LENGTH_MAX } from '../../common/validation/api-key-text.js';
-import type { Role } from './auth.types.js';
+import type { Role } from '../../common/auth/auth.types.js';
 
 const KEY_BYTES = 32;
 const PREFIX_BY_ROLE: Record<Role, string> = { admin: 'lk_adm', gateway: 'lk_gw', contributor: 'lk_ctb' };

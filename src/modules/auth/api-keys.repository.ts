@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DatabaseService, type PrismaTx } from '../../database/database.service.js';
-import type { Role } from './auth.types.js';
+import type { Role } from '../../common/auth/auth.types.js';
 
 export interface ApiKeyRecord {
   id: string;

@@ -3,9 +3,9 @@ import { ApiBearerAuth, ApiTags } from '@nestjs/swagger';
 import { AuthService } from './auth.service.js';
 import { createdKeyBody } from './auth.presenter.js';
 import { CreateApiKeyDto } from './auth.schemas.js';
-import type { Principal } from './auth.types.js';
-import { CurrentPrincipal } from './principal.decorator.js';
-import { Roles } from './roles.decorator.js';
+import type { Principal } from '../../common/auth/auth.types.js';
+import { CurrentPrincipal } from '../../common/auth/principal.decorator.js';
+import { Roles } from '../../common/auth/roles.decorator.js';
 import { DomainError } from '../../common/errors/index.js';
 
 @ApiTags('admin: api keys')

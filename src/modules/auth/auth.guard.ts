@@ -4,11 +4,10 @@ import { DomainError } from '../../common/errors/index.js';
 import { parseBearer } from './api-key.js';
 import { assertCanReadContributor } from './access.js';
 import { AuthService } from './auth.service.js';
-import type { Principal, Role } from './auth.types.js';
-import type { AuthedRequest } from './principal.decorator.js';
-import { PUBLIC_KEY, ROLES_KEY } from './roles.decorator.js';
+import type { Principal, Role } from '../../common/auth/auth.types.js';
+import { PUBLIC_KEY, ROLES_KEY } from '../../common/auth/roles.decorator.js';
 import { RateLimiter } from './rate-limiter.js';
-import { SignedRequestVerifier } from './signed-request-verifier.js';
+import { SignedRequestVerifier, type AuthedRequest } from './signed-request-verifier.js';
 
 /**
  * Global guard: a route must be @Public() or declare @Roles(); anything else is refused. Once the

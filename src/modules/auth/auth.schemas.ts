@@ -1,6 +1,6 @@
 import { createZodDto } from 'nestjs-zod';
 import { z } from 'zod';
-import { ROLES } from './auth.types.js';
+import { ROLES } from '../../common/auth/auth.types.js';
 
 export const idText = z.string().min(1).max(128).regex(/^[A-Za-z0-9._:\-]+$/, 'only letters, digits and . _ : - are allowed');
 

@@ -7,7 +7,7 @@ import { AuditService } from '../audit/audit.service.js';
 import { ApiKeysRepository } from './api-keys.repository.js';
 import { generateApiKey, hashApiKey, sameHash } from './api-key.js';
 import { generateSigningSecret, signingKeyBytes } from '../../common/signing/standard-webhooks.js';
-import type { Principal, Role } from './auth.types.js';
+import type { Principal, Role } from '../../common/auth/auth.types.js';
 
 const BOOTSTRAP_ADMIN_KEY_ID = 'bootstrap-admin';
 // Authenticated keys are cached briefly to keep one query off every request; revoking through

@@ -3,8 +3,14 @@ import type { Hmac } from 'node:crypto';
 import { DomainError } from '../../common/errors/index.js';
 import { RAW_BODY_ROUTES } from '../../common/http/body-parsers.js';
 import { bodyMatchesSignature, checkSignatureHeaders, digestMatches, signatureHmac } from '../../common/signing/standard-webhooks.js';
-import type { AuthedRequest } from './principal.decorator.js';
+import type { PrincipalRequest } from '../../common/auth/principal.decorator.js';
 import { SignatureReplayGuard } from './signature-replay-guard.js';
+
+/**
+ * rawBody: the JSON body's bytes, kept by the body parser for signature checks. Defined beside
+ * StreamedSignature (rather than with CurrentPrincipal) so the two never import each other.
+ */
+export type AuthedRequest = PrincipalRequest & { rawBody?: Buffer; streamedSignature?: StreamedSignature };
 
 /** The one raw-body route a gateway calls; it feeds its body through StreamedSignature. */
 export const SIGNED_STREAM_ROUTE = '/v1/usage-events/stream';

@@ -2,9 +2,9 @@ import { Controller, Get } from '@nestjs/common';
 import { ApiBearerAuth, ApiOkResponse, ApiTags } from '@nestjs/swagger';
 import { createZodDto } from 'nestjs-zod';
 import { z } from 'zod';
-import { ROLES, type Principal } from './auth.types.js';
-import { CurrentPrincipal } from './principal.decorator.js';
-import { Roles } from './roles.decorator.js';
+import { ROLES, type Principal } from '../../common/auth/auth.types.js';
+import { CurrentPrincipal } from '../../common/auth/principal.decorator.js';
+import { Roles } from '../../common/auth/roles.decorator.js';
 
 const whoamiResponseSchema = z.object({
   key_id: z.string(),

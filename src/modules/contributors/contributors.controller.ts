@@ -2,9 +2,9 @@ import { Body, Controller, Get, Inject, Param, Put, Res } from '@nestjs/common';
 import { ApiBearerAuth, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
 import { APP_CONFIG, type AppConfig } from '../../config/index.js';
-import type { Principal } from '../auth/auth.types.js';
-import { CurrentPrincipal } from '../auth/principal.decorator.js';
-import { Roles } from '../auth/roles.decorator.js';
+import type { Principal } from '../../common/auth/auth.types.js';
+import { CurrentPrincipal } from '../../common/auth/principal.decorator.js';
+import { Roles } from '../../common/auth/roles.decorator.js';
 import { contributorBalancesToJson } from '../earnings/contributor-balances.js';
 import { EarningsService } from '../earnings/earnings.service.js';
 import {

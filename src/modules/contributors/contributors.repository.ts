@@ -1,7 +1,7 @@
 // The only code that touches the contributors and contributor_tiers tables.
 import { Injectable } from '@nestjs/common';
 import type { Address } from 'viem';
-import { isUniqueViolation } from '../../database/database-errors.js';
+import { isUniqueViolation } from '../../common/errors/database-errors.js';
 import { preparedStatement } from '../../database/sql.js';
 import { DatabaseService, type PrismaTx, type SqlClient } from '../../database/database.service.js';
 import type { Contributor, ContributorStatus, ContributorTier, PayeeState, TierVersion } from './contributors.types.js';

@@ -8,7 +8,7 @@ import { prismaSqlRunner } from '../../database/prisma-sql-runner.js';
 import { AuditService } from '../audit/audit.service.js';
 import { WebhookOutbox } from '../webhooks/webhook-outbox.service.js';
 import { PayoutAddressPolicy } from '../payout-safety/payout-address-policy.service.js';
-import type { Principal } from '../auth/auth.types.js';
+import type { Principal } from '../../common/auth/auth.types.js';
 import { ContributorsRepository, isContributorIdConflict } from './contributors.repository.js';
 import type { Contributor, ContributorStatus, ContributorTier, PayeeState, TierBook } from './contributors.types.js';
 import { createTierBook } from './tier-book.js';

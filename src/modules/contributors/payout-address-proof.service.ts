@@ -7,7 +7,7 @@ import { DomainError } from '../../common/errors/index.js';
 import { APP_CONFIG, type AppConfig } from '../../config/index.js';
 import { prismaSqlRunner } from '../../database/prisma-sql-runner.js';
 import { assertCanReadContributor } from '../auth/access.js';
-import type { Principal } from '../auth/auth.types.js';
+import type { Principal } from '../../common/auth/auth.types.js';
 import { AuditService } from '../audit/audit.service.js';
 import { AddressProofVerifier } from '../payout-safety/address-proof-verifier.js';
 import { PayoutAddressPolicy } from '../payout-safety/payout-address-policy.service.js';

@@ -2,9 +2,9 @@ import { Body, Controller, Get, HttpCode, Inject, Param, Post, Query } from '@ne
 import { ApiBearerAuth, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { APP_CONFIG, type AppConfig } from '../../config/index.js';
 import { assertCanReadContributor } from '../auth/access.js';
-import type { Principal } from '../auth/auth.types.js';
-import { CurrentPrincipal } from '../auth/principal.decorator.js';
-import { Roles } from '../auth/roles.decorator.js';
+import type { Principal } from '../../common/auth/auth.types.js';
+import { CurrentPrincipal } from '../../common/auth/principal.decorator.js';
+import { Roles } from '../../common/auth/roles.decorator.js';
 import {
   ContributorIdParamDto,
   ContributorResponseDto,

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DatabaseService, type SqlClient } from '../../database/database.service.js';
 import { toBigInt } from '../../database/sql.js';
-import type { RollupSums } from '../usage/usage.types.js';
+import type { RollupSums } from './rollup-sums.js';
 import type { GroupBy } from './earnings-range.js';
 import type { EarningsRow } from './earnings-report.js';
 

@@ -1,7 +1,7 @@
 import { Injectable, type OnModuleInit } from '@nestjs/common';
 import { formatAttoAsUsd } from '../../common/money/index.js';
 import { LedgerCheckRegistry, type LedgerCheckOptions } from '../ledger/ledger-check-extension.js';
-import type { RollupSums } from '../usage/usage.types.js';
+import type { RollupSums } from './rollup-sums.js';
 import { EarningsRepository } from './earnings.repository.js';
 
 const ROLLUP_MISMATCHES_REPORTED_MAX = 100;

@@ -1,7 +1,7 @@
 import { Controller, Get, Header, Inject, Res } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
-import { Public } from '../auth/roles.decorator.js';
+import { Public } from '../../common/auth/roles.decorator.js';
 import { MetricsService } from './metrics.service.js';
 import { READINESS_CHECKS, runCheck, type ReadinessCheck } from './readiness.js';
 

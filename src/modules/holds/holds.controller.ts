@@ -2,7 +2,7 @@ import { Body, Controller, Get, HttpCode, Param, Post, Res } from '@nestjs/commo
 import { ApiBearerAuth, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
 import { RateLimited } from '../auth/rate-limited.decorator.js';
-import { Roles } from '../auth/roles.decorator.js';
+import { Roles } from '../../common/auth/roles.decorator.js';
 import { holdBody } from './holds.presenter.js';
 import { CreateHoldDto } from './holds.schemas.js';
 import { HoldsService } from './holds.service.js';

@@ -1,7 +1,7 @@
 import { Controller, Get, HttpCode, Post, Query } from '@nestjs/common';
 import { DomainError } from '../../common/errors/index.js';
 import { ApiBearerAuth, ApiQuery, ApiTags } from '@nestjs/swagger';
-import { Roles } from '../auth/roles.decorator.js';
+import { Roles } from '../../common/auth/roles.decorator.js';
 import { ledgerCheckBody } from './ledger.presenter.js';
 import { LedgerCheckService } from './ledger-check.service.js';
 

@@ -5,7 +5,7 @@ import { contributorPending } from '../ledger/account-codes.js';
 import { LedgerService } from '../ledger/ledger.service.js';
 import { EARNINGS_MATURED_JOURNAL_KIND, earningsMaturedDraft, earningsMaturedRef } from '../ledger/maturity-journal.js';
 import { RefundsService } from '../refunds/refunds.service.js';
-import { maturedThrough } from './maturity-window.js';
+import { maturedThrough } from '../ledger/maturity-window.js';
 import { MaturityRepository } from './maturity.repository.js';
 
 export interface MaturityRun {

@@ -3,7 +3,7 @@ import { getAddress, isAddressEqual, zeroAddress, type Address, type Hex } from 
 import { privateKeyToAccount } from 'viem/accounts';
 import { DomainError } from '../../common/errors/index.js';
 import { APP_CONFIG, type AppConfig } from '../../config/index.js';
-import { PAYOUT_CHAIN, type PayoutChainHandle } from '../settlement/chain/payout-chain.provider.js';
+import { PAYOUT_CHAIN, type PayoutChainHandle } from '../chain/payout-chain.provider.js';
 import { PayoutDenylistFile } from './payout-denylist.js';
 
 export const PAYOUT_DENYLIST = Symbol('PAYOUT_DENYLIST');

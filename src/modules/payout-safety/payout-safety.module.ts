@@ -1,6 +1,6 @@
 import { Module } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '../../config/index.js';
-import { PayoutChainModule } from '../settlement/chain/payout-chain.module.js';
+import { PayoutChainModule } from '../chain/payout-chain.module.js';
 import { AddressProofVerifier } from './address-proof-verifier.js';
 import { PAYOUT_DENYLIST, PayoutAddressPolicy } from './payout-address-policy.service.js';
 import { PayoutDenylistFile } from './payout-denylist.js';

@@ -21,6 +21,21 @@ export type PriceKind = (typeof PRICE_KINDS)[number];
 /** Input and output are required on every version; the other kinds fall back to a parent. */
 export const REQUIRED_PRICE_KINDS: readonly PriceKind[] = ['input', 'output'];
 
+/**
+ * A root kind may be missing only when the version prices that side otherwise: gpt-image-1 lists
+ * an output image price and no text output price (pricing.md: a version needs a price only for
+ * the kinds an event uses). The same rule as createPriceSchema's.
+ */
+export const ROOT_PRICE_STAND_INS: Readonly<Record<'input' | 'output', readonly PriceKind[]>> = {
+  input: ['input_image', 'input_audio'],
+  output: ['output_image', 'output_audio'],
+};
+
+/** The root kinds a version lacks with nothing to stand in for them (empty: the version can be stored). */
+export function missingRootKinds(prices: CatalogKindPrices): ('input' | 'output')[] {
+  return (['input', 'output'] as const).filter((root) => prices[root] === undefined && ROOT_PRICE_STAND_INS[root].every((kind) => prices[kind] === undefined));
+}
+
 /** Per-Mtok prices have at most 6 decimals of USD: micro-USD per Mtok is a whole number. */
 export const PRICE_SCALE = 6;
 /** Fees have at most 12 decimals of USD: pico-USD is a whole number. */
@@ -62,8 +77,6 @@ export type PriceBody = {
   model: string;
   variant: string;
   effective_from?: string;
-  input_usd_per_mtok: string;
-  output_usd_per_mtok: string;
   tiers?: TierBody[];
   web_search_usd_per_call?: string;
   web_search_billing?: WebSearchBilling;
@@ -123,19 +136,15 @@ export function formatPicoUsd(value: bigint): string {
 }
 
 export function toPriceBody(draft: VersionDraft): PriceBody {
-  const body: PriceBody = {
-    model: draft.model,
-    variant: draft.variant,
-    input_usd_per_mtok: formatMicroUsdPerMtok(required(draft, 'input')),
-    output_usd_per_mtok: formatMicroUsdPerMtok(required(draft, 'output')),
-  };
+  const missing = missingRootKinds(draft.prices);
+  if (missing.length > 0) throw new Error(`${draft.model} (${draft.variant}) has no ${missing.join(' or ')} price`);
+  const body: PriceBody = { model: draft.model, variant: draft.variant, ...kindFields(draft.prices) };
   if (draft.effectiveFrom !== null) body.effective_from = draft.effectiveFrom.toISOString();
-  Object.assign(body, kindFields(draft.prices, { skipRequired: true }));
   if (draft.tiers.length > 0) {
     body.tiers = draft.tiers.map((tier) => ({
       above_input_tokens: tier.aboveInputTokens,
       inclusive: tier.inclusive,
-      ...kindFields(tier.prices, { skipRequired: false }),
+      ...kindFields(tier.prices),
     }));
   }
   if (draft.webSearch !== null) {
@@ -146,17 +155,11 @@ export function toPriceBody(draft: VersionDraft): PriceBody {
   return body;
 }
 
-function required(draft: VersionDraft, kind: PriceKind): bigint {
-  const value = draft.prices[kind];
-  if (value === undefined) throw new Error(`${draft.model} (${draft.variant}) has no ${kind} price`);
-  return value;
-}
-
-function kindFields(prices: CatalogKindPrices, options: { skipRequired: boolean }): Partial<Record<PriceFieldName, string>> {
+function kindFields(prices: CatalogKindPrices): Partial<Record<PriceFieldName, string>> {
   const fields: Partial<Record<PriceFieldName, string>> = {};
   for (const kind of PRICE_KINDS) {
     const value = prices[kind];
-    if (value === undefined || (options.skipRequired && REQUIRED_PRICE_KINDS.includes(kind))) continue;
+    if (value === undefined) continue;
     fields[priceFieldName(kind)] = formatMicroUsdPerMtok(value);
   }
   return fields;

@@ -4,6 +4,7 @@
 // as decimals in its data; each is read from its shortest decimal text, exactly. Pure.
 import type { CatalogKindPrices, OmissionCode, PriceKind, SkippedEntry, DroppedField, TierDraft, VersionDraft, CatalogPlan } from './catalog-price-body.js';
 import { PRICE_SCALE, FEE_SCALE, IMPORT_FEE_PICO_USD_MAX, IMPORT_PRICE_MICRO_USD_PER_MTOK_MAX } from './catalog-price-body.js';
+import { ownEntry } from '../../common/collections/own-entry.js';
 import { DecimalTextError, decimalTextToScaled } from './decimal-text.js';
 import { REASON_LENGTH_MAX } from './litellm-entry-fields.js';
 
@@ -95,7 +96,7 @@ function versionOf(model: string, prices: GenaiModelPrice, effectiveFrom: Date, 
   for (const [key, value] of Object.entries(prices)) {
     if (value === undefined) continue;
     const field = `prices[${index}].${key}`;
-    const kind = GENAI_KIND_KEYS[key];
+    const kind = ownEntry(GENAI_KIND_KEYS, key);
     if (kind === undefined && key !== WEB_SEARCH_KEY && key !== REQUEST_KEY) {
       drops.push(dropped(model, field, 'unsupported', 'no usage kind or fee for this price key'));
       continue;

@@ -30,17 +30,17 @@ describe('the whole LiteLLM catalog', () => {
     expect(new Set([...standardOf.keys(), ...plan.skipped.filter((s) => !s.variant).map((s) => s.model)]).size).toBe(2985);
   });
 
-  it('imports 2,369 models as 2,685 versions with 248 tiers, and skips 616 models by reason', () => {
+  it('imports 2,379 models as 2,695 versions with 248 tiers, and skips 606 models by reason', () => {
     expect(countCatalogPlan(plan)).toEqual({
-      models: 2369,
-      versions: 2685,
-      variants: { standard: 2369, batch: 109, priority: 100, flex: 33, us: 26, eu: 18, fast: 6, low: 8, medium: 8, high: 8 },
+      models: 2379,
+      versions: 2695,
+      variants: { standard: 2379, batch: 109, priority: 100, flex: 33, us: 26, eu: 18, fast: 6, low: 8, medium: 8, high: 8 },
       tiers: 248,
       versionsWithTiers: 232,
-      skippedModels: 616,
+      skippedModels: 606,
       skippedVariants: 0,
-      skippedByCode: { not_token_priced: 484, zero_priced: 107, precision: 23, not_a_model: 2 },
-      droppedByCode: { not_token_priced: 106, unsupported: 31, zero_priced: 44, invalid: 9 },
+      skippedByCode: { not_token_priced: 474, zero_priced: 107, precision: 23, not_a_model: 2 },
+      droppedByCode: { not_token_priced: 109, unsupported: 11, zero_priced: 44, invalid: 9 },
     });
   });
 
@@ -95,7 +95,7 @@ describe('the whole LiteLLM catalog', () => {
   it('lists dropped fields only for models it imports', () => {
     const skippedModels = new Set(plan.skipped.filter((s) => !s.variant).map((s) => s.model));
     expect(plan.dropped.filter((d) => skippedModels.has(d.model))).toEqual([]);
-    expect(new Set(plan.dropped.map((d) => d.model)).size).toBe(130);
+    expect(new Set(plan.dropped.map((d) => d.model)).size).toBe(124);
   });
 
   it('reports the float artifacts as precision skips, never imports them rounded', () => {

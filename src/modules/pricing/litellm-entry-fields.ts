@@ -7,6 +7,9 @@ import { classifyField, readPerTokenPrice, type KindField, type ServiceTierSuffi
 
 export const REASON_LENGTH_MAX = 200;
 
+/** Other names of a price (litellm-fields.ts): cache_read_input_token_cost and cache_read_input_audio_token_cost win over them. */
+const READ_LAST_ALIASES: ReadonlySet<string> = new Set(['input_cost_per_token_cache_hit', 'cache_creation_input_audio_token_cost']);
+
 export type BucketKey = ServiceTierSuffix | '';
 export interface Bucket {
   prices: CatalogKindPrices;
@@ -35,8 +38,8 @@ export interface EntryFields {
 export function readEntryFields(model: string, entry: Record<string, unknown>): EntryFields {
   const provider = typeof entry.litellm_provider === 'string' ? entry.litellm_provider : undefined;
   const fields: EntryFields = { model, provider, buckets: new Map(), failures: new Map(), notTokenPriced: [], special: {}, dropped: [] };
-  // The cache-hit alias is read last so cache_read_input_token_cost wins when both are there.
-  const names = Object.keys(entry).sort((a, b) => Number(a === 'input_cost_per_token_cache_hit') - Number(b === 'input_cost_per_token_cache_hit'));
+  // Aliases are read last so the canonical field wins when both are there.
+  const names = Object.keys(entry).sort((a, b) => Number(READ_LAST_ALIASES.has(a)) - Number(READ_LAST_ALIASES.has(b)));
   for (const name of names) {
     const value = entry[name];
     const fieldClass = classifyField(name);

@@ -67,7 +67,7 @@ describe('the field grammar', () => {
     ['input_cost_per_video_per_second_above_8s_interval', 'not_token_priced'],
     ['output_cost_per_second_1080p', 'not_token_priced'],
     ['ocr_cost_per_page', 'not_token_priced'],
-    ['cache_creation_input_audio_token_cost', 'unsupported'],
+    ['cache_creation_input_audio_token_cost', 'kind'],
     ['search_context_cost_per_query', 'special'],
     ['max_input_tokens', 'ignored'],
     ['supports_service_tier', 'ignored'],

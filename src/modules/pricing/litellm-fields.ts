@@ -12,6 +12,7 @@ import {
   type OmissionCode,
   type PriceKind,
 } from './catalog-price-body.js';
+import { ownEntry } from '../../common/collections/own-entry.js';
 import { DecimalTextError, decimalTextToScaled } from './decimal-text.js';
 
 /** LiteLLM's per-token base names -> the price kind (pricing.md, "Importing catalogs"). */
@@ -25,6 +26,13 @@ export const LITELLM_KIND_FIELDS: Readonly<Record<string, PriceKind>> = {
   cache_creation_input_token_cost_above_1hr: 'cache_write_1h',
   input_cost_per_audio_token: 'input_audio',
   cache_read_input_audio_token_cost: 'cached_input_audio',
+  /**
+   * Misnamed on OpenAI's realtime models: the price of cached input audio, read from the cache
+   * (gpt-realtime: 0.4 USD per Mtok, where OpenAI lists 0.40 for cached audio input). LiteLLM's
+   * own calculator has no audio cache write either; cache_read_input_audio_token_cost wins when
+   * an entry has both (litellm-entry-fields.ts reads this one last).
+   */
+  cache_creation_input_audio_token_cost: 'cached_input_audio',
   output_cost_per_audio_token: 'output_audio',
   input_cost_per_image_token: 'input_image',
   output_cost_per_image_token: 'output_image',
@@ -52,7 +60,7 @@ export function parseKindField(field: string): KindField | null {
   const match = KIND_FIELD_PATTERN.exec(field);
   if (!match) return null;
   const [, base = '', thousands, serviceTier] = match;
-  const kind = LITELLM_KIND_FIELDS[base];
+  const kind = ownEntry(LITELLM_KIND_FIELDS, base);
   if (kind === undefined) return null;
   return {
     kind,
@@ -66,7 +74,6 @@ const NOT_TOKEN_PRICED_PATTERN =
   /_per_(image|pixel|second|character|query|page|credit|session|gb_per_day|1k_calls|video_per_second|audio_per_second)(_|$)|_per_second_/;
 /** Token prices without a usage kind here: each is dropped with its own explanation. */
 const UNSUPPORTED_TOKEN_FIELDS: Readonly<Record<string, string>> = {
-  cache_creation_input_audio_token_cost: 'audio cache writes have no usage kind; they bill at the cache write price',
   citation_cost_per_token: 'citation tokens have no usage kind; they bill as output',
   output_cost_per_video_token: 'video tokens have no usage kind; they bill as output',
   computer_use_input_cost_per_1k_tokens: 'computer-use tokens have no usage kind; they bill as input',
@@ -102,7 +109,7 @@ export function classifyField(field: string): FieldClass {
   const kind = parseKindField(field);
   if (kind) return { type: 'kind', field: kind };
   if ((SPECIAL_FIELDS as readonly string[]).includes(field)) return { type: 'special', name: field as SpecialField };
-  const unsupported = UNSUPPORTED_TOKEN_FIELDS[field];
+  const unsupported = ownEntry(UNSUPPORTED_TOKEN_FIELDS, field);
   if (unsupported !== undefined) return { type: 'unsupported', reason: unsupported };
   if (/^supports?_|^supported_/.test(field) || !PRICE_LIKE_PATTERN.test(field)) return { type: 'ignored' };
   if (NOT_TOKEN_PRICED_PATTERN.test(field)) return { type: 'not_token_priced' };

@@ -50,13 +50,11 @@ describe('planLitellmImport', () => {
     const document = parseLitellmDocument(readFileSync(FIXTURE_PATH, 'utf8'));
     const plan = planLitellmImport(document);
     expect(plan.counts.models + plan.counts.skippedModels).toBe(Object.keys(document).length);
-    expect(plan.counts).toMatchObject({ models: 212, versions: 405, tiers: 97, skippedModels: 6 });
+    expect(plan.counts).toMatchObject({ models: 214, versions: 407, tiers: 97, skippedModels: 4 });
     expect(plan.skipped.map((s) => [s.model, s.code]).sort()).toEqual([
       ['deepseek-v3-2-251201', 'zero_priced'],
       ['gemini-2.0-flash-exp-image-generation', 'not_token_priced'],
       ['gemini-flash-experimental', 'zero_priced'],
-      ['gpt-image-1', 'not_token_priced'],
-      ['gpt-image-1-mini', 'not_token_priced'],
       ['gpt-realtime-whisper', 'not_token_priced'],
     ]);
     const byKey = new Map(plan.prices.map((p) => [`${p.model}|${p.variant}`, p]));
@@ -64,6 +62,6 @@ describe('planLitellmImport', () => {
     expect(byKey.get('gpt-4o-mini|standard')).toMatchObject({ inputAttoPerMtok: usd('0.15'), outputAttoPerMtok: usd('0.6'), cachedInputAttoPerMtok: usd('0.075') });
     expect(byKey.get('o1-pro|standard')).toMatchObject({ inputAttoPerMtok: usd('150'), outputAttoPerMtok: usd('600'), cachedInputAttoPerMtok: null });
     // Every imported price is a whole number of micro-USD per Mtok (6 decimals).
-    for (const price of plan.prices) expect(price.inputAttoPerMtok % 10n ** 12n).toBe(0n);
+    for (const price of plan.prices) expect((price.inputAttoPerMtok ?? 0n) % 10n ** 12n).toBe(0n);
   });
 });

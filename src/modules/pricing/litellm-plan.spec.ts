@@ -149,10 +149,21 @@ describe('planLitellmCatalog: one dimension per entry, amounts derived by hand',
         input_image_usd_per_mtok: '5',
       },
     });
-    expect(result.dropped.map((d) => [d.field, d.code])).toEqual([
-      ['cache_creation_input_audio_token_cost', 'unsupported'],
-      ['input_cost_per_image', 'not_token_priced'],
-    ]);
+    expect(result.dropped.map((d) => [d.field, d.code])).toEqual([['input_cost_per_image', 'not_token_priced']]);
+  });
+
+  it("OpenAI's realtime models: cache_creation_input_audio_token_cost is the cached input audio price", () => {
+    // LiteLLM's catalog lists gpt-realtime-mini's cached audio input (0.3 USD per Mtok, 1/33 of
+    // its 10 USD audio input) only under this misnamed field; without it cached audio billed at 10.
+    const result = plan({
+      'gpt-realtime-mini': `{"litellm_provider": "openai", "input_cost_per_token": 6e-07, "output_cost_per_token": 2.4e-06,
+        "input_cost_per_audio_token": 1e-05, "cache_creation_input_audio_token_cost": 3e-07, "output_cost_per_audio_token": 2e-05}`,
+      'both-named': `{"litellm_provider": "openai", "input_cost_per_token": 4e-06, "output_cost_per_token": 1.6e-05,
+        "input_cost_per_audio_token": 3.2e-05, "cache_creation_input_audio_token_cost": 5e-07, "cache_read_input_audio_token_cost": 4e-07}`,
+    });
+    expect(bodies(result)['gpt-realtime-mini|standard']).toMatchObject({ input_audio_usd_per_mtok: '10', cached_input_audio_usd_per_mtok: '0.3' });
+    expect(bodies(result)['both-named|standard']).toMatchObject({ cached_input_audio_usd_per_mtok: '0.4' });
+    expect(result.dropped.map((d) => [d.model, d.field, d.code])).toEqual([['both-named', 'cache_creation_input_audio_token_cost', 'invalid']]);
   });
 
   it('Gemini image output and reasoning per token; Gemini 2.x grounding per request, Gemini 3 per query', () => {

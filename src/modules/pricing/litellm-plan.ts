@@ -2,7 +2,7 @@
 // with every model, variant or price-changing field left out reported with a reason. The rules are
 // docs/pricing.md "Importing catalogs"; the field grammar is litellm-fields.ts. Pure.
 import { isLosslessNumber } from 'lossless-json';
-import { PRICE_KINDS, REQUIRED_PRICE_KINDS, type CatalogPlan, type CatalogKindPrices, type OmissionCode, type TierDraft, type VersionDraft } from './catalog-price-body.js';
+import { PRICE_KINDS, missingRootKinds, type CatalogPlan, type CatalogKindPrices, type OmissionCode, type TierDraft, type VersionDraft } from './catalog-price-body.js';
 import { drop, emptyBucket, isPlainObject, readEntryFields, REASON_LENGTH_MAX, type Bucket, type EntryFields, type Failure } from './litellm-entry-fields.js';
 import { MULTIPLIER_SCALE, SERVICE_TIER_VARIANTS, readMultiplier, type ServiceTierSuffix } from './litellm-fields.js';
 import { planSearchFees, type SearchFeePlan } from './litellm-plan-fees.js';
@@ -61,10 +61,10 @@ export function planLitellmEntry(model: string, entry: unknown): CatalogPlan {
     }
   }
 
-  if (basePrices.input === undefined || basePrices.output === undefined) {
+  const missingRoots = missingRootKinds(basePrices);
+  if (missingRoots.length > 0) {
     if (fields.notTokenPriced.length > 0) return skip('not_token_priced', `priced per ${fields.notTokenPriced.join(', ')}, not per token`);
-    const missing = REQUIRED_PRICE_KINDS.filter((kind) => basePrices[kind] === undefined).join(' and ');
-    return skip('not_token_priced', `no per-token ${missing} price`);
+    return skip('not_token_priced', `no per-token ${missingRoots.join(' and ')} price`);
   }
   const fees = planSearchFees(fields);
   if (fees.type === 'failure') return skip(fees.code, fees.reason);

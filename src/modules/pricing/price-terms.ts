@@ -34,8 +34,8 @@ export function priceDraftFromBody(body: CreatePriceBody): PriceVersionDraft {
     model: body.model,
     variant: body.variant,
     effectiveFrom: body.effective_from,
-    inputAttoPerMtok: body.input_usd_per_mtok,
-    outputAttoPerMtok: body.output_usd_per_mtok,
+    inputAttoPerMtok: body.input_usd_per_mtok ?? null,
+    outputAttoPerMtok: body.output_usd_per_mtok ?? null,
     cachedInputAttoPerMtok: body.cached_input_usd_per_mtok ?? null,
     cacheWrite5mAttoPerMtok: body.cache_write_5m_usd_per_mtok ?? null,
     cacheWrite1hAttoPerMtok: body.cache_write_1h_usd_per_mtok ?? null,
@@ -112,8 +112,6 @@ export function priceTermsToJson(terms: PriceTerms) {
   for (const name of PRICE_WIRE_NAMES) prices[name] = usdOrNull(terms[PRICE_WIRE_FIELDS[name]]);
   return {
     ...prices,
-    input_usd_per_mtok: formatAttoAsUsd(terms.inputAttoPerMtok),
-    output_usd_per_mtok: formatAttoAsUsd(terms.outputAttoPerMtok),
     tiers: terms.tiers.map((tier) => {
       const listed: Partial<Record<PriceWireName, string>> = {};
       for (const name of PRICE_WIRE_NAMES) {

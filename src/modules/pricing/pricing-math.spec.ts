@@ -13,8 +13,8 @@ const standardPayout = parseMultiplier('1.1');
 const premiumPayout = parseMultiplier('1.2');
 
 type PriceUsd = Partial<Record<PriceField, string>>;
-function terms(base: PriceUsd & { inputAttoPerMtok: string; outputAttoPerMtok: string }, extra: { tiers?: Array<{ above: number; inclusive?: boolean; prices: PriceUsd }>; webSearch?: string; webSearchBilling?: 'per_call' | 'per_request'; request?: string } = {}): PriceTerms {
-  const out: Record<string, unknown> = { ...NO_EXTRA_PRICES, cachedInputAttoPerMtok: null };
+function terms(base: PriceUsd, extra: { tiers?: Array<{ above: number; inclusive?: boolean; prices: PriceUsd }>; webSearch?: string; webSearchBilling?: 'per_call' | 'per_request'; request?: string } = {}): PriceTerms {
+  const out: Record<string, unknown> = { ...NO_EXTRA_PRICES, cachedInputAttoPerMtok: null, inputAttoPerMtok: null, outputAttoPerMtok: null };
   for (const [field, value] of Object.entries(base)) out[field] = usd(value);
   out.tiers = (extra.tiers ?? []).map((t): ContextTier => ({
     aboveInputTokens: t.above,
@@ -27,7 +27,7 @@ function terms(base: PriceUsd & { inputAttoPerMtok: string; outputAttoPerMtok: s
   return out as unknown as PriceTerms;
 }
 const usage = (u: Partial<TokenUsage> & { promptTokens: number; completionTokens: number }): TokenUsage => ({ ...NO_EXTRA_USAGE, cachedTokens: 0, reasoningTokens: 0, ...u });
-const official = (u: TokenUsage, p: PriceTerms) => formatAttoAsUsd(officialCostAtto(u, p));
+const official = (u: TokenUsage, p: PriceTerms) => formatAttoAsUsd(officialCostAtto(u, p)!);
 
 // Claude Sonnet 4.5: $3 / $15, cache read $0.30, cache write 5m $3.75 (1.25x), 1h $6 (2x); the
 // whole request above 200k prompt tokens: $6 / $22.50, read $0.60, 5m $7.50, 1h $12.
@@ -61,12 +61,12 @@ describe('officialCostAtto: one table per dimension, amounts derived by hand', (
   it('Claude `us` variant at 1.1x, charged 1.3x and paid 1.1x/1.2x exactly', () => {
     // 120,000 x 6.6 = 0.792; 100,000 x 0.66 = 0.066; 20,000 x 8.25 = 0.165; 10,000 x 13.2 = 0.132;
     // 2,000 x 24.75 = 0.0495. Total 1.2045 (= 1.095 x 1.1).
-    const standard = priceUsage({ usage: claudeLong, price: claudeSonnetUs, userMarkup: markup, payoutMultiplier: standardPayout });
+    const standard = priceUsage({ usage: claudeLong, price: claudeSonnetUs, userMarkup: markup, payoutMultiplier: standardPayout })!;
     expect(formatAttoAsUsd(standard.officialAtto)).toBe('1.2045');
     expect(formatAttoAsUsd(standard.chargeAtto)).toBe('1.56585'); // 1.2045 x 1.3
     expect(formatAttoAsUsd(standard.payoutAtto)).toBe('1.32495'); // 1.2045 x 1.1
     expect(formatAttoAsUsd(standard.marginAtto)).toBe('0.2409');
-    const premium = priceUsage({ usage: claudeLong, price: claudeSonnetUs, userMarkup: markup, payoutMultiplier: premiumPayout });
+    const premium = priceUsage({ usage: claudeLong, price: claudeSonnetUs, userMarkup: markup, payoutMultiplier: premiumPayout })!;
     expect(formatAttoAsUsd(premium.payoutAtto)).toBe('1.4454'); // 1.2045 x 1.2
     expect(formatAttoAsUsd(premium.marginAtto)).toBe('0.12045');
   });
@@ -105,6 +105,25 @@ describe('officialCostAtto: one table per dimension, amounts derived by hand', (
     const image = terms({ inputAttoPerMtok: '0.3', outputAttoPerMtok: '2.5', outputImageAttoPerMtok: '30' });
     // 500 x 0.3 = 0.00015; 10 x 2.5 = 0.000025; 1,290 x 30 = 0.0387.
     expect(official(usage({ promptTokens: 500, completionTokens: 1_300, completionImageTokens: 1_290 }), image)).toBe('0.038875');
+  });
+
+  it('gpt-image-1: an output image price and no text output price prices all-image output (#24 item 8)', () => {
+    // gpt-image-1: $5 text in, $1.25 cached text in, $10 image in, $40 per Mtok image out, no text out.
+    const image = terms({ inputAttoPerMtok: '5', cachedInputAttoPerMtok: '1.25', inputImageAttoPerMtok: '10', outputImageAttoPerMtok: '40' });
+    // 50 x 5 = 0.00025; 1,000 x 10 = 0.01; 4,160 x 40 = 0.1664 (a 1024x1536 high-quality image).
+    const allImage = usage({ promptTokens: 1_050, promptImageTokens: 1_000, completionTokens: 4_160, completionImageTokens: 4_160 });
+    expect(official(allImage, image)).toBe('0.17665');
+    // One text output token uses a kind without a price: unpriced, never billed at another price.
+    expect(officialCostAtto(usage({ promptTokens: 50, completionTokens: 4_161, completionImageTokens: 4_160 }), image)).toBeNull();
+    expect(priceUsage({ usage: usage({ promptTokens: 50, completionTokens: 1 }), price: image, userMarkup: markup, payoutMultiplier: standardPayout })).toBeNull();
+  });
+
+  it('an audio-only version: text input without a price is unpriced, audio alone is priced', () => {
+    // A TTS-like model: $2.5 per Mtok audio in... only audio prices.
+    const audio = terms({ inputAudioAttoPerMtok: '2.5', outputAudioAttoPerMtok: '10' });
+    // 400 x 2.5 = 0.001; 1,000 x 10 = 0.01.
+    expect(official(usage({ promptTokens: 400, promptAudioTokens: 400, completionTokens: 1_000, completionAudioTokens: 1_000 }), audio)).toBe('0.011');
+    expect(officialCostAtto(usage({ promptTokens: 401, promptAudioTokens: 400, completionTokens: 0 }), audio)).toBeNull();
   });
 
   it('Perplexity sonar-pro: a per-request fee by search context size, one variant each', () => {
@@ -303,7 +322,7 @@ describe('pricing properties', () => {
   it('charge == payout + margin, each exactly official x its multiplier', () => {
     fc.assert(
       fc.property(validUsage, priceArb, fc.constantFrom(standardPayout, premiumPayout), (u, p, payoutMultiplier) => {
-        const a = priceUsage({ usage: u, price: p, userMarkup: markup, payoutMultiplier });
+        const a = priceUsage({ usage: u, price: p, userMarkup: markup, payoutMultiplier })!;
         expect(a.chargeAtto).toBe(a.payoutAtto + a.marginAtto);
         expect(a.chargeAtto * 10n).toBe(a.officialAtto * 13n);
         expect(a.payoutAtto * 10n).toBe(a.officialAtto * (payoutMultiplier === standardPayout ? 11n : 12n));
@@ -318,7 +337,7 @@ describe('pricing properties', () => {
         const base = { ...NO_EXTRA_PRICES, cachedInputAttoPerMtok: null, inputAttoPerMtok: input, outputAttoPerMtok: output };
         const tiered = { ...base, tiers: [{ aboveInputTokens: threshold, inclusive: false, prices: { inputAttoPerMtok: 2n * input, outputAttoPerMtok: 2n * output } }] };
         const u = usage({ promptTokens: threshold + above, completionTokens: completion });
-        expect(officialCostAtto(u, tiered)).toBe(2n * officialCostAtto(u, base));
+        expect(officialCostAtto(u, tiered)).toBe(2n * officialCostAtto(u, base)!);
       }),
     );
   });

@@ -75,11 +75,15 @@ export function selectTier(tiers: readonly ContextTier[], promptTokens: number):
   return undefined;
 }
 
-/** The price of one kind: the tier's own, else the version's own, else its parent's (recursively). */
-export function kindPrice(price: PriceTerms, tier: ContextTier | undefined, field: PriceField): bigint {
+/**
+ * The price of one kind: the tier's own, else the version's own, else its parent's (recursively);
+ * null when the root (input or output) has no price either.
+ */
+export function kindPrice(price: PriceTerms, tier: ContextTier | undefined, field: PriceField): bigint | null {
   for (let f: PriceField = field; ; f = PRICE_PARENT[f as OptionalPriceField]) {
     const own = tier?.prices[f] ?? price[f];
     if (own !== null && own !== undefined) return own;
+    if (f === 'inputAttoPerMtok' || f === 'outputAttoPerMtok') return null;
   }
 }
 
@@ -107,6 +111,8 @@ export function billedTokens(u: TokenUsage): Record<PriceField, number> {
  */
 function isPlainText(u: TokenUsage, price: PriceTerms): boolean {
   return (
+    price.inputAttoPerMtok !== null &&
+    price.outputAttoPerMtok !== null &&
     u.cacheWrite5mTokens === 0 &&
     u.cacheWrite1hTokens === 0 &&
     u.promptAudioTokens === 0 &&
@@ -130,24 +136,29 @@ export function feesAtto(u: TokenUsage, price: PriceTerms): bigint {
  * official = sum over kinds(tokens_of_kind x price_of_kind_per_mtok) / 1e6 + fees, with the tier
  * chosen by prompt_tokens applied to the whole request. Prices have at most 6 decimals of USD per
  * Mtok (multiples of 1e12 atto), so the division is exact; fees have at most 12 decimals.
+ * null: the event uses a kind the version has no price for (the event is unpriced).
  */
-export function officialCostAtto(usage: TokenUsage, price: PriceTerms): bigint {
+export function officialCostAtto(usage: TokenUsage, price: PriceTerms): bigint | null {
   const problem = usageContainmentProblem(usage);
   assert(problem === null, problem?.message ?? '');
   const tier = selectTier(price.tiers, usage.promptTokens);
   let scaled: bigint;
   if (tier === undefined && isPlainText(usage, price)) {
     // The plain text event: input, cached input (cached audio is 0 here: it is part of prompt audio), output.
+    const input = price.inputAttoPerMtok!;
     scaled =
-      BigInt(usage.promptTokens - usage.cachedTokens) * price.inputAttoPerMtok +
-      BigInt(usage.cachedTokens) * (price.cachedInputAttoPerMtok ?? price.inputAttoPerMtok) +
-      BigInt(usage.completionTokens) * price.outputAttoPerMtok;
+      BigInt(usage.promptTokens - usage.cachedTokens) * input +
+      BigInt(usage.cachedTokens) * (price.cachedInputAttoPerMtok ?? input) +
+      BigInt(usage.completionTokens) * price.outputAttoPerMtok!;
   } else {
     const tokens = billedTokens(usage);
     scaled = 0n;
     for (const field of Object.keys(tokens) as PriceField[]) {
       const count = tokens[field];
-      if (count !== 0) scaled += BigInt(count) * kindPrice(price, tier, field);
+      if (count === 0) continue;
+      const perMtok = kindPrice(price, tier, field);
+      if (perMtok === null) return null;
+      scaled += BigInt(count) * perMtok;
     }
   }
   assert(scaled % TOKENS_PER_MTOK === 0n, 'per-Mtok prices must have at most 12 decimals of USD per token');
@@ -166,14 +177,17 @@ export function splitCharge(input: {
   return { officialAtto: input.officialAtto, chargeAtto, payoutAtto, marginAtto };
 }
 
+/** null: the version has no price for a kind the event uses (pricing.md): the event is unpriced. */
 export function priceUsage(input: {
   usage: TokenUsage;
   price: PriceTerms;
   userMarkup: DecimalMultiplier;
   payoutMultiplier: DecimalMultiplier;
-}): PricedAmounts {
+}): PricedAmounts | null {
+  const officialAtto = officialCostAtto(input.usage, input.price);
+  if (officialAtto === null) return null;
   return splitCharge({
-    officialAtto: officialCostAtto(input.usage, input.price),
+    officialAtto,
     userMarkup: input.userMarkup,
     payoutMultiplier: input.payoutMultiplier,
   });

@@ -1,6 +1,6 @@
 // The only code that touches the prices table. NUMERIC(38,0) columns become bigint here.
 import { Injectable } from '@nestjs/common';
-import { isUniqueViolation } from '../../database/database-errors.js';
+import { isUniqueViolation } from '../../common/errors/database-errors.js';
 import { DatabaseService, type PrismaTx } from '../../database/database.service.js';
 import { preparedStatement, toBigInt, toBigIntOrNull } from '../../database/sql.js';
 import type { Prisma } from '../../generated/prisma/client.js';
@@ -142,8 +142,8 @@ function toPrismaData(price: NewPrice) {
   return {
     model: price.model,
     variant: price.variant,
-    inputAttoPerMtok: price.inputAttoPerMtok.toString(),
-    outputAttoPerMtok: price.outputAttoPerMtok.toString(),
+    inputAttoPerMtok: text(price.inputAttoPerMtok),
+    outputAttoPerMtok: text(price.outputAttoPerMtok),
     cachedInputAttoPerMtok: text(price.cachedInputAttoPerMtok),
     cacheWrite5mAttoPerMtok: text(price.cacheWrite5mAttoPerMtok),
     cacheWrite1hAttoPerMtok: text(price.cacheWrite1hAttoPerMtok),
@@ -167,8 +167,8 @@ function fromRow(row: PriceRow): PriceRecord {
     id: toBigInt(row.id),
     model: row.model,
     variant: row.variant,
-    inputAttoPerMtok: toBigInt(row.input_atto_per_mtok!),
-    outputAttoPerMtok: toBigInt(row.output_atto_per_mtok!),
+    inputAttoPerMtok: toBigIntOrNull(row.input_atto_per_mtok),
+    outputAttoPerMtok: toBigIntOrNull(row.output_atto_per_mtok),
     cachedInputAttoPerMtok: toBigIntOrNull(row.cached_input_atto_per_mtok),
     cacheWrite5mAttoPerMtok: toBigIntOrNull(row.cache_write_5m_atto_per_mtok),
     cacheWrite1hAttoPerMtok: toBigIntOrNull(row.cache_write_1h_atto_per_mtok),

@@ -99,8 +99,11 @@ export const createPriceSchema = z
     model: modelNameSchema,
     variant: priceVariantSchema.default(DEFAULT_PRICE_VARIANT),
     effective_from: rfc3339Schema.optional(),
-    input_usd_per_mtok: usdPerMtokSchema,
-    output_usd_per_mtok: usdPerMtokSchema,
+    // Required, except on a version priced only by image or audio on that side (gpt-image-1 has an
+    // output image price and no text output price): a version needs a price only for the kinds
+    // an event uses (pricing.md).
+    input_usd_per_mtok: usdPerMtokSchema.optional(),
+    output_usd_per_mtok: usdPerMtokSchema.optional(),
     ...optionalPriceShape,
     tiers: z.array(priceTierSchema).max(PRICE_TIERS_MAX).optional(),
     web_search_usd_per_call: feeUsdSchema.optional(),
@@ -109,6 +112,12 @@ export const createPriceSchema = z
   })
   .strict()
   .superRefine((body, ctx) => {
+    if (body.input_usd_per_mtok === undefined && body.input_image_usd_per_mtok === undefined && body.input_audio_usd_per_mtok === undefined) {
+      ctx.addIssue({ code: 'custom', path: ['input_usd_per_mtok'], message: 'is required (only a version priced by input_image_usd_per_mtok or input_audio_usd_per_mtok may omit it)' });
+    }
+    if (body.output_usd_per_mtok === undefined && body.output_image_usd_per_mtok === undefined && body.output_audio_usd_per_mtok === undefined) {
+      ctx.addIssue({ code: 'custom', path: ['output_usd_per_mtok'], message: 'is required (only a version priced by output_image_usd_per_mtok or output_audio_usd_per_mtok may omit it)' });
+    }
     if (body.web_search_billing !== undefined && body.web_search_usd_per_call === undefined) {
       ctx.addIssue({ code: 'custom', path: ['web_search_billing'], message: 'needs web_search_usd_per_call' });
     }
@@ -149,8 +158,8 @@ export const priceResponseSchema = z.object({
   id: z.string().describe('bigint as a decimal string'),
   model: z.string(),
   variant: z.string().describe('"standard" unless named (flex, batch, priority, us, fast, eu, low, medium, high, ...)'),
-  input_usd_per_mtok: z.string(),
-  output_usd_per_mtok: z.string(),
+  input_usd_per_mtok: nullablePrice.describe('USD per million text input tokens; null only on image/audio-only versions (events using text input are unpriced)'),
+  output_usd_per_mtok: nullablePrice.describe('USD per million text output tokens; null only on image/audio-only versions (events using text output are unpriced)'),
   cached_input_usd_per_mtok: nullablePrice,
   cache_write_5m_usd_per_mtok: nullablePrice,
   cache_write_1h_usd_per_mtok: nullablePrice,

@@ -3,7 +3,7 @@ import { VersionedSnapshot } from '../../common/cache/versioned-snapshot.js';
 import { assert, DomainError, validationFailed } from '../../common/errors/index.js';
 import type { PrismaTx } from '../../database/database.service.js';
 import { AuditService } from '../audit/audit.service.js';
-import type { Principal } from '../auth/auth.types.js';
+import type { Principal } from '../../common/auth/auth.types.js';
 import type { CatalogPlanCounts, DroppedField, SkippedEntry } from './catalog-price-body.js';
 import { catalogPlanDrafts } from './catalog-plan-drafts.js';
 import { bundledGenaiProviders, genaiTargets } from './genai-prices-catalog.js';

@@ -1,7 +1,11 @@
 // Shared shapes of the price catalog (docs/pricing.md); amounts in atto-USD per million tokens,
 // fees in atto-USD.
 
-/** Every per-kind price of a version, by its field name. Only input and output are required. */
+/**
+ * Every per-kind price of a version, by its field name. None is required of every version: a
+ * version needs a price only for the kinds an event uses (pricing.md), e.g. an image model with an
+ * output image price and no text output price.
+ */
 export const PRICE_FIELDS = [
   'inputAttoPerMtok',
   'outputAttoPerMtok',
@@ -16,6 +20,7 @@ export const PRICE_FIELDS = [
   'reasoningAttoPerMtok',
 ] as const;
 export type PriceField = (typeof PRICE_FIELDS)[number];
+/** The kinds with a parent; input and output are the roots. */
 export type OptionalPriceField = Exclude<PriceField, 'inputAttoPerMtok' | 'outputAttoPerMtok'>;
 
 /** A kind without a price of its own bills at its parent's (after the tier overlay). */
@@ -31,8 +36,11 @@ export const PRICE_PARENT: Readonly<Record<OptionalPriceField, PriceField>> = {
   reasoningAttoPerMtok: 'outputAttoPerMtok',
 };
 
-/** The prices of a version as stored: input/output always, the others null = parent's price. */
-export type KindPrices = { inputAttoPerMtok: bigint; outputAttoPerMtok: bigint } & { [K in OptionalPriceField]: bigint | null };
+/**
+ * The prices of a version as stored; null = the parent's price, and a root (input, output) that is
+ * null leaves its kinds without a price: an event using one of them is unpriced.
+ */
+export type KindPrices = { [K in PriceField]: bigint | null };
 
 /**
  * A context tier: when the request's prompt_tokens passes `aboveInputTokens` (`>`, or `>=` when

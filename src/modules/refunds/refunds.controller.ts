@@ -1,9 +1,9 @@
 import { Body, Controller, Get, Param, Post, Query, Res } from '@nestjs/common';
 import { ApiBearerAuth, ApiCreatedResponse, ApiOkResponse, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
-import type { Principal } from '../auth/auth.types.js';
-import { CurrentPrincipal } from '../auth/principal.decorator.js';
-import { Roles } from '../auth/roles.decorator.js';
+import type { Principal } from '../../common/auth/auth.types.js';
+import { CurrentPrincipal } from '../../common/auth/principal.decorator.js';
+import { Roles } from '../../common/auth/roles.decorator.js';
 import { refundBody, refundPageBody } from './refunds.presenter.js';
 import { RefundBodyDto, RefundEventParamDto, RefundListQueryDto, RefundListResponseDto, RefundResponseDto } from './refunds.schemas.js';
 import { RefundsService } from './refunds.service.js';

@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '../../config/index.js';
 import { contributorPending } from '../ledger/account-codes.js';
-import { isMaturing } from '../maturity/maturity-window.js';
+import { isMaturing } from '../ledger/maturity-window.js';
 import type { SqlClient } from '../../database/database.service.js';
 import { DatabaseService } from '../../database/database.service.js';
 import { assert, DomainError } from '../../common/errors/index.js';
@@ -9,7 +9,7 @@ import { formatAttoAsUsd } from '../../common/money/index.js';
 import { decodeCursor, encodeCursor } from '../../common/http/pagination.js';
 import { z } from 'zod';
 import { AuditService } from '../audit/audit.service.js';
-import type { Principal } from '../auth/auth.types.js';
+import type { Principal } from '../../common/auth/auth.types.js';
 import { LedgerService } from '../ledger/ledger.service.js';
 import { refundJournalDraft } from '../ledger/refund-journal.js';
 import { UsageService } from '../usage/usage.service.js';

@@ -1,8 +1,8 @@
 import { Controller, Get, Param, Query } from '@nestjs/common';
 import { ApiBearerAuth, ApiTags } from '@nestjs/swagger';
-import type { Principal } from '../auth/auth.types.js';
-import { CurrentPrincipal } from '../auth/principal.decorator.js';
-import { Roles } from '../auth/roles.decorator.js';
+import type { Principal } from '../../common/auth/auth.types.js';
+import { CurrentPrincipal } from '../../common/auth/principal.decorator.js';
+import { Roles } from '../../common/auth/roles.decorator.js';
 import { payoutBody } from './settlement.presenter.js';
 import { SettlementQueryService } from './settlement-query.service.js';
 import { SettlementPageQueryDto } from './settlement.schemas.js';

@@ -3,12 +3,12 @@ import { z } from 'zod';
 import { notFound } from '../../common/errors/index.js';
 import { cursorMicrosSchema, decodeCursor, encodeCursor } from '../../common/http/pagination.js';
 import { assertCanReadContributor } from '../auth/access.js';
-import type { Principal } from '../auth/auth.types.js';
+import type { Principal } from '../../common/auth/auth.types.js';
 import { ContributorsService } from '../contributors/contributors.service.js';
 import { PayoutTxRepository } from './payout/payout-tx.repository.js';
-import { SettlementRepository, type TimeCursor } from './statement/settlement.repository.js';
+import { SettlementRepository, type TimeCursor } from './creation/settlement.repository.js';
 import type { PayoutTxRecord } from './payout/payout.types.js';
-import type { SettlementLineRecord, SettlementRecord } from './statement/settlement.types.js';
+import type { SettlementLineRecord, SettlementRecord } from './creation/settlement.types.js';
 
 const timeCursorSchema = z.object({ us: cursorMicrosSchema, id: z.string().uuid() });
 

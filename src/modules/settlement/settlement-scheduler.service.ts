@@ -4,8 +4,8 @@ import type { Queue } from 'bullmq';
 import { APP_CONFIG, type AppConfig } from '../../config/index.js';
 import { SCHEDULERS, scheduledJob } from '../../queue/jobs.js';
 import { QUEUE_SETTLEMENT } from '../../queue/queue-names.js';
-import { PAYOUT_CHAIN, type PayoutChainHandle } from './chain/payout-chain.provider.js';
-import { SettlementService } from './statement/settlement.service.js';
+import { PAYOUT_CHAIN, type PayoutChainHandle } from '../chain/payout-chain.provider.js';
+import { SettlementService } from './creation/settlement.service.js';
 
 const { settlementRun, settlementFinality } = SCHEDULERS;
 

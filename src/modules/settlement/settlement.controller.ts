@@ -2,15 +2,15 @@ import { Body, Controller, Get, HttpCode, Param, ParseUUIDPipe, Post, Query, Res
 import { ApiBearerAuth, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
 import { DomainError } from '../../common/errors/index.js';
-import type { Principal } from '../auth/auth.types.js';
-import { CurrentPrincipal } from '../auth/principal.decorator.js';
-import { Roles } from '../auth/roles.decorator.js';
+import type { Principal } from '../../common/auth/auth.types.js';
+import { CurrentPrincipal } from '../../common/auth/principal.decorator.js';
+import { Roles } from '../../common/auth/roles.decorator.js';
 import { ReconciliationService } from './payout/reconciliation.service.js';
 import { reconciliationResolutionBody } from './reconciliation-resolution.presenter.js';
 import { createdSettlementBody, settlementBody, settlementDetailBody } from './settlement.presenter.js';
 import { SettlementQueryService } from './settlement-query.service.js';
 import { CreateSettlementDto, ResolveReconciliationDto, SettlementPageQueryDto } from './settlement.schemas.js';
-import { SettlementService } from './statement/settlement.service.js';
+import { SettlementService } from './creation/settlement.service.js';
 
 const settlementId = () => new ParseUUIDPipe({ exceptionFactory: () => new DomainError('not_found', 'settlement not found') });
 

@@ -6,8 +6,8 @@ import { LedgerModule } from '../ledger/ledger.module.js';
 import { PayoutSafetyModule } from '../payout-safety/payout-safety.module.js';
 import { WebhooksModule } from '../webhooks/webhooks.module.js';
 import { ContributorPayoutsController } from './contributor-payouts.controller.js';
-import { PayoutChainModule } from './chain/payout-chain.module.js';
-import { PAYOUT_CHAIN, type PayoutChainHandle } from './chain/payout-chain.provider.js';
+import { PayoutChainModule } from '../chain/payout-chain.module.js';
+import { PAYOUT_CHAIN, type PayoutChainHandle } from '../chain/payout-chain.provider.js';
 import { HotWalletService } from './payout/hot-wallet.service.js';
 import { PayoutFinalityService } from './payout/payout-finality.service.js';
 import { PayoutLockRepository } from './payout/payout-lock.repository.js';
@@ -22,10 +22,10 @@ import { ReconciliationService } from './payout/reconciliation.service.js';
 import { SettlementCheckRepository } from './payout/settlement-check.repository.js';
 import { SettlementLinesRepository } from './payout/settlement-lines.repository.js';
 import { SettlementQueryService } from './settlement-query.service.js';
-import { SettlementQueueProducer } from './statement/settlement-queue.producer.js';
+import { SettlementQueueProducer } from './creation/settlement-queue.producer.js';
 import { SettlementController } from './settlement.controller.js';
-import { SettlementRepository } from './statement/settlement.repository.js';
-import { SettlementService } from './statement/settlement.service.js';
+import { SettlementRepository } from './creation/settlement.repository.js';
+import { SettlementService } from './creation/settlement.service.js';
 
 /** Settlement creation, approval and queries (API), and the payout sender the worker drives. */
 @Module({

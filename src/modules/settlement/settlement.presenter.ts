@@ -1,8 +1,8 @@
 // API bodies (snake_case, money as decimal strings, checksummed addresses).
 import { formatMicroUsdc } from '../../common/money/index.js';
 import type { PayoutTxRecord } from './payout/payout.types.js';
-import type { CreateSettlementResult } from './statement/settlement.service.js';
-import type { PlannedLine, SettlementLineRecord, SettlementRecord } from './statement/settlement.types.js';
+import type { CreateSettlementResult } from './creation/settlement.service.js';
+import type { PlannedLine, SettlementLineRecord, SettlementRecord } from './creation/settlement.types.js';
 
 export function settlementBody(s: SettlementRecord) {
   return {

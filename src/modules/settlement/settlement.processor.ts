@@ -6,7 +6,7 @@ import { JOB_SETTLEMENT_FINALITY, JOB_SETTLEMENT_RECONCILE, JOB_SETTLEMENT_RUN, 
 import { PayoutFinalityService } from './payout/payout-finality.service.js';
 import { PayoutSenderService } from './payout/payout-sender.service.js';
 import { ReconciliationService } from './payout/reconciliation.service.js';
-import { SettlementService } from './statement/settlement.service.js';
+import { SettlementService } from './creation/settlement.service.js';
 
 /** Thin: one service method per job, errors rethrown (a send that fails is retried by BullMQ). */
 @Processor(QUEUE_SETTLEMENT, WORKER_OPTIONS[QUEUE_SETTLEMENT])

@@ -93,7 +93,12 @@ export interface ReassemblerLimits {
 
 const MIB = 1024 * 1024;
 
-export const EVENT_BYTES_MAX = 1 * MIB;
+/**
+ * Image models stream a whole base64 image in one SSE event (OpenRouter's Gemini 2.5 Flash Image:
+ * 1.43 MB); api.md allows 8 MiB. The decoder holds at most one event, so a stream costs at most
+ * this much beside its content.
+ */
+export const EVENT_BYTES_MAX = 8 * MIB;
 export const STREAM_BYTES_MAX = 32 * MIB;
 export const TOOL_CALLS_MAX = 128;
 export const TOOL_ARGUMENTS_BYTES_MAX = 4 * MIB;

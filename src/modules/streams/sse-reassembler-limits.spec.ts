@@ -27,7 +27,7 @@ describe('memory limits', () => {
       toolArgumentsBytesMax: 4 * 1024 * 1024,
       contentBytesMax: 16 * 1024 * 1024,
     });
-    expect(EVENT_BYTES_MAX).toBe(1024 * 1024);
+    expect(EVENT_BYTES_MAX).toBe(8 * 1024 * 1024);
     expect(STREAM_BYTES_MAX).toBe(32 * 1024 * 1024);
   });
 
@@ -47,7 +47,17 @@ describe('memory limits', () => {
     expect(reassembler.end()).toMatchObject({ content: 'ok', error: { code: 'event_too_large' } });
   });
 
-  it('the default event limit of 1 MiB accepts an event of just under 1 MiB', () => {
+  it('accepts one 1.43 MB image event (OpenRouter Gemini 2.5 Flash Image) and keeps its usage (#24 item 7)', () => {
+    // The whole base64 PNG arrives in one event beside an empty content delta; usage comes last.
+    const image = { type: 'image_url', image_url: { url: `data:image/png;base64,${'iVBORw0KGgo'.repeat(130_000)}` } };
+    const usage = { prompt_tokens: 7, completion_tokens: 1290, total_tokens: 1297, completion_tokens_details: { reasoning_tokens: 0, image_tokens: 1290 } };
+    const body = sseBody([choiceChunk({ role: 'assistant', content: '' }), choiceChunk({ content: '', images: [image] }), choiceChunk({}, { finish_reason: 'stop' }), { choices: [], usage }]);
+    expect(toBytes(body).length).toBeGreaterThan(1_430_000);
+    const result = reassembleAllWays(body, DEFAULT_REASSEMBLER_LIMITS);
+    expect(result).toMatchObject({ error: null, done: true, finish_reason: 'stop', content: '', usage: { prompt_tokens: 7, completion_tokens: 1290, total_tokens: 1297 } });
+  });
+
+  it('the default event limit of 8 MiB accepts an event of just under 8 MiB', () => {
     const content = 'y'.repeat(EVENT_BYTES_MAX - 200);
     const result = reassembleSse(sseBody([choiceChunk({ content })]));
     expect(result).toMatchObject({ error: null, done: true });

@@ -8,7 +8,7 @@ import { mediaType } from '../../common/http/body-parsers.js';
 import { DomainError, validationFailed, zodIssuesToFields } from '../../common/errors/index.js';
 import { externalIdSchema, idSchema, modelSchema, timestampSchema, TOKENS_MAX } from '../../common/validation/fields.js';
 import { RateLimited } from '../auth/rate-limited.decorator.js';
-import { Roles } from '../auth/roles.decorator.js';
+import { Roles } from '../../common/auth/roles.decorator.js';
 import { streamedSignatureOf, type StreamedSignature } from '../auth/signed-request-verifier.js';
 import { sendEvent } from '../usage/usage.controller.js';
 import { priceVariantSchema } from '../pricing/pricing.schemas.js';

@@ -1,8 +1,8 @@
 import { Body, Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
 import { ApiBearerAuth, ApiResponse, ApiTags } from '@nestjs/swagger';
-import type { Principal } from '../auth/auth.types.js';
-import { CurrentPrincipal } from '../auth/principal.decorator.js';
-import { Roles } from '../auth/roles.decorator.js';
+import type { Principal } from '../../common/auth/auth.types.js';
+import { CurrentPrincipal } from '../../common/auth/principal.decorator.js';
+import { Roles } from '../../common/auth/roles.decorator.js';
 import { ContributorIdParamDto } from '../contributors/contributors.schemas.js';
 import { ReviewDto, ReviewResponseDto, UsageAuditQueryDto, UsageAuditResponseDto } from './usage-audit.schemas.js';
 import { UsageAuditService } from './usage-audit.service.js';

@@ -5,7 +5,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { DomainError } from '../../common/errors/index.js';
 import { APP_CONFIG, type AppConfig } from '../../config/index.js';
 import type { UsageAuditSample } from '../../queue/jobs.js';
-import type { Principal } from '../auth/auth.types.js';
+import type { Principal } from '../../common/auth/auth.types.js';
 import { AuditService } from '../audit/audit.service.js';
 import { ContributorsService } from '../contributors/contributors.service.js';
 import { WebhookOutbox, type WebhookEventInput } from '../webhooks/webhook-outbox.service.js';

@@ -2,7 +2,7 @@ import { InjectQueue, Processor } from '@nestjs/bullmq';
 import { Inject, Logger } from '@nestjs/common';
 import { DelayedError, UnrecoverableError, type Job, type Queue } from 'bullmq';
 import { DomainError, type FieldIssue } from '../../common/errors/index.js';
-import { isDatabaseUnavailable } from '../../database/database-errors.js';
+import { isDatabaseUnavailable } from '../../common/errors/database-errors.js';
 import { jobOptions, WORKER_OPTIONS, type JobPayload } from '../../queue/jobs.js';
 import { JobProcessor, OnJob } from '../../queue/on-job.js';
 import { JOB_DEAD_USAGE_EVENT, JOB_USAGE_EVENT, QUEUE_USAGE_EVENTS, QUEUE_USAGE_EVENTS_DEAD } from '../../queue/queue-names.js';

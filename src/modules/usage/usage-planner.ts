@@ -25,15 +25,17 @@ export function planEvent(event: NormalizedEvent, books: { prices: PriceBook; ti
   const tier = books.tiers.tierAt(event.contributorId, event.occurredAt);
   if (tier === null) return null;
   const price = books.prices.priceAt(event.model, event.occurredAt, event.priceVariant);
-  if (!price) return { event, tier, priceId: null, userMarkupText: null, payoutMultiplierText: null, amounts: null };
   const payoutMultiplier = multipliers.payoutByTier[tier];
+  // No version in force, or one without a price for a kind this event uses: unpriced.
+  const amounts = price ? priceUsage({ usage: event.usage, price, userMarkup: multipliers.userMarkup, payoutMultiplier }) : null;
+  if (!price || !amounts) return { event, tier, priceId: null, userMarkupText: null, payoutMultiplierText: null, amounts: null };
   return {
     event,
     tier,
     priceId: price.id,
     userMarkupText: multipliers.userMarkup.text,
     payoutMultiplierText: payoutMultiplier.text,
-    amounts: priceUsage({ usage: event.usage, price, userMarkup: multipliers.userMarkup, payoutMultiplier }),
+    amounts,
     ...(multipliers.payoutMaturing ? { payoutMaturing: true } : {}),
   };
 }

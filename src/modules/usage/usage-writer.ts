@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '../../config/index.js';
 import { DatabaseService } from '../../database/database.service.js';
-import { isDatabaseUnavailable } from '../../database/database-errors.js';
+import { isDatabaseUnavailable } from '../../common/errors/database-errors.js';
 import { ContributorsService } from '../contributors/contributors.service.js';
 import { HoldsService } from '../holds/holds.service.js';
 import { LedgerService } from '../ledger/ledger.service.js';

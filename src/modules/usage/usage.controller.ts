@@ -5,7 +5,7 @@ import { z } from 'zod';
 import { validationFailed } from '../../common/errors/index.js';
 import { cursorRowIdSchema, decodeCursor, encodeCursor } from '../../common/http/pagination.js';
 import { RateLimited } from '../auth/rate-limited.decorator.js';
-import { Roles } from '../auth/roles.decorator.js';
+import { Roles } from '../../common/auth/roles.decorator.js';
 import { repriceBody, usageEventBody, usageEventDetailBody } from './usage.presenter.js';
 import { BATCH_EVENTS_MAX, RepriceResponseDto, UnpricedQueryDto, UsageBatchBodyDto, UsageBatchDto, UsageEventDto } from './usage.schemas.js';
 import { UsageService } from './usage.service.js';

@@ -1,5 +1,6 @@
 import type { PricedAmounts } from '../pricing/pricing-math.js';
 import type { TokenUsage } from '../pricing/pricing.types.js';
+import type { RollupSums } from '../earnings/rollup-sums.js';
 import type { NormalizedEvent, StreamDetails } from './usage-event.js';
 
 export type ContributorTierName = 'standard' | 'premium';
@@ -73,21 +74,4 @@ export interface RollupDelta extends RollupSums {
   contributorId: string;
   day: string;
   model: string;
-}
-
-/** The sums contributor_usage_daily keeps per row (written by the usage writer, read by earnings). */
-export interface RollupSums {
-  events: bigint;
-  promptTokens: bigint;
-  completionTokens: bigint;
-  /** Cache reads. */
-  cachedTokens: bigint;
-  /** Cache writes, 5-minute and 1-hour. */
-  cacheWriteTokens: bigint;
-  /** Audio input and output. */
-  audioTokens: bigint;
-  officialAtto: bigint;
-  earnedAtto: bigint;
-  chargeAtto: bigint;
-  marginAtto: bigint;
 }

@@ -4,7 +4,7 @@ import { DomainError, notFound } from '../../common/errors/index.js';
 import { EXTERNAL_FUNDING, PLATFORM_ADJUSTMENTS, userAccount } from '../ledger/account-codes.js';
 import { LedgerService } from '../ledger/ledger.service.js';
 import { AuditService } from '../audit/audit.service.js';
-import type { Principal } from '../auth/auth.types.js';
+import type { Principal } from '../../common/auth/auth.types.js';
 import { UsersRepository } from './users.repository.js';
 
 export interface UserBalance {

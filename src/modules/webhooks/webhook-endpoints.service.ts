@@ -5,7 +5,7 @@ import { DomainError, notFound } from '../../common/errors/index.js';
 import { generateSigningSecret } from '../../common/signing/standard-webhooks.js';
 import { DatabaseService } from '../../database/database.service.js';
 import { AuditService } from '../audit/audit.service.js';
-import type { Principal } from '../auth/auth.types.js';
+import type { Principal } from '../../common/auth/auth.types.js';
 import { checkHost } from './webhook-address-resolver.js';
 import { WebhookDeliveriesRepository, type DeliveryRecord } from './webhook-deliveries.repository.js';
 import { WebhookEndpointsRepository, type EndpointScope, type WebhookEndpointRecord } from './webhook-endpoints.repository.js';

@@ -1,9 +1,9 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, ParseUUIDPipe, Post, Query } from '@nestjs/common';
 import { ApiBearerAuth, ApiCreatedResponse, ApiOkResponse, ApiTags } from '@nestjs/swagger';
 import { DomainError, notFound } from '../../common/errors/index.js';
-import type { Principal } from '../auth/auth.types.js';
-import { CurrentPrincipal } from '../auth/principal.decorator.js';
-import { Roles } from '../auth/roles.decorator.js';
+import type { Principal } from '../../common/auth/auth.types.js';
+import { CurrentPrincipal } from '../../common/auth/principal.decorator.js';
+import { Roles } from '../../common/auth/roles.decorator.js';
 import { webhookEventJsonSchemas } from './webhook-event-types.js';
 import { WebhookEndpointsService } from './webhook-endpoints.service.js';
 import { deliveriesCursor, deliveriesPage, deliveryJson, endpointJson, parseDeliveryId } from './webhooks.presenter.js';

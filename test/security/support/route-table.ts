@@ -1,7 +1,7 @@
 // Who may call each route, from docs/api.md (the contract), not from the code's decorators: the
 // matrix then proves the decorators match the contract. A route the app serves that is missing
 // here fails the access-control test, so a new route cannot ship without a decision.
-import type { Role } from '../../../src/modules/auth/auth.types.js';
+import type { Role } from '../../../src/common/auth/auth.types.js';
 import { GHOST_CONTRIBUTOR, SEEDED_EVENT_ID, SEEDED_HOLD_ID } from './security-fixture.js';
 
 export type RouteAccess =

@@ -16,10 +16,10 @@ import { privateKeyToAccount } from 'viem/accounts';
 import { devChain, startDevchain, type Devchain } from '../../../scripts/lib/devchain.js';
 import { freshPayoutLines, measurePayoutGas } from '../../../scripts/lib/gas-measure.js';
 import { testUsdcAbi } from '../../../contracts/test-contracts.js';
-import { batchPayoutAbi } from '../../../src/modules/settlement/chain/contract-artifacts.js';
-import { PayoutChainError } from '../../../src/modules/settlement/chain/payout-chain.errors.js';
-import { PayoutChainClient } from '../../../src/modules/settlement/chain/payout-chain.client.js';
-import { encodePayoutLines, sumPayoutLinesMicroUsdc, type PayoutLine } from '../../../src/modules/settlement/chain/payout-lines.js';
+import { batchPayoutAbi } from '../../../src/modules/chain/contract-artifacts.js';
+import { PayoutChainError } from '../../../src/modules/chain/payout-chain.errors.js';
+import { PayoutChainClient } from '../../../src/modules/chain/payout-chain.client.js';
+import { encodePayoutLines, sumPayoutLinesMicroUsdc, type PayoutLine } from '../../../src/modules/chain/payout-lines.js';
 
 let devchain: Devchain;
 let client: PayoutChainClient;

@@ -6,7 +6,7 @@ import { privateKeyToAccount } from 'viem/accounts';
 import { randomBytes } from 'node:crypto';
 import { devChain, startDevchain, type Devchain } from '../../../scripts/lib/devchain.js';
 import { testUsdcAbi } from '../../../contracts/test-contracts.js';
-import { PayoutChainClient } from '../../../src/modules/settlement/chain/payout-chain.client.js';
+import { PayoutChainClient } from '../../../src/modules/chain/payout-chain.client.js';
 
 let devchain: Devchain;
 beforeAll(async () => {

@@ -20,7 +20,7 @@ import { testUsdcAbi } from '../../../contracts/test-contracts.js';
 import { PAYOUT_SENDER_OPTIONS, type PayoutSenderOptions } from '../../../src/modules/settlement/payout/payout-sender.options.js';
 import { PayoutSenderService } from '../../../src/modules/settlement/payout/payout-sender.service.js';
 import { ReconciliationService } from '../../../src/modules/settlement/payout/reconciliation.service.js';
-import { SettlementService } from '../../../src/modules/settlement/statement/settlement.service.js';
+import { SettlementService } from '../../../src/modules/settlement/creation/settlement.service.js';
 import { startTestApp, type TestApp } from '../../support/test-app.js';
 import { waitFor as waitUntil } from '../../support/wait-for.js';
 

@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import type { TxStatus } from '../chain/payout-chain.types.js';
+import type { TxStatus } from '../../chain/payout-chain.types.js';
 import { groupAttemptsByNonce, whatTheChainDid } from './chain-outcome.js';
 import type { PayoutTxRecord } from './payout.types.js';
 

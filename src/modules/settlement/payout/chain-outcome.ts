@@ -1,8 +1,8 @@
 // What the chain did to the attempts of one nonce (a batch and its fee bumps): the one reading of
 // the chain that both the tracker (live transactions) and the finality watch (booked ones) act on.
 import { assert } from '../../../common/errors/index.js';
-import type { PayoutChainClient } from '../chain/payout-chain.client.js';
-import type { TxStatus } from '../chain/payout-chain.types.js';
+import type { PayoutChainClient } from '../../chain/payout-chain.client.js';
+import type { TxStatus } from '../../chain/payout-chain.types.js';
 import type { PayoutTxRecord } from './payout.types.js';
 
 export type MinedStatus = Extract<TxStatus, { state: 'mined' }>;

@@ -1,8 +1,8 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { Inject, Injectable } from '@nestjs/common';
 import { assert } from '../../../common/errors/index.js';
-import type { PayoutChainClient } from '../chain/payout-chain.client.js';
-import { PAYOUT_CHAIN, type PayoutChainHandle } from '../chain/payout-chain.provider.js';
+import type { PayoutChainClient } from '../../chain/payout-chain.client.js';
+import { PAYOUT_CHAIN, type PayoutChainHandle } from '../../chain/payout-chain.provider.js';
 import { PayoutLockRepository, type HeldWalletLock } from './payout-lock.repository.js';
 
 export type Exclusive<T> = { busy: true } | { busy: false; value: T };

@@ -8,7 +8,7 @@ import type { SqlClient } from '../../../database/database.service.js';
 import { ContributorsService } from '../../contributors/contributors.service.js';
 import type { PayeeState } from '../../contributors/contributors.types.js';
 import { PayoutAddressPolicy, type PayoutAddressRefusal } from '../../payout-safety/payout-address-policy.service.js';
-import type { LineFailureReason, SettlementLineRecord } from '../statement/settlement.types.js';
+import type { LineFailureReason, SettlementLineRecord } from '../creation/settlement.types.js';
 
 export interface LineRefusal {
   line: SettlementLineRecord;

@@ -1,8 +1,8 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { assert } from '../../../common/errors/index.js';
 import { APP_CONFIG, type AppConfig } from '../../../config/index.js';
-import { SettlementQueueProducer } from '../statement/settlement-queue.producer.js';
-import { SettlementRepository } from '../statement/settlement.repository.js';
+import { SettlementQueueProducer } from '../creation/settlement-queue.producer.js';
+import { SettlementRepository } from '../creation/settlement.repository.js';
 import { groupAttemptsByNonce, observeAttempts } from './chain-outcome.js';
 import { HotWalletService } from './hot-wallet.service.js';
 import { bookingDifferences, finalBlockNumber, finalityDepthBlocks, finalityVerdict, type FinalityVerdict } from './payout-finality.js';

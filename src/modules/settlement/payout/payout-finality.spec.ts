@@ -1,8 +1,8 @@
-import type { TxStatus } from '../chain/payout-chain.types.js';
+import type { TxStatus } from '../../chain/payout-chain.types.js';
 import { whatTheChainDid } from './chain-outcome.js';
 import { bookingDifferences, finalBlockNumber, finalityDepthBlocks, finalityVerdict } from './payout-finality.js';
 import { finishedStatus, reorgedDraft } from './payout-outcome.service.js';
-import type { SettlementLineRecord } from '../statement/settlement.types.js';
+import type { SettlementLineRecord } from '../creation/settlement.types.js';
 
 const BLOCK_A = '0xaaaa';
 const BLOCK_B = '0xbbbb';

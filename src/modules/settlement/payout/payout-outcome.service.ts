@@ -7,13 +7,13 @@ import { contributorInSettlement, contributorPaid, contributorPayable } from '..
 import type { JournalDraft } from '../../ledger/journal-draft.js';
 import { LedgerService } from '../../ledger/ledger.service.js';
 import { WebhookOutbox } from '../../webhooks/webhook-outbox.service.js';
-import { finishedEventType, payoutEvents, settlementEvents } from '../settlement-webhooks.js';
-import type { BatchReceiptOutcome } from '../chain/batch-receipt.js';
+import { finishedEventType, payoutEvents, settlementEvents } from '../creation/settlement-webhooks.js';
+import type { BatchReceiptOutcome } from '../../chain/batch-receipt.js';
 import { PayeeScreenService, type LineRefusal } from './payee-screen.js';
 import { PayoutTxRepository, type NewPayoutTx } from './payout-tx.repository.js';
 import type { PayoutTxRecord } from './payout.types.js';
 import { SettlementLinesRepository } from './settlement-lines.repository.js';
-import { SettlementRepository } from '../statement/settlement.repository.js';
+import { SettlementRepository } from '../creation/settlement.repository.js';
 import {
   FLAG_OF_FAILURE,
   JOURNAL_SETTLEMENT_FAILED,
@@ -24,7 +24,7 @@ import {
   type LineStatus,
   type SettlementLineRecord,
   type SettlementStatus,
-} from '../statement/settlement.types.js';
+} from '../creation/settlement.types.js';
 
 /** One line's amount moved between two of its contributor's accounts; ref = line id (one fact per line). */
 function lineDraft(kind: string, line: SettlementLineRecord, account: { from: string; to: string }): JournalDraft {

@@ -4,18 +4,18 @@ import { getAddress, keccak256, stringToHex, type Address, type Hex } from 'viem
 import { assert, notFound } from '../../../common/errors/index.js';
 import { formatMicroUsdc } from '../../../common/money/index.js';
 import { APP_CONFIG, type AppConfig } from '../../../config/index.js';
-import type { PayoutChainClient } from '../chain/payout-chain.client.js';
-import { PayoutChainError } from '../chain/payout-chain.errors.js';
-import { PAYOUT_LINES_PER_BATCH_MAX } from '../chain/payout-lines.js';
+import type { PayoutChainClient } from '../../chain/payout-chain.client.js';
+import { PayoutChainError } from '../../chain/payout-chain.errors.js';
+import { PAYOUT_LINES_PER_BATCH_MAX } from '../../chain/payout-lines.js';
 import { HotWalletService } from './hot-wallet.service.js';
 import type { LineRefusal } from './payee-screen.js';
 import { PayoutOutcomeService } from './payout-outcome.service.js';
 import { PAYOUT_SENDER_OPTIONS, REVERTED_TXS_PER_SETTLEMENT_MAX, SEND_ROUNDS_MAX, type PayoutSenderOptions } from './payout-sender.options.js';
 import { PayoutTrackerService } from './payout-tracker.service.js';
 import { PayoutTxRepository, type NewPayoutTx } from './payout-tx.repository.js';
-import { SettlementQueueProducer } from '../statement/settlement-queue.producer.js';
-import { SettlementRepository } from '../statement/settlement.repository.js';
-import { OPEN_SETTLEMENT_STATUSES, type SettlementLineRecord, type SettlementStatus } from '../statement/settlement.types.js';
+import { SettlementQueueProducer } from '../creation/settlement-queue.producer.js';
+import { SettlementRepository } from '../creation/settlement.repository.js';
+import { OPEN_SETTLEMENT_STATUSES, type SettlementLineRecord, type SettlementStatus } from '../creation/settlement.types.js';
 
 export type SendOutcome =
   | { kind: 'finished'; status: SettlementStatus }

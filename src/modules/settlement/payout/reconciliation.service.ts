@@ -5,16 +5,16 @@ import { formatAttoAsUsd, formatMicroUsdc, microUsdcToAtto } from '../../../comm
 import { DatabaseService } from '../../../database/database.service.js';
 import { AuditService } from '../../audit/audit.service.js';
 import { LedgerService } from '../../ledger/ledger.service.js';
-import type { Principal } from '../../auth/auth.types.js';
-import { TRANSFER_LOG_BLOCK_RANGE_MAX } from '../chain/payout-chain.client.js';
-import type { TransferLog } from '../chain/payout-chain.types.js';
-import { PAYOUT_CHAIN, type PayoutChainHandle } from '../chain/payout-chain.provider.js';
+import type { Principal } from '../../../common/auth/auth.types.js';
+import { TRANSFER_LOG_BLOCK_RANGE_MAX } from '../../chain/payout-chain.client.js';
+import type { TransferLog } from '../../chain/payout-chain.types.js';
+import { PAYOUT_CHAIN, type PayoutChainHandle } from '../../chain/payout-chain.provider.js';
 import { PayoutTxRepository } from './payout-tx.repository.js';
 import { ReconciliationResolutionRepository, type ReconciliationResolutionRecord } from './reconciliation-resolution.repository.js';
 import { reconcile, type Reconciliation } from './reconciliation.js';
 import { SettlementCheckRepository } from './settlement-check.repository.js';
-import { SettlementRepository } from '../statement/settlement.repository.js';
-import { JOURNAL_SETTLEMENT_PAID, JOURNAL_SETTLEMENT_REORGED } from '../statement/settlement.types.js';
+import { SettlementRepository } from '../creation/settlement.repository.js';
+import { JOURNAL_SETTLEMENT_PAID, JOURNAL_SETTLEMENT_REORGED } from '../creation/settlement.types.js';
 
 /** Log queries per reconciliation: bounds a settlement whose transactions span a huge block range. */
 const LOG_QUERIES_MAX = 100;

@@ -1,5 +1,5 @@
 import type { Address, Hex } from 'viem';
-import type { TransferLog } from '../chain/payout-chain.types.js';
+import type { TransferLog } from '../../chain/payout-chain.types.js';
 import { reconcile } from './reconciliation.js';
 
 const tx = '0xaa' as Hex;

@@ -1,5 +1,5 @@
 // Compares USDC Transfer logs with paid lines: pure, no I/O.
-import type { TransferLog } from '../chain/payout-chain.types.js';
+import type { TransferLog } from '../../chain/payout-chain.types.js';
 
 /** Differences listed per kind in a stored reconciliation; the counts are always complete. */
 export const RECONCILIATION_DIFFERENCES_LISTED_MAX = 50;

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { SqlClient } from '../../../database/database.service.js';
-import { LINE_FAILURE_REORGED_OUT, type LineFailureReason } from '../statement/settlement.types.js';
+import { LINE_FAILURE_REORGED_OUT, type LineFailureReason } from '../creation/settlement.types.js';
 
 /**
  * Line state transitions. Each UPDATE names the state it leaves, so a replayed or concurrent step

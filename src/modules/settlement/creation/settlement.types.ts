@@ -1,4 +1,4 @@
-// Settlement statement types: a settlement and its lines, statuses from api.md. The payout
+// Settlement types: a settlement and its lines, statuses from api.md. The payout
 // sender's transaction states are in ../payout/payout.types.ts.
 import type { Address, Hex } from 'viem';
 

@@ -1,7 +1,7 @@
 // The payout chain client when a chain is configured; otherwise why settlement is disabled.
 import type { Provider } from '@nestjs/common';
-import { DomainError } from '../../../common/errors/index.js';
-import { APP_CONFIG, chainSettings, type AppConfig } from '../../../config/index.js';
+import { DomainError } from '../../common/errors/index.js';
+import { APP_CONFIG, chainSettings, type AppConfig } from '../../config/index.js';
 import { PayoutChainClient } from './payout-chain.client.js';
 
 export const PAYOUT_CHAIN = Symbol('PAYOUT_CHAIN');

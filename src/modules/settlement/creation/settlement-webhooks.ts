@@ -1,9 +1,9 @@
 // The webhook events of settlements and payouts (docs/webhooks.md), built from records. Pure.
 // Each is announced in the transaction that makes its fact true, with a dedupe key so a repeated
 // run (a retried job) announces nothing twice.
-import { formatMicroUsdc } from '../../common/money/index.js';
-import type { WebhookEventInput } from '../webhooks/webhook-outbox.service.js';
-import type { LineStatus, SettlementRecord, SettlementStatus } from './statement/settlement.types.js';
+import { formatMicroUsdc } from '../../../common/money/index.js';
+import type { WebhookEventInput } from '../../webhooks/webhook-outbox.service.js';
+import type { LineStatus, SettlementRecord, SettlementStatus } from './settlement.types.js';
 
 type SettlementEventType = 'settlement.created' | 'settlement.pending_approval' | 'settlement.confirmed' | 'settlement.partially_failed' | 'settlement.failed';
 type PayoutEventType = 'payout.paid' | 'payout.failed' | 'payout.reorged';
