@@ -57,12 +57,37 @@ export interface ContributorRow {
   balances: Balances;
 }
 
-export interface Contributor extends Balances {
+/** Proof and cool-down of a payout address (api.md "Contributor trust"). */
+export interface PayoutAddressTrust {
+  payout_address_proven: boolean;
+  payout_address_proven_at: string | null;
+  payout_address_changed_at: string | null;
+  /** End of the cool-down after the last change; null: none. */
+  payout_address_payable_from: string | null;
+}
+
+export interface PayoutAddressState extends PayoutAddressTrust {
+  contributor_id: string;
+  payout_address: string;
+}
+
+export interface UsageAuditRow {
+  contributor_id: string;
+  model: string;
+  events: number;
+  median_ratio: string;
+  model_median_ratio: string | null;
+  flagged: boolean;
+  flagged_since: string | null;
+}
+
+export interface Contributor extends Balances, PayoutAddressTrust {
   id: string;
   tier: string;
   status: string;
   payout_address: string;
   flagged_reason: string | null;
+  under_review_since: string | null;
   created_at: string;
   updated_at: string;
   balances: Balances;
