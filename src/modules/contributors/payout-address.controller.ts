@@ -1,21 +1,29 @@
 import { Body, Controller, Get, HttpCode, Inject, Param, Post, Query } from '@nestjs/common';
-import { ApiBearerAuth, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiBody, ApiQuery, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { validationFailed, zodIssuesToFields } from '../../common/errors/index.js';
 import { APP_CONFIG, type AppConfig } from '../../config/index.js';
 import { assertCanReadContributor } from '../auth/access.js';
 import type { Principal } from '../../common/auth/auth.types.js';
 import { CurrentPrincipal } from '../../common/auth/principal.decorator.js';
 import { Roles } from '../../common/auth/roles.decorator.js';
 import {
-  ContributorIdParamDto,
   ContributorResponseDto,
-  PayoutAddressChallengeQueryDto,
+  payoutAddressChallengeQuerySchema,
   PayoutAddressChallengeResponseDto,
   PayoutAddressStateResponseDto,
   ProveAddressDto,
+  proveAddressSchema,
 } from './contributors.schemas.js';
 import { payoutAddressState, toContributorJson } from './contributors.presenter.js';
 import { ContributorsService } from './contributors.service.js';
 import { PayoutAddressProofService } from './payout-address-proof.service.js';
+
+/** Parsed after the contributor check, so another contributor's id is a 403 whatever the input. */
+function parseOr400<T>(schema: { safeParse(input: unknown): { success: true; data: T } | { success: false; error: import('zod').ZodError } }, input: unknown): T {
+  const parsed = schema.safeParse(input);
+  if (!parsed.success) throw validationFailed(zodIssuesToFields(parsed.error));
+  return parsed.data;
+}
 
 /** Payout-address ownership proof: a contributor key for itself (403 otherwise), an admin for anyone. */
 @ApiTags('contributor trust')
@@ -31,16 +39,19 @@ export class PayoutAddressController {
 
   @Get()
   @ApiResponse({ status: 200, type: PayoutAddressStateResponseDto, description: 'the address, whether it is proven, and when it becomes payable' })
-  async state(@CurrentPrincipal() actor: Principal, @Param() params: ContributorIdParamDto) {
-    assertCanReadContributor(actor, params.id);
-    const contributor = await this.contributors.getById(params.id);
+  async state(@CurrentPrincipal() actor: Principal, @Param('id') contributorId: string) {
+    assertCanReadContributor(actor, contributorId);
+    const contributor = await this.contributors.getById(contributorId);
     return { contributor_id: contributor.id, payout_address: contributor.payoutAddress, ...payoutAddressState(contributor, this.config.PAYOUT_ADDRESS_COOLDOWN_HOURS) };
   }
 
   @Get('challenge')
   @ApiResponse({ status: 200, type: PayoutAddressChallengeResponseDto, description: 'a single-use message to sign, valid 10 minutes' })
-  async challenge(@CurrentPrincipal() actor: Principal, @Param() params: ContributorIdParamDto, @Query() query: PayoutAddressChallengeQueryDto) {
-    const challenge = await this.proofs.challenge(actor, params.id, query.address);
+  @ApiQuery({ name: 'address', required: true, type: String, description: 'the payout address to prove (0x...)' })
+  async challenge(@CurrentPrincipal() actor: Principal, @Param('id') contributorId: string, @Query() raw: unknown) {
+    assertCanReadContributor(actor, contributorId);
+    const query = parseOr400(payoutAddressChallengeQuerySchema, raw);
+    const challenge = await this.proofs.challenge(actor, contributorId, query.address);
     return { message: challenge.message, nonce: challenge.nonce, expires_at: challenge.expiresAt.toISOString() };
   }
 
@@ -48,8 +59,11 @@ export class PayoutAddressController {
   @HttpCode(200)
   @ApiResponse({ status: 200, type: ContributorResponseDto, description: 'the address is set and proven' })
   @ApiResponse({ status: 422, description: 'address_proof_invalid (wrong, foreign, replayed, expired or tampered proof: nothing changes), or payout_address_refused' })
-  async prove(@CurrentPrincipal() actor: Principal, @Param() params: ContributorIdParamDto, @Body() body: ProveAddressDto) {
-    const contributor = await this.proofs.prove(actor, { contributorId: params.id, address: body.address, signature: body.signature, nonce: body.nonce });
+  @ApiBody({ type: ProveAddressDto })
+  async prove(@CurrentPrincipal() actor: Principal, @Param('id') contributorId: string, @Body() raw: unknown) {
+    assertCanReadContributor(actor, contributorId);
+    const body = parseOr400(proveAddressSchema, raw);
+    const contributor = await this.proofs.prove(actor, { contributorId, address: body.address, signature: body.signature, nonce: body.nonce });
     return toContributorJson(contributor, this.config.PAYOUT_ADDRESS_COOLDOWN_HOURS);
   }
 }
