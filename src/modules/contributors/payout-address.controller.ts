@@ -1,10 +1,10 @@
 import { Body, Controller, Get, HttpCode, Inject, Param, Post, Query } from '@nestjs/common';
 import { ApiBearerAuth, ApiBody, ApiQuery, ApiResponse, ApiTags } from '@nestjs/swagger';
-import { validationFailed, zodIssuesToFields } from '../../common/errors/index.js';
 import { APP_CONFIG, type AppConfig } from '../../config/index.js';
 import { assertCanReadContributor } from '../auth/access.js';
 import type { Principal } from '../../common/auth/auth.types.js';
 import { CurrentPrincipal } from '../../common/auth/principal.decorator.js';
+import { parseOr400 } from '../../common/validation/parse-or-400.js';
 import { Roles } from '../../common/auth/roles.decorator.js';
 import {
   ContributorResponseDto,
@@ -17,13 +17,6 @@ import {
 import { payoutAddressState, toContributorJson } from './contributors.presenter.js';
 import { ContributorsService } from './contributors.service.js';
 import { PayoutAddressProofService } from './payout-address-proof.service.js';
-
-/** Parsed after the contributor check, so another contributor's id is a 403 whatever the input. */
-function parseOr400<T>(schema: { safeParse(input: unknown): { success: true; data: T } | { success: false; error: import('zod').ZodError } }, input: unknown): T {
-  const parsed = schema.safeParse(input);
-  if (!parsed.success) throw validationFailed(zodIssuesToFields(parsed.error));
-  return parsed.data;
-}
 
 /** Payout-address ownership proof: a contributor key for itself (403 otherwise), an admin for anyone. */
 @ApiTags('contributor trust')
