@@ -1,9 +1,15 @@
 import type { PayoutAddressTrust } from '../../api/types';
 import { formatTimestamp } from '../../lib/format';
 
+/** The end of the cool-down while it lasts; null once the address is payable (or was never changed). */
+export function coolingDownUntil(trust: Pick<PayoutAddressTrust, 'payout_address_payable_from'>, now: number): string | null {
+  const until = trust.payout_address_payable_from;
+  return until !== null && Date.parse(until) > now ? until : null;
+}
+
 /** Whether the payout address is proven, and when a changed address becomes payable (cool-down). */
 export function PayoutAddressTrustNote({ trust, now = Date.now() }: { trust: PayoutAddressTrust; now?: number }) {
-  const coolingUntil = trust.payout_address_payable_from !== null && Date.parse(trust.payout_address_payable_from) > now ? trust.payout_address_payable_from : null;
+  const coolingUntil = coolingDownUntil(trust, now);
   return (
     <p data-payout-address-trust>
       {trust.payout_address_proven ? (
