@@ -1,4 +1,4 @@
-// npm run bench [-- --quick] [--earnings-events N] [--duration S] [--rounds N] [--keep] [--no-build] [--render-from RUN/figures.json] [--only single|two-api]
+// npm run bench [-- --quick] [--earnings-events N] [--duration S] [--rounds N] [--keep] [--no-build] [--render-from RUN/figures.json] [--only single|two-api|litellm]
 //   [--history [--history-events N] [--history-steps K]]: only the history phase (scripts/lib/bench-history.ts, docs/history-bench.md)
 // Every figure of docs/performance.md, measured side by side in ONE run on the same Postgres:
 // (a) raw write limits (COPY, multi-row insert, one insert per transaction), (b) batch ingestion
@@ -16,6 +16,7 @@ import pg from 'pg';
 import { runBatchLoad, runEarningsLoad, runSingleLoad, seedDimensionPrices, seedForIngestion, createSignedGatewayKey, countStoredEvents, type LoadResult, type LoadTarget, type PhaseCpu } from './lib/bench-http.js';
 import { compareTwoApi, medianByRate, renderTwoApiTable, roundRobinTargets, type ApiPhaseRun, type MultiApiCpu, type TwoApiComparison } from './lib/bench-two-api.js';
 import { measureRawLimits } from './lib/bench-raw.js';
+import { LITELLM_BATCH_SIZE, LITELLM_TARGET_RATIO, litellmPayloadBytes, runLitellmLoad, runSameEventsBatchLoad, seedLitellmDeployments } from './lib/bench-litellm.js';
 import { renderChartSvg, renderMarkdown, writeChartPng, type BatchFigure, type BenchFigures, type SingleFigure, type EarningsFigure, type MachineInfo } from './lib/bench-report.js';
 import {
   createMigratedDatabase,
@@ -86,7 +87,7 @@ const say = (line: string) => console.log(`[bench] ${line}`);
 const sayCpu = (phase: string, cpu: MultiApiCpu) =>
   say(`${phase} CPU (cores): api ${cpu.apiCoresEach.length > 1 ? `${cpu.apiCoresEach.map((c) => c.toFixed(2)).join(' + ')} = ` : ''}${cpu.apiCores.toFixed(2)}, redis ${cpu.redisCores.toFixed(2)}, postgres ${cpu.postgresCores.toFixed(2)}, load generator ${cpu.loadGeneratorCores.toFixed(2)}, other processes ${cpu.otherCores.toFixed(2)}`);
 
-function parsePlan(): BenchPlan & { keep: boolean; noBuild: boolean; renderFrom?: string; onlySingle: boolean; onlyTwoApi: boolean; history: { events: number; steps: number } | null } {
+function parsePlan(): BenchPlan & { keep: boolean; noBuild: boolean; renderFrom?: string; onlySingle: boolean; onlyTwoApi: boolean; onlyLitellm: boolean; history: { events: number; steps: number } | null } {
   const { values } = parseArgs({
     options: {
       quick: { type: 'boolean', default: false },
@@ -100,7 +101,8 @@ function parsePlan(): BenchPlan & { keep: boolean; noBuild: boolean; renderFrom?
       'history-events': { type: 'string', default: '50000000' },
       'history-steps': { type: 'string', default: '4' },
       // A short targeted run, printed, docs untouched: "single" (plain and price-dimension single
-      // events) or "two-api" (batch 1000 and single events on one API and on two, alternating).
+      // events), "two-api" (batch 1000 and single events on one API and on two, alternating) or
+      // "litellm" (LiteLLM batches of 500 payloads vs /v1/usage-events/batch, same events, alternating).
       only: { type: 'string' },
     },
     strict: true,
@@ -117,8 +119,8 @@ function parsePlan(): BenchPlan & { keep: boolean; noBuild: boolean; renderFrom?
   const historySteps = Number(values['history-steps']);
   if (!Number.isSafeInteger(historyEvents) || historyEvents < 1 || !Number.isSafeInteger(historySteps) || historySteps < 1) throw new Error('--history-events and --history-steps must be positive integers');
   const history = values.history ? { events: historyEvents, steps: historySteps } : null;
-  if (values.only !== undefined && values.only !== 'single' && values.only !== 'two-api') throw new Error('--only takes "single" or "two-api"');
-  return { ...base, quick, durationS, ingestionRounds, earningsEvents, keep: values.keep ?? false, noBuild: values['no-build'] ?? false, renderFrom: values['render-from'], onlySingle: values.only === 'single', onlyTwoApi: values.only === 'two-api', history };
+  if (values.only !== undefined && !['single', 'two-api', 'litellm'].includes(values.only)) throw new Error('--only takes "single", "two-api" or "litellm"');
+  return { ...base, quick, durationS, ingestionRounds, earningsEvents, keep: values.keep ?? false, noBuild: values['no-build'] ?? false, renderFrom: values['render-from'], onlySingle: values.only === 'single', onlyTwoApi: values.only === 'two-api', onlyLitellm: values.only === 'litellm', history };
 }
 
 async function machineInfo(databaseUrl: string): Promise<MachineInfo> {
@@ -298,6 +300,38 @@ async function measureTwoApiOnly(stack: Stack, cleanup: CleanupStack, plan: Benc
   writeFileSync(join(stack.runDir, 'two-api-figures.json'), JSON.stringify({ durationS: plan.durationS, rounds: plan.ingestionRounds, loadAvgStart, loadAvgEnd, comparisons }, null, 2));
   console.log(`\n${renderTwoApiTable(comparisons)}\n`);
   say(`load average (1/5/15 min) at start ${load(loadAvgStart)}, at end ${load(loadAvgEnd)}; figures: ${join(stack.runDir, 'two-api-figures.json')}`);
+}
+
+/**
+ * --only litellm: LiteLLM push batches of 500 payloads (realistic messages) and /v1/usage-events/batch
+ * of 500 with the same events, alternating each round; events/s, CPU per event and the ratio printed.
+ */
+async function measureLitellmOnly(stack: Stack, plan: BenchPlan): Promise<void> {
+  const key = await seedForIngestion({ baseUrl: stack.baseUrl, adminKey: stack.adminKey });
+  await seedLitellmDeployments({ baseUrl: stack.baseUrl, adminKey: stack.adminKey });
+  say(`payload ${litellmPayloadBytes()} bytes (messages and response included), ${LITELLM_BATCH_SIZE} per request, ${BATCH_CONNECTIONS} connections; warm-up ${plan.warmupS} s each`);
+  await runSameEventsBatchLoad({ baseUrl: stack.baseUrl, key, connections: BATCH_CONNECTIONS, durationS: plan.warmupS, prefix: 'warm-b' });
+  await runLitellmLoad({ baseUrl: stack.baseUrl, key, size: LITELLM_BATCH_SIZE, connections: BATCH_CONNECTIONS, durationS: plan.warmupS, prefix: 'warm-l' });
+  const loadAvgStart = loadavg();
+  const rates = { batch: [] as number[], litellm: [] as number[] };
+  for (let round = 1; round <= plan.ingestionRounds; round += 1) {
+    for (const phase of ['batch', 'litellm'] as const) {
+      const name = phase === 'batch' ? `batch ${LITELLM_BATCH_SIZE}` : `litellm ${LITELLM_BATCH_SIZE}`;
+      const meters = startCpuMeters(stack);
+      const options = { baseUrl: stack.baseUrl, key, connections: BATCH_CONNECTIONS, durationS: plan.durationS, prefix: `${phase}-r${round}` };
+      const load = phase === 'batch' ? await runSameEventsBatchLoad(options) : await runLitellmLoad({ ...options, size: LITELLM_BATCH_SIZE });
+      const cpu = meters.stop();
+      assertPhaseClean(stack, name, load);
+      rates[phase].push(load.eventsPerSecond);
+      const apiUs = (cpu.apiCores / load.eventsPerSecond) * 1e6;
+      const pgUs = (cpu.postgresCores / load.eventsPerSecond) * 1e6;
+      say(`round ${round} ${name}: ${Math.round(load.eventsPerSecond)} events/s, p99 ${load.latencyP99Ms} ms, CPU per event api ${apiUs.toFixed(0)} us + postgres ${pgUs.toFixed(0)} us`);
+    }
+  }
+  const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+  const ratio = median(rates.litellm) / median(rates.batch);
+  const averages = (l: number[]) => l.map((x) => x.toFixed(2)).join('/');
+  say(`litellm / batch (medians of ${plan.ingestionRounds} round(s)): ${Math.round(median(rates.litellm))} / ${Math.round(median(rates.batch))} events/s = ${ratio.toFixed(2)}x (target >= ${LITELLM_TARGET_RATIO}x) ${ratio >= LITELLM_TARGET_RATIO ? 'MET' : 'NOT MET'}; load average at start ${averages(loadAvgStart)}, at end ${averages(loadavg())}`);
 }
 
 /** --only single: plain and price-dimension single events, alternating, CPU per event printed. */
@@ -482,6 +516,10 @@ async function main(): Promise<number> {
     }
     if (plan.onlyTwoApi) {
       await measureTwoApiOnly(stack, cleanup, plan);
+      return 0;
+    }
+    if (plan.onlyLitellm) {
+      await measureLitellmOnly(stack, plan);
       return 0;
     }
     const figures = await runAll(plan, stack, cleanup);

@@ -37,6 +37,8 @@ import { seededRandom } from '../src/common/random/seeded-random.js';
 const BATCH_EVENTS = 300;
 const BATCH_SIZE = 100;
 const SINGLE_EVENTS = 40;
+/** Calls fed through the LiteLLM push endpoint (as LiteLLM's generic_api callback would). */
+const LITELLM_CALLS = 40;
 const FETCH_CONCURRENCY = 16;
 const HTTP_TIMEOUT_MS = 30_000;
 const QUEUE_BILLED_TIMEOUT_MS = 30_000;
@@ -414,6 +416,56 @@ async function playBatches(context: DemoContext, random: () => number): Promise<
   say(`batch: ${BATCH_EVENTS} events in ${BATCH_EVENTS / BATCH_SIZE} batches of ${BATCH_SIZE}, all priced`);
 }
 
+/**
+ * A LiteLLM proxy's generic_api callback: one deployment per contributor mapped through the admin
+ * API, then a json_array batch of StandardLoggingPayloads (messages included, never stored) with
+ * one failed call; each call must be billed at its official price exactly like a usage event.
+ */
+async function playLitellm(context: DemoContext, random: () => number): Promise<void> {
+  const { admin } = context;
+  const deployment = (contributorId: string) => `demo-dep-${contributorId}`;
+  for (const contributor of CONTRIBUTORS) {
+    await admin.expect([201], 'PUT', `/v1/admin/integrations/litellm/deployments/${deployment(contributor.id)}`, { contributor_id: contributor.id });
+  }
+  const endTime = Date.now() / 1000;
+  const payloads = Array.from({ length: LITELLM_CALLS }, (_, i) => {
+    const event = randomEvent(context.runId, 'litellm', i, random);
+    const id = `demo-${context.runId}-litellm-${i}`;
+    return {
+      id,
+      call_type: 'acompletion',
+      status: i === LITELLM_CALLS - 1 ? 'failure' : 'success',
+      endTime,
+      model: event.model,
+      model_id: deployment(event.contributor_id),
+      model_map_information: { model_map_key: event.model, model_map_value: null },
+      metadata: { user_api_key_user_id: event.user_id, user_api_key_hash: `hash-${event.user_id}` },
+      messages: [{ role: 'user', content: 'What is the status of order 48213-A?' }],
+      response: {
+        id,
+        choices: [{ index: 0, finish_reason: 'stop', message: { role: 'assistant', content: 'It is at the Lyon delivery facility.' } }],
+        usage: {
+          prompt_tokens: event.usage.prompt_tokens,
+          completion_tokens: event.usage.completion_tokens,
+          total_tokens: event.usage.prompt_tokens + event.usage.completion_tokens,
+          prompt_tokens_details: { cached_tokens: event.usage.cached_tokens },
+          completion_tokens_details: { reasoning_tokens: event.usage.reasoning_tokens },
+        },
+      },
+      response_cost: 0.001,
+    };
+  });
+  const result = await context.gateway.expect([200], 'POST', '/v1/integrations/litellm', payloads);
+  const results = result.body.results as Array<{ event_id: string; status: string; reason?: string }>;
+  const priced = results.filter((r) => r.status === 'priced').map((r) => r.event_id);
+  check(`litellm: ${LITELLM_CALLS - 1} calls priced`, priced.length === LITELLM_CALLS - 1, JSON.stringify(results.filter((r) => r.status !== 'priced')).slice(0, 300));
+  check('litellm: the failed call skipped', results.at(-1)?.status === 'skipped' && results.at(-1)?.reason === 'failure', JSON.stringify(results.at(-1)));
+  await fetchPriced(context, priced);
+  const replay = await context.gateway.expect([200], 'POST', '/v1/integrations/litellm', payloads.slice(0, 3));
+  check('litellm: a replayed batch is answered duplicate', (replay.body.results as Array<{ status: string }>).every((r) => r.status === 'duplicate'), JSON.stringify(replay.body.results));
+  say(`litellm: ${LITELLM_CALLS} StandardLoggingPayloads through POST /v1/integrations/litellm, ${CONTRIBUTORS.length} deployments mapped, ${priced.length} priced, 1 failure skipped`);
+}
+
 async function playSingles(context: DemoContext, random: () => number): Promise<Record<string, unknown>> {
   let first: Record<string, unknown> | null = null;
   for (let i = 0; i < SINGLE_EVENTS; i += 1) {
@@ -728,6 +780,7 @@ async function playAndCheck(context: DemoContext): Promise<void> {
   await playBatches(context, random);
   const firstSingle = await playSingles(context, random);
   await playStreams(context);
+  await playLitellm(context, random);
   await playHold(context, random);
   await playDuplicateAndBad(context, firstSingle);
   await playQueue(context, random);

@@ -22,7 +22,7 @@ export interface AdminApi {
   adminKey: string;
 }
 
-async function call(api: AdminApi, method: string, path: string, body: unknown, okStatuses: number[], contentType = 'application/json'): Promise<any> {
+export async function call(api: AdminApi, method: string, path: string, body: unknown, okStatuses: number[], contentType = 'application/json'): Promise<any> {
   const response = await fetch(`${api.baseUrl}${path}`, {
     method,
     headers: { authorization: `Bearer ${api.adminKey}`, 'content-type': contentType },
@@ -69,13 +69,23 @@ export async function createSignedGatewayKey(api: AdminApi): Promise<{ key: stri
   return { key: created.key as string, signingSecret: created.signing_secret as string };
 }
 
+/** The n-th bench event's fields (the batch and the LiteLLM phases send the same events). */
+export function benchEvent(n: number) {
+  const prompt = 200 + (n % 3800);
+  return {
+    model: BENCH_MODELS[n % BENCH_MODELS.length]!,
+    prompt,
+    completion: 20 + ((n * 7) % 900),
+    cached: n % 3 === 0 ? prompt >> 2 : 0,
+    userId: benchUserId(n % BENCH_USERS),
+    contributorIndex: (n * 31) % BENCH_CONTRIBUTORS,
+  };
+}
+
 /** One event as JSON text; string building keeps the load generator cheap (it shares the 2 cores). */
 function eventJson(prefix: string, n: number): string {
-  const model = BENCH_MODELS[n % BENCH_MODELS.length]!;
-  const prompt = 200 + (n % 3800);
-  const completion = 20 + ((n * 7) % 900);
-  const cached = n % 3 === 0 ? prompt >> 2 : 0;
-  return `{"event_id":"${prefix}-${n}","user_id":"${benchUserId(n % BENCH_USERS)}","contributor_id":"${benchContributorId((n * 31) % BENCH_CONTRIBUTORS)}","model":"${model}","usage":{"prompt_tokens":${prompt},"completion_tokens":${completion},"cached_tokens":${cached},"reasoning_tokens":0}}`;
+  const e = benchEvent(n);
+  return `{"event_id":"${prefix}-${n}","user_id":"${e.userId}","contributor_id":"${benchContributorId(e.contributorIndex)}","model":"${e.model}","usage":{"prompt_tokens":${e.prompt},"completion_tokens":${e.completion},"cached_tokens":${e.cached},"reasoning_tokens":0}}`;
 }
 
 /** The model of the price-dimension phase: Claude-like prices with a 200k tier, cache writes, a search fee and a `us` variant. */
@@ -136,7 +146,7 @@ export interface LoadResult {
   latencyP99Ms: number;
 }
 
-function countOccurrences(text: string, needle: string): number {
+export function countOccurrences(text: string, needle: string): number {
   let count = 0;
   for (let at = text.indexOf(needle); at !== -1; at = text.indexOf(needle, at + needle.length)) count += 1;
   return count;
@@ -145,7 +155,7 @@ function countOccurrences(text: string, needle: string): number {
 /** One API, or a list of targets, one per connection (the round-robin client of the two-API phase). */
 export type LoadTarget = string | string[];
 
-interface LoadSpec {
+export interface LoadSpec {
   baseUrl: LoadTarget;
   key: string;
   connections: number;
@@ -160,7 +170,7 @@ interface LoadSpec {
   pathFor?: () => string;
 }
 
-async function runLoad(spec: LoadSpec): Promise<LoadResult> {
+export async function runLoad(spec: LoadSpec): Promise<LoadResult> {
   let priced = 0;
   let notPriced = 0;
   const result = await autocannon({

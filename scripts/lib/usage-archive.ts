@@ -10,9 +10,11 @@
 //    payout and margin must equal the database's; then record the month in DIR/manifest.json;
 // 4. in one transaction: detach the partition, re-sum it (nothing may have changed since the
 //    export), record the month in usage_archives and its per contributor/day/model sums in
-//    usage_archived_rollups (the rollup check's stand-in for the dropped rows), drop it.
+//    usage_archived_rollups (the rollup check's stand-in for the dropped rows), each priced event's
+//    model in usage_archived_events (refunds after archive), drop it.
 // Kept: usage_event_keys (idempotency: a replay of an archived event is a 410 with its amounts),
-// the journal (balances, the ledger check), contributor_usage_daily (earnings, statements).
+// the journal (balances, the ledger check), contributor_usage_daily (earnings, statements), and
+// each priced event's model in usage_archived_events (a refund of an archived event needs it).
 import { createHash } from 'node:crypto';
 import { createReadStream, createWriteStream } from 'node:fs';
 import { mkdir, readFile, rename, stat, writeFile } from 'node:fs/promises';
@@ -239,6 +241,8 @@ async function dropMonth(client: pg.ClientBase, month: string, exported: MonthSu
        FROM "${table}" WHERE status = 'priced' GROUP BY 2, 3, 4`,
       [`${month}-01`],
     );
+    // What a refund of an archived event needs beyond its journal entry and key: its model.
+    await client.query(`INSERT INTO usage_archived_events (event_id, month, model) SELECT event_id, $1::date, model FROM "${table}" WHERE status = 'priced'`, [`${month}-01`]);
     await client.query(`DROP TABLE "${table}"`);
     await client.query('COMMIT');
     return tableBytes;

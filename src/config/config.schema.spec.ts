@@ -31,6 +31,17 @@ describe('parseEnv', () => {
     expect(() => parseEnv({ RATE_LIMIT_BURST: '999' })).toThrow(/RATE_LIMIT_BURST/);
   });
 
+  it('reads the LiteLLM variables with their operations.md defaults and names a bad one', () => {
+    const env = parseEnv({});
+    expect(env.LITELLM_USER_FIELDS).toEqual(['metadata.user_api_key_user_id', 'metadata.user_api_key_team_id', 'metadata.user_api_key_hash']);
+    expect(env.LITELLM_BODY_LIMIT_BYTES).toBe(64 * 1024 * 1024);
+    expect([env.LITELLM_DATABASE_URL, env.LITELLM_BACKFILL_SECONDS, env.LITELLM_BACKFILL_OVERLAP_SECONDS, env.LITELLM_BACKFILL_FROM]).toEqual([undefined, 60, 600, undefined]);
+    expect(parseEnv({ LITELLM_USER_FIELDS: ' end_user , metadata.user_api_key_hash' }).LITELLM_USER_FIELDS).toEqual(['end_user', 'metadata.user_api_key_hash']);
+    expect(() => parseEnv({ LITELLM_USER_FIELDS: 'metadata..x' })).toThrow(/LITELLM_USER_FIELDS/);
+    expect(() => parseEnv({ LITELLM_BACKFILL_FROM: 'yesterday' })).toThrow(/LITELLM_BACKFILL_FROM/);
+    expect(() => parseEnv({ LITELLM_DATABASE_URL: 'not a url' })).toThrow(/LITELLM_DATABASE_URL/);
+  });
+
   it('names the bad variable', () => {
     expect(() => parseEnv({ USER_MARKUP: '1.33333' })).toThrow(/USER_MARKUP/);
     expect(() => parseEnv({ PORT: 'abc' })).toThrow(/PORT/);

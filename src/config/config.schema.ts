@@ -5,6 +5,7 @@ import { parseClusterNodes } from './redis-cluster-nodes.js';
 import { z } from 'zod';
 import { MoneyFormatError, parseMultiplier, parseUsdToAtto, type DecimalMultiplier } from '../common/money/index.js';
 import { API_KEY_TEXT, API_KEY_TEXT_MESSAGE } from '../common/validation/api-key-text.js';
+import { timestampSchema } from '../common/validation/fields.js';
 
 const multiplier = (name: string, fallback: string) =>
   z
@@ -31,6 +32,9 @@ const usdAmount = (fallback: string) =>
         return z.NEVER;
       }
     });
+
+/** Most user paths LITELLM_USER_FIELDS may list. */
+const LITELLM_USER_FIELDS_MAX = 16;
 
 const intFromEnv = (fallback: number, min: number, max: number) => z.coerce.number().int().min(min).max(max).default(fallback);
 const optionalText = z.string().trim().min(1).optional();
@@ -150,6 +154,31 @@ export const envSchema = z.object({
   USAGE_AUDIT_MAD_MULTIPLE: z.coerce.number().min(0).max(100).default(4),
   /** How often the worker runs the audit (api.md: at least once a minute). */
   USAGE_AUDIT_INTERVAL_SECONDS: intFromEnv(60, 1, 60),
+  /**
+   * LiteLLM push (api.md "Integrations (gateway)"): the payload paths tried in order for the
+   * user, comma-separated dotted paths into a StandardLoggingPayload.
+   */
+  LITELLM_USER_FIELDS: z
+    .string()
+    .default('metadata.user_api_key_user_id,metadata.user_api_key_team_id,metadata.user_api_key_hash')
+    .transform((text, ctx) => {
+      const paths = text.split(',').map((p) => p.trim()).filter((p) => p !== '');
+      const bad = paths.find((p) => !/^[A-Za-z0-9_]+(\.[A-Za-z0-9_]+){0,7}$/.test(p));
+      if (paths.length === 0 || paths.length > LITELLM_USER_FIELDS_MAX || bad !== undefined) {
+        ctx.addIssue({ code: 'custom', message: `LITELLM_USER_FIELDS: 1 to ${LITELLM_USER_FIELDS_MAX} comma-separated dotted paths such as metadata.user_api_key_user_id${bad ? ` (bad: ${bad.slice(0, 60)})` : ''}` });
+        return z.NEVER;
+      }
+      return paths;
+    }),
+  /** Body limit of POST /v1/integrations/litellm: LiteLLM batches carry whole prompts and responses. */
+  LITELLM_BODY_LIMIT_BYTES: intFromEnv(64 * 1024 * 1024, 1024, 1024 * 1024 * 1024),
+  /** LiteLLM's own Postgres (read-only): the worker backfills from its "LiteLLM_SpendLogs". None: no pull. */
+  LITELLM_DATABASE_URL: z.string().url().optional(),
+  LITELLM_BACKFILL_SECONDS: intFromEnv(60, 1, 24 * 3600),
+  /** Each run re-reads this far behind the checkpoint: LiteLLM writes spend rows late (batched). */
+  LITELLM_BACKFILL_OVERLAP_SECONDS: intFromEnv(600, 0, 7 * 24 * 3600),
+  /** Where the first backfill starts; default 24 hours before the worker started. */
+  LITELLM_BACKFILL_FROM: timestampSchema.optional(),
 });
 
 /**

@@ -13,6 +13,8 @@ import {
   JOB_EARNINGS_MATURE,
   JOB_EXPIRE_HOLDS,
   JOB_LEDGER_CHECKPOINT,
+  JOB_LITELLM_BACKFILL,
+  QUEUE_LITELLM,
   JOB_USAGE_PARTITIONS,
   JOB_USAGE_AUDIT_COUNT,
   JOB_USAGE_AUDIT_RUN,
@@ -67,8 +69,13 @@ const SETTLEMENT_WORKER_CONCURRENCY = 1;
 /** Sends wait for confirmations inside the job; the lock is renewed meanwhile. */
 const SETTLEMENT_JOB_LOCK_MS = 60_000;
 
-/** usage_events partitions are ensured this often (and at worker start), USAGE_PARTITIONS_AHEAD_MONTHS ahead. */
-export const USAGE_PARTITIONS_EVERY_MS = 6 * 3600_000;
+/**
+ * usage_events partitions are ensured this often (and at worker start), USAGE_PARTITIONS_AHEAD_MONTHS
+ * ahead, and for every month whose rows wait in the default partition: often enough that late
+ * events do not pile up there (each attach scans the default partition); a run that creates
+ * nothing reads only the catalog and the default partition.
+ */
+export const USAGE_PARTITIONS_EVERY_MS = 15 * 60_000;
 export const USAGE_PARTITIONS_AHEAD_MONTHS = 3;
 /** A verified ledger checkpoint this often: the check's cost is what was written since. */
 export const LEDGER_CHECKPOINT_EVERY_MS = 10 * 60_000;
@@ -278,6 +285,16 @@ export const JOBS = {
     handled: true,
     options: () => ({ removeOnComplete: { count: SCHEDULED_JOBS_KEPT }, removeOnFail: { count: SCHEDULED_JOBS_KEPT } }),
   }),
+  /**
+   * Reads LiteLLM's spend log from the checkpoint (a scheduler every LITELLM_BACKFILL_SECONDS, only
+   * with LITELLM_DATABASE_URL). Not retried: the next run re-reads from the same checkpoint.
+   */
+  [JOB_LITELLM_BACKFILL]: spec({
+    queue: QUEUE_LITELLM,
+    payload: noPayload,
+    handled: true,
+    options: () => ({ removeOnComplete: { count: SCHEDULED_JOBS_KEPT }, removeOnFail: { count: SCHEDULED_JOBS_KEPT } }),
+  }),
 } as const;
 
 export type JobName = keyof typeof JOBS;
@@ -304,6 +321,8 @@ export const SCHEDULERS = {
   earningsMaturity: { id: 'earnings-maturity', queue: QUEUE_EARNINGS, job: JOB_EARNINGS_MATURE, repeat: { every: EARNINGS_MATURITY_EVERY_MS } },
   /** Its interval is USAGE_AUDIT_INTERVAL_SECONDS. */
   usageAudit: { id: 'usage-audit', queue: QUEUE_USAGE_AUDIT, job: JOB_USAGE_AUDIT_RUN },
+  /** Every LITELLM_BACKFILL_SECONDS; only when LITELLM_DATABASE_URL is set. */
+  litellmBackfill: { id: 'litellm-backfill', queue: QUEUE_LITELLM, job: JOB_LITELLM_BACKFILL },
 } as const;
 
 /** The job template a scheduler adds: the job's name, no payload, the job's own options. */
@@ -316,14 +335,23 @@ export function scheduledJob(
     | typeof JOB_USAGE_PARTITIONS
     | typeof JOB_LEDGER_CHECKPOINT
     | typeof JOB_EARNINGS_MATURE
-    | typeof JOB_USAGE_AUDIT_RUN,
+    | typeof JOB_USAGE_AUDIT_RUN
+    | typeof JOB_LITELLM_BACKFILL,
 ) {
   return { name: job, data: {}, opts: jobOptions(job, {}) };
 }
 
 /** Worker options per queue (the @Processor of each queue passes them). */
 export const WORKER_OPTIONS: Record<
-  typeof QUEUE_USAGE_EVENTS | typeof QUEUE_HOLDS | typeof QUEUE_SETTLEMENT | typeof QUEUE_WEBHOOKS | typeof QUEUE_WEBHOOK_DISPATCH | typeof QUEUE_HISTORY | typeof QUEUE_EARNINGS | typeof QUEUE_USAGE_AUDIT,
+  | typeof QUEUE_USAGE_EVENTS
+  | typeof QUEUE_HOLDS
+  | typeof QUEUE_SETTLEMENT
+  | typeof QUEUE_WEBHOOKS
+  | typeof QUEUE_WEBHOOK_DISPATCH
+  | typeof QUEUE_HISTORY
+  | typeof QUEUE_EARNINGS
+  | typeof QUEUE_USAGE_AUDIT
+  | typeof QUEUE_LITELLM,
   Partial<WorkerOptions>
 > = {
   [QUEUE_USAGE_AUDIT]: { concurrency: USAGE_AUDIT_CONCURRENCY },
@@ -334,4 +362,6 @@ export const WORKER_OPTIONS: Record<
   [QUEUE_WEBHOOKS]: {},
   [QUEUE_WEBHOOK_DISPATCH]: { concurrency: WEBHOOK_DISPATCH_CONCURRENCY, lockDuration: WEBHOOK_DISPATCH_LOCK_MS, stalledInterval: WEBHOOK_DISPATCH_LOCK_MS },
   [QUEUE_HISTORY]: { lockDuration: HISTORY_JOB_LOCK_MS },
+  // A backfill run reads up to LITELLM_BACKFILL_PAGES_MAX pages: its lock is renewed meanwhile.
+  [QUEUE_LITELLM]: { lockDuration: HISTORY_JOB_LOCK_MS },
 };

@@ -11,7 +11,8 @@ export type QueueName =
   | WebhookQueueName
   | typeof QUEUE_HISTORY
   | typeof QUEUE_EARNINGS
-  | typeof QUEUE_USAGE_AUDIT;
+  | typeof QUEUE_USAGE_AUDIT
+  | typeof QUEUE_LITELLM;
 
 export const JOB_USAGE_EVENT = 'usage-event';
 export const JOB_DEAD_USAGE_EVENT = 'dead-usage-event';
@@ -41,3 +42,6 @@ export const JOB_LEDGER_CHECKPOINT = 'ledger-checkpoint';
 export const QUEUE_USAGE_AUDIT = 'usage-audit';
 export const JOB_USAGE_AUDIT_COUNT = 'usage-audit-count';
 export const JOB_USAGE_AUDIT_RUN = 'usage-audit-run';
+/** LiteLLM pull (api.md "Integrations"): the spend-log backfill from LITELLM_DATABASE_URL. */
+export const QUEUE_LITELLM = 'litellm';
+export const JOB_LITELLM_BACKFILL = 'litellm-backfill';

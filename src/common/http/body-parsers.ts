@@ -7,10 +7,11 @@ import { inexactJsonNumber, jsonBodyProblem, mayHoldUnstorableText } from './jso
 const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH']);
 /**
  * Routes that read their own body as a stream (request.raw): SSE ingestion, and the LiteLLM price
- * import (its numbers must keep their decimal text; JSON.parse would turn them into binary floats).
+ * import (its numbers must keep their decimal text; JSON.parse would turn them into binary floats),
+ * and the LiteLLM push (several payload formats, and a limit of its own: LITELLM_BODY_LIMIT_BYTES).
  * Route patterns as registered, so letter case and a trailing slash in the URL do not matter.
  */
-export const RAW_BODY_ROUTES = new Set(['/v1/usage-events/stream', '/v1/admin/prices/import']);
+export const RAW_BODY_ROUTES = new Set(['/v1/usage-events/stream', '/v1/admin/prices/import', '/v1/integrations/litellm']);
 /** Strict JSON (as Express's parser was): the top level is an object or an array. */
 const STRICT_JSON_START = /^[\x20\x09\x0a\x0d]*[[{]/;
 

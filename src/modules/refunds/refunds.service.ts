@@ -56,7 +56,8 @@ export class RefundsService {
         }
         return { refund: existing, replayed: true };
       }
-      const event = await this.usage.get(command.eventId); // 404 not_found
+      // Stored or archived alike (never a 410): 404 not_found only for an id never ingested.
+      const event = await this.usage.getRefundable(command.eventId);
       if (event.status !== 'priced' || event.chargeAtto === null || event.payoutAtto === null) {
         throw new DomainError('not_priced', 'the usage event is not priced: nothing was charged, nothing can be refunded');
       }

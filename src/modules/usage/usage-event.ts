@@ -24,7 +24,7 @@ export interface NormalizedEvent {
   usage: TokenUsage;
   holdId: string | null;
   metadata: Record<string, unknown> | null;
-  source: 'api' | 'batch' | 'stream' | 'queue';
+  source: 'api' | 'batch' | 'stream' | 'queue' | 'litellm';
   stream: StreamDetails | null;
   /** sha256 of the canonical payload as sent: the same event_id with another hash is a conflict. */
   requestHash: string;

@@ -2,7 +2,7 @@ import { Body, Controller, Get, HttpCode, Param, Post, Query, Res } from '@nestj
 import { ApiBearerAuth, ApiBody, ApiOkResponse, ApiTags } from '@nestjs/swagger';
 import type { FastifyRequest, FastifyReply } from 'fastify';
 import { z } from 'zod';
-import { validationFailed } from '../../common/errors/index.js';
+import { DomainError, validationFailed } from '../../common/errors/index.js';
 import { cursorRowIdSchema, decodeCursor, encodeCursor } from '../../common/http/pagination.js';
 import { RateLimited } from '../auth/rate-limited.decorator.js';
 import { Roles } from '../../common/auth/roles.decorator.js';
@@ -58,8 +58,14 @@ export class UsageController {
   @Get('usage-events/:event_id')
   @Roles('gateway', 'admin')
   async get(@Param('event_id') eventId: string) {
-    const event = await this.usage.get(eventId);
-    return usageEventDetailBody(event);
+    try {
+      return usageEventDetailBody(await this.usage.get(eventId));
+    } catch (error) {
+      // Not a usage event (yet): another module may hold it, e.g. a LiteLLM call parked unattributed.
+      const pending = error instanceof DomainError && error.code === 'not_found' ? await this.usage.findPending(eventId) : null;
+      if (pending) return pending;
+      throw error;
+    }
   }
 
   @Get('admin/usage-events')

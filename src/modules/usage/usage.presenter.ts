@@ -57,7 +57,10 @@ export function usageKindsBody(event: StoredEvent) {
 
 /** GET /v1/usage-events/:event_id: the event with what it was billed from (every kind, variant, price version). */
 export function usageEventDetailBody(event: StoredEvent) {
-  return { ...usageEventBody(event), usage: usageKindsBody(event), stream: event.stream, metadata: event.metadata, source: event.source };
+  const body = { ...usageEventBody(event), usage: usageKindsBody(event), stream: event.stream, metadata: event.metadata, source: event.source };
+  // LiteLLM's own float cost estimate of the call, kept beside the event for comparison (never billed).
+  const litellmCost = event.metadata?.litellm_response_cost_usd;
+  return typeof litellmCost === 'string' ? { ...body, litellm_response_cost_usd: litellmCost } : body;
 }
 
 /** in_progress: another reprice was running, so this call priced nothing (its figures are that run's to give). */

@@ -195,13 +195,21 @@ const FIND_BY_EVENT_IDS = preparedStatement('usage_find_by_event_ids', `SELECT $
 
 /**
  * Keys of events whose month was archived, with the amounts their journal entry posted (the user's
- * negative posting is the charge, the contributor's payable one the payout, platform:revenue the
- * margin). Only keys in an archived month are returned.
+ * negative posting is the charge, the contributor's payable or, while maturing, pending one the
+ * payout, platform:revenue the margin) and the model the archive kept. Only keys in an archived
+ * month are returned. Months archived before usage_archived_events existed: the model of the
+ * contributor's only model that day in usage_archived_rollups, if there was only one.
  */
-const FIND_ARCHIVED = `SELECT k.event_id, k.request_hash, k.occurred_at, to_char(a.month, 'YYYY-MM') AS month, j.account_codes, j.amounts_atto
+const FIND_ARCHIVED = `SELECT k.event_id, k.request_hash, k.occurred_at, to_char(a.month, 'YYYY-MM') AS month, j.account_codes, j.amounts_atto,
+     coalesce(m.model, (
+       SELECT CASE WHEN count(DISTINCT r.model) = 1 THEN min(r.model) END FROM usage_archived_rollups r
+       WHERE r.month = a.month AND r.day = (k.occurred_at AT TIME ZONE 'UTC')::date
+         AND (('contributor:' || r.contributor_id || ':payable') = ANY(j.account_codes) OR ('contributor:' || r.contributor_id || ':pending') = ANY(j.account_codes))
+     )) AS model
    FROM usage_event_keys k
    JOIN usage_archives a ON a.month = date_trunc('month', k.occurred_at AT TIME ZONE 'UTC')::date
    LEFT JOIN journal_entries j ON j.kind = $2 AND j.ref = k.event_id
+   LEFT JOIN usage_archived_events m ON m.event_id = k.event_id
    WHERE k.event_id = ANY($1::text[])`;
 
 const INSERT_EVENTS = preparedStatement('usage_insert_events', `WITH ${insertEventsCtes(INSERTED_COLUMNS)}\n   SELECT * FROM ins`);
@@ -371,19 +379,19 @@ export class UsageRepository {
   async findArchived(eventIds: string[]): Promise<Map<string, ArchivedEvent>> {
     const found = new Map<string, ArchivedEvent>();
     if (eventIds.length === 0) return found;
-    const result = await this.db.pool.query<{ event_id: string; request_hash: string; occurred_at: Date; month: string; account_codes: string[] | null; amounts_atto: string[] | null }>(
+    const result = await this.db.pool.query<{ event_id: string; request_hash: string; occurred_at: Date; month: string; account_codes: string[] | null; amounts_atto: string[] | null; model: string | null }>(
       FIND_ARCHIVED,
       [eventIds, USAGE_JOURNAL_KIND],
     );
     for (const r of result.rows) {
-      const event: ArchivedEvent = { eventId: r.event_id, requestHash: r.request_hash, occurredAt: r.occurred_at, archivedMonth: r.month, userId: null, contributorId: null, chargeAtto: 0n, payoutAtto: 0n, marginAtto: 0n };
+      const event: ArchivedEvent = { eventId: r.event_id, requestHash: r.request_hash, occurredAt: r.occurred_at, archivedMonth: r.month, userId: null, contributorId: null, chargeAtto: 0n, payoutAtto: 0n, marginAtto: 0n, model: r.model };
       (r.account_codes ?? []).forEach((code, i) => {
         const amount = toBigInt(r.amounts_atto![i]);
         const account = describeAccount(code);
         if (account.kind === 'user') {
           event.userId = account.ownerId;
           event.chargeAtto -= amount;
-        } else if (account.kind === 'contributor_payable') {
+        } else if (account.kind === 'contributor_payable' || account.kind === 'contributor_pending') {
           event.contributorId = account.ownerId;
           event.payoutAtto += amount;
         } else if (code === PLATFORM_REVENUE) {

@@ -12,7 +12,7 @@ import { UsageRepository, type UnpricedModelRow } from './usage.repository.js';
 import { normalizeEvent, type NormalizedEvent, type StreamDetails } from './usage-event.js';
 import { planEvent, rollupDeltas, usageJournalDraft, type Multipliers } from './usage-planner.js';
 import { usageEventSchema, type UsageEventInput } from './usage.schemas.js';
-import type { ArchivedEvent, PlannedEvent, StoredEvent, WriteOutcome } from './usage.types.js';
+import { ARCHIVED_MODEL_UNKNOWN, type ArchivedEvent, type PlannedEvent, type RefundableEvent, type StoredEvent, type WriteOutcome } from './usage.types.js';
 import { formatAttoAsUsd } from '../../common/money/index.js';
 import { UsageWriter } from './usage-writer.js';
 
@@ -65,11 +65,30 @@ export class UsageService {
     return this.unwrap(outcome!);
   }
 
-  async ingestBatch(rawEvents: unknown[]): Promise<BatchItemResult[]> {
+  /**
+   * Another module's calls that are not usage events yet but are answered by
+   * GET /v1/usage-events/:event_id (LiteLLM's unattributed calls): each lookup returns the body to
+   * show, or null. Registered by that module, so this one does not depend on it.
+   */
+  private readonly pendingLookups: Array<(eventId: string) => Promise<Record<string, unknown> | null>> = [];
+
+  addPendingLookup(lookup: (eventId: string) => Promise<Record<string, unknown> | null>): void {
+    this.pendingLookups.push(lookup);
+  }
+
+  async findPending(eventId: string): Promise<Record<string, unknown> | null> {
+    for (const lookup of this.pendingLookups) {
+      const found = await lookup(eventId);
+      if (found) return found;
+    }
+    return null;
+  }
+
+  async ingestBatch(rawEvents: unknown[], source: NormalizedEvent['source'] = 'batch'): Promise<BatchItemResult[]> {
     const results: BatchItemResult[] = new Array(rawEvents.length);
     const valid: Array<{ index: number; event: NormalizedEvent }> = [];
     rawEvents.forEach((raw, index) => {
-      const parsed = this.parse(raw, 'batch');
+      const parsed = this.parse(raw, source);
       if ('issues' in parsed) {
         const eventId = typeof (raw as { event_id?: unknown })?.event_id === 'string' ? (raw as { event_id: string }).event_id : null;
         results[index] = { event_id: eventId, status: 'rejected', error: { code: 'validation_failed', message: 'event validation failed', details: parsed.issues } };
@@ -91,6 +110,31 @@ export class UsageService {
     const archived = (await this.repository.findArchived([eventId])).get(eventId);
     if (archived) throw eventArchived(archived);
     throw notFound('usage event');
+  }
+
+  /**
+   * An event as a refund needs it (api.md "Refunds": an archived event is refunded like any
+   * other): the stored row, else what its journal entry, key and the archive kept of it.
+   */
+  async getRefundable(eventId: string): Promise<RefundableEvent> {
+    const found = (await this.repository.findByEventIds([eventId])).get(eventId);
+    if (found) return { ...found, archivedMonth: null };
+    const archived = (await this.repository.findArchived([eventId])).get(eventId);
+    if (!archived) throw notFound('usage event');
+    // Archived months hold only priced events (the archive refuses unpriced ones); without a
+    // usage journal entry nothing was charged.
+    const charged = archived.userId !== null && archived.contributorId !== null;
+    return {
+      eventId: archived.eventId,
+      status: charged ? 'priced' : 'unpriced',
+      userId: archived.userId ?? '',
+      contributorId: archived.contributorId ?? '',
+      model: archived.model ?? ARCHIVED_MODEL_UNKNOWN,
+      occurredAt: archived.occurredAt,
+      chargeAtto: charged ? archived.chargeAtto : null,
+      payoutAtto: charged ? archived.payoutAtto : null,
+      archivedMonth: archived.archivedMonth,
+    };
   }
 
   list(status: 'priced' | 'unpriced', limit: number, afterId: bigint | null): Promise<StoredEvent[]> {

@@ -67,6 +67,31 @@ export interface ArchivedEvent {
   chargeAtto: bigint;
   payoutAtto: bigint;
   marginAtto: bigint;
+  /** From usage_archived_events; null when unknown (see ARCHIVED_MODEL_UNKNOWN). */
+  model: string | null;
+}
+
+/**
+ * The model a refund of an archived event is summed under when it is not known: months archived
+ * before usage_archived_events existed, where the contributor had several models that day.
+ */
+export const ARCHIVED_MODEL_UNKNOWN = 'unknown (archived)';
+
+/**
+ * What a refund needs of an event, whether its row is stored or its month was archived (then
+ * read from its usage journal entry, key and usage_archived_events: docs/history.md).
+ */
+export interface RefundableEvent {
+  eventId: string;
+  status: 'priced' | 'unpriced';
+  userId: string;
+  contributorId: string;
+  model: string;
+  occurredAt: Date;
+  chargeAtto: bigint | null;
+  payoutAtto: bigint | null;
+  /** YYYY-MM when the event's month was archived, else null. */
+  archivedMonth: string | null;
 }
 
 /** What a set of priced events adds to one per contributor/UTC day/model row of the earnings rollup. */

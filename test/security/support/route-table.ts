@@ -76,6 +76,11 @@ export const ROUTE_TABLE: Record<string, RouteAccess> = {
   'POST /v1/usage-events/batch': { roles: gatewayOrAdmin, path: '/v1/usage-events/batch' },
   'POST /v1/usage-events/stream': { roles: gatewayOrAdmin, path: '/v1/usage-events/stream' },
   'GET /v1/usage-events/:event_id': { roles: gatewayOrAdmin, path: `/v1/usage-events/${SEEDED_EVENT_ID}` },
+  // LiteLLM proxy integration (api.md "Integrations (gateway)").
+  'POST /v1/integrations/litellm': { roles: gatewayOrAdmin, path: '/v1/integrations/litellm' },
+  'GET /v1/admin/integrations/litellm/deployments': { roles: admin, path: '/v1/admin/integrations/litellm/deployments' },
+  'PUT /v1/admin/integrations/litellm/deployments/:model_id': { roles: admin, path: '/v1/admin/integrations/litellm/deployments/sec-dep' },
+  'GET /v1/admin/integrations/litellm/status': { roles: admin, path: '/v1/admin/integrations/litellm/status' },
   'GET /v1/admin/usage-events': { roles: admin, path: '/v1/admin/usage-events' },
   'GET /v1/admin/usage-events/unpriced-by-model': { roles: admin, path: '/v1/admin/usage-events/unpriced-by-model' },
   'POST /v1/admin/usage-events/reprice': { roles: admin, path: '/v1/admin/usage-events/reprice' },

@@ -1,0 +1,189 @@
+// One LiteLLM StandardLoggingPayload (what its generic_api callback sends) as a usage event, by the
+// mapping of api.md "Integrations (gateway)". Pure. Only ids, counts and the model are read: the
+// call's messages and response text are never copied into what this returns.
+//
+// Grounded in LiteLLM's source (BerriAI/litellm): `StandardLoggingPayload`,
+// `StandardLoggingMetadata`, `StandardLoggingHiddenParams`, `StandardLoggingModelInformation`,
+// `Usage`, `PromptTokensDetailsWrapper` (its `cache_creation_token_details`:
+// `CacheCreationTokenDetails.ephemeral_5m/1h_input_tokens`, and `web_search_requests`) and
+// `ServerToolUse` in litellm/types/utils.py; `endTime` is a float of epoch seconds there, and a
+// naive "YYYY-MM-DD HH:MM:SS.ffffff" (UTC) in the JSON the callback writes (safe_dumps of a
+// datetime, see tests/logging_callback_tests/gcs_pub_sub_body/standard_logging_payload.json).
+import { isPlainObject } from '../streams/reassembler-types.js';
+import { providerUsagePayload } from '../streams/stream-billing.js';
+import { parseUsage, serviceTierVariant } from '../streams/stream-usage.js';
+
+export const LITELLM_EVENT_ID_PREFIX = 'litellm:';
+/** The placeholder contributor of an unattributed event while it is validated (never stored). */
+export const UNATTRIBUTED_CONTRIBUTOR = 'litellm-unattributed';
+
+export type SkipReason = 'failure' | 'cache_hit' | 'unsupported_call_type';
+
+/**
+ * LiteLLM `CallTypes` that are chat or text completions, responses or embeddings (sync and async
+ * names). `anthropic_messages` is LiteLLM's /v1/messages route: a chat completion in Anthropic's
+ * shape. Anything else (images, speech, transcription, files, batches, rerank, OCR...) is skipped.
+ */
+const BILLED_CALL_TYPES = new Set([
+  'completion',
+  'acompletion',
+  'text_completion',
+  'atext_completion',
+  'responses',
+  'aresponses',
+  'embedding',
+  'aembedding',
+  'anthropic_messages',
+]);
+
+/** What one payload becomes. `event` is a POST /v1/usage-events body without its contributor. */
+export type LitellmPlan =
+  | { kind: 'event'; id: string; eventId: string; modelId: string; event: Record<string, unknown> }
+  | { kind: 'skipped'; id: string; eventId: string; reason: SkipReason }
+  | { kind: 'rejected'; id: string | null; eventId: string | null; message: string };
+
+export interface LitellmMappingOptions {
+  /** LITELLM_USER_FIELDS: dotted paths tried in order. */
+  userFields: readonly string[];
+}
+
+/** The mapping of one payload (api.md), or why it is skipped or cannot be read. */
+export function planLitellmPayload(value: unknown, options: LitellmMappingOptions): LitellmPlan {
+  if (!isPlainObject(value)) return { kind: 'rejected', id: null, eventId: null, message: 'a payload must be a JSON object (a StandardLoggingPayload)' };
+  const id = nonEmptyText(value.id);
+  if (id === null) return { kind: 'rejected', id: null, eventId: null, message: 'id: required (the StandardLoggingPayload id)' };
+  const eventId = LITELLM_EVENT_ID_PREFIX + id;
+  const reject = (message: string): LitellmPlan => ({ kind: 'rejected', id, eventId, message });
+
+  if (value.status === 'failure') return { kind: 'skipped', id, eventId, reason: 'failure' };
+  // No contributor did work for a call LiteLLM answered from its cache.
+  if (value.cache_hit === true) return { kind: 'skipped', id, eventId, reason: 'cache_hit' };
+  const callType = nonEmptyText(value.call_type);
+  if (callType !== null && !BILLED_CALL_TYPES.has(callType)) return { kind: 'skipped', id, eventId, reason: 'unsupported_call_type' };
+
+  const occurredAt = litellmTime(value.endTime);
+  if (occurredAt === null) return reject('endTime: epoch seconds or "YYYY-MM-DD HH:MM:SS[.ffffff]" (UTC) required');
+  const model = modelOf(value);
+  if (model === null) return reject('model: none of model_map_information.model_map_key, hidden_params.litellm_model_name, model');
+  const modelId = nonEmptyText(value.model_id) ?? nonEmptyText(pathValue(value, 'hidden_params.model_id'));
+  if (modelId === null) return reject('model_id: required (the LiteLLM deployment, model_info.id) to find the contributor');
+  const user = firstText(value, options.userFields);
+  if (user === null) return reject(`user: none of ${options.userFields.join(', ')} is set`);
+  const usage = usageOf(value);
+  if (usage === null) return reject('usage: neither response.usage nor prompt_tokens/completion_tokens hold token counts');
+
+  const event: Record<string, unknown> = { event_id: eventId, user_id: user, model, occurred_at: occurredAt, usage: usage.counts };
+  if (usage.variant !== null && usage.variant !== 'standard') event.price_variant = usage.variant;
+  const metadata: Record<string, unknown> = { litellm_model_id: modelId };
+  const cost = floatToDecimalText(value.response_cost);
+  // LiteLLM's own float estimate, for comparison only: the ledger bills its own prices.
+  if (cost !== null) metadata.litellm_response_cost_usd = cost;
+  event.metadata = metadata;
+  return { kind: 'event', id, eventId, modelId, event };
+}
+
+/**
+ * The model the catalog import stores: LiteLLM's catalog key first (`model_map_key`), else the
+ * model LiteLLM called (`hidden_params.litellm_model_name`), else the requested `model`.
+ */
+function modelOf(value: Record<string, unknown>): string | null {
+  return nonEmptyText(pathValue(value, 'model_map_information.model_map_key')) ?? nonEmptyText(pathValue(value, 'hidden_params.litellm_model_name')) ?? nonEmptyText(value.model);
+}
+
+/**
+ * `response.usage` (LiteLLM's `Usage`: OpenAI's shape plus cache_creation_input_tokens,
+ * cache_read_input_tokens, prompt_tokens_details.cache_creation_token_details, server_tool_use)
+ * read by the stream rules of pricing.md (stream-usage.ts), else the payload's top-level
+ * prompt_tokens/completion_tokens. The variant is `response.service_tier`, as in streams.
+ */
+function usageOf(value: Record<string, unknown>): { counts: Record<string, number>; variant: string | null } | null {
+  const response = isPlainObject(value.response) ? value.response : {};
+  const read = parseUsage(response.usage);
+  const tier = nonEmptyText(response.service_tier) ?? read?.serviceTier ?? null;
+  const variant = tier === null ? null : serviceTierVariant(tier);
+  if (read !== null) {
+    const counts = providerUsagePayload(read.usage);
+    // LiteLLM also copies Anthropic's web search count into prompt_tokens_details.
+    const searches = pathValue(response.usage, 'prompt_tokens_details.web_search_requests');
+    if (counts.web_search_calls === undefined && isCount(searches) && searches > 0) counts.web_search_calls = searches;
+    return { counts, variant };
+  }
+  if (isCount(value.prompt_tokens) && isCount(value.completion_tokens)) {
+    return { counts: { prompt_tokens: value.prompt_tokens, completion_tokens: value.completion_tokens, cached_tokens: 0, reasoning_tokens: 0 }, variant };
+  }
+  return null;
+}
+
+const NAIVE_TIME = /^(\d{4}-\d{2}-\d{2})[ T](\d{2}:\d{2}:\d{2})(?:\.(\d{1,9}))?$/;
+const ZONED_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d{1,9})?(?:Z|[+-]\d{2}:\d{2})$/;
+/** Epoch seconds from 2000 to 2200: a number outside is not a LiteLLM endTime (milliseconds, garbage). */
+const EPOCH_SECONDS_MIN = 946_684_800;
+const EPOCH_SECONDS_MAX = 7_258_118_400;
+
+/**
+ * LiteLLM's endTime as an RFC 3339 UTC instant, rounded to the millisecond (as Postgres'
+ * timestamp(3) of its spend log rounds it, so push and pull agree): a float of epoch seconds, a
+ * naive "YYYY-MM-DD HH:MM:SS.ffffff" read as UTC, or an ISO text with a zone.
+ */
+export function litellmTime(value: unknown): string | null {
+  if (typeof value === 'number') {
+    if (!Number.isFinite(value) || value < EPOCH_SECONDS_MIN || value > EPOCH_SECONDS_MAX) return null;
+    return new Date(Math.round(value * 1000)).toISOString();
+  }
+  if (typeof value !== 'string') return null;
+  const naive = NAIVE_TIME.exec(value.trim());
+  if (naive) {
+    const base = Date.parse(`${naive[1]}T${naive[2]}Z`);
+    if (Number.isNaN(base)) return null;
+    const fraction = naive[3] ?? '0';
+    const ms = Math.round(Number(`0.${fraction}`) * 1000);
+    return new Date(base + ms).toISOString();
+  }
+  if (ZONED_TIME.test(value.trim())) {
+    const ms = Date.parse(value.trim());
+    return Number.isNaN(ms) ? null : new Date(ms).toISOString();
+  }
+  return null;
+}
+
+/**
+ * A non-negative finite float (LiteLLM's response_cost) as the plain decimal text of its shortest
+ * round-trip form ("2.25e-7" -> "0.000000225"), or null. Never used as money: it is shown only.
+ */
+export function floatToDecimalText(value: unknown): string | null {
+  if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) return null;
+  const text = String(value);
+  const exp = /^(\d+)(?:\.(\d+))?e([+-]\d+)$/.exec(text);
+  if (!exp) return text;
+  const digits = exp[1]! + (exp[2] ?? '');
+  const point = exp[1]!.length + Number(exp[3]);
+  if (point <= 0) return `0.${'0'.repeat(-point)}${digits}`;
+  if (point >= digits.length) return digits + '0'.repeat(point - digits.length);
+  return `${digits.slice(0, point)}.${digits.slice(point)}`;
+}
+
+/** The value at a dotted path ("metadata.user_api_key_user_id"), or undefined. */
+export function pathValue(value: unknown, path: string): unknown {
+  let current: unknown = value;
+  for (const key of path.split('.')) {
+    if (!isPlainObject(current) || !Object.hasOwn(current, key)) return undefined;
+    current = current[key];
+  }
+  return current;
+}
+
+function firstText(value: unknown, paths: readonly string[]): string | null {
+  for (const path of paths) {
+    const text = nonEmptyText(pathValue(value, path));
+    if (text !== null) return text;
+  }
+  return null;
+}
+
+function nonEmptyText(value: unknown): string | null {
+  return typeof value === 'string' && value.trim() !== '' ? value : null;
+}
+
+function isCount(value: unknown): value is number {
+  return typeof value === 'number' && Number.isSafeInteger(value) && value >= 0;
+}
