@@ -20,7 +20,7 @@ const securitySelected = selected('security');
 
 export default {
   projects: [
-    { ...common, displayName: 'unit', testMatch: ['<rootDir>/src/**/*.spec.ts'] },
+    { ...common, displayName: 'unit', testMatch: ['<rootDir>/src/**/*.spec.ts', '<rootDir>/sdk/src/**/*.spec.ts'] },
     // Access-control matrix and 1,000+ bad-input cases: `npm run test:security`. A fast subset runs
     // in `npm test` as test/security/security-smoke.e2e-spec.ts.
     ...(securitySelected

@@ -1,4 +1,4 @@
-// npm run bench [-- --quick] [--earnings-events N] [--duration S] [--rounds N] [--keep] [--no-build] [--render-from RUN/figures.json] [--only single|two-api|litellm]
+// npm run bench [-- --quick] [--earnings-events N] [--duration S] [--rounds N] [--keep] [--no-build] [--render-from RUN/figures.json] [--only single|two-api|litellm|ledger-fetch]
 //   [--history [--history-events N] [--history-steps K]]: only the history phase (scripts/lib/bench-history.ts, docs/history-bench.md)
 // Every figure of docs/performance.md, measured side by side in ONE run on the same Postgres:
 // (a) raw write limits (COPY, multi-row insert, one insert per transaction), (b) batch ingestion
@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
-import { runBatchLoad, runEarningsLoad, runSingleLoad, seedDimensionPrices, seedForIngestion, createSignedGatewayKey, countStoredEvents, type LoadResult, type LoadTarget, type PhaseCpu } from './lib/bench-http.js';
+import { runBatchLoad, runEarningsLoad, runSingleLoad, seedDimensionPrices, seedForIngestion, createSignedGatewayKey, countStoredEvents, type GatewaySigner, type LoadResult, type LoadTarget, type PhaseCpu } from './lib/bench-http.js';
 import { compareTwoApi, medianByRate, renderTwoApiTable, roundRobinTargets, type ApiPhaseRun, type MultiApiCpu, type TwoApiComparison } from './lib/bench-two-api.js';
 import { measureRawLimits } from './lib/bench-raw.js';
 import { LITELLM_BATCH_SIZE, LITELLM_TARGET_RATIO, litellmPayloadBytes, runLitellmLoad, runSameEventsBatchLoad, seedLitellmDeployments } from './lib/bench-litellm.js';
@@ -35,6 +35,7 @@ import { measurePayoutGas } from './lib/gas-measure.js';
 import { seedEvents } from './lib/seed-events.js';
 import { measureHistory, renderHistoryMarkdown } from './lib/bench-history.js';
 import { CleanupStack, cpuMeter, findPidsByCmdline, readMachineBusySeconds, readRssBytes, sampleRss, sleep, type ManagedProcess } from './lib/processes.js';
+import { LEDGER_FETCH_ROUNDS_DEFAULT, measureLedgerFetch } from './lib/ledger-fetch-bench.js';
 
 interface BenchPlan {
   quick: boolean;
@@ -87,7 +88,7 @@ const say = (line: string) => console.log(`[bench] ${line}`);
 const sayCpu = (phase: string, cpu: MultiApiCpu) =>
   say(`${phase} CPU (cores): api ${cpu.apiCoresEach.length > 1 ? `${cpu.apiCoresEach.map((c) => c.toFixed(2)).join(' + ')} = ` : ''}${cpu.apiCores.toFixed(2)}, redis ${cpu.redisCores.toFixed(2)}, postgres ${cpu.postgresCores.toFixed(2)}, load generator ${cpu.loadGeneratorCores.toFixed(2)}, other processes ${cpu.otherCores.toFixed(2)}`);
 
-function parsePlan(): BenchPlan & { keep: boolean; noBuild: boolean; renderFrom?: string; onlySingle: boolean; onlyTwoApi: boolean; onlyLitellm: boolean; history: { events: number; steps: number } | null } {
+function parsePlan(): BenchPlan & { keep: boolean; noBuild: boolean; renderFrom?: string; onlySingle: boolean; onlyTwoApi: boolean; onlyLitellm: boolean; onlyLedgerFetch: boolean; history: { events: number; steps: number } | null } {
   const { values } = parseArgs({
     options: {
       quick: { type: 'boolean', default: false },
@@ -119,8 +120,8 @@ function parsePlan(): BenchPlan & { keep: boolean; noBuild: boolean; renderFrom?
   const historySteps = Number(values['history-steps']);
   if (!Number.isSafeInteger(historyEvents) || historyEvents < 1 || !Number.isSafeInteger(historySteps) || historySteps < 1) throw new Error('--history-events and --history-steps must be positive integers');
   const history = values.history ? { events: historyEvents, steps: historySteps } : null;
-  if (values.only !== undefined && !['single', 'two-api', 'litellm'].includes(values.only)) throw new Error('--only takes "single", "two-api" or "litellm"');
-  return { ...base, quick, durationS, ingestionRounds, earningsEvents, keep: values.keep ?? false, noBuild: values['no-build'] ?? false, renderFrom: values['render-from'], onlySingle: values.only === 'single', onlyTwoApi: values.only === 'two-api', onlyLitellm: values.only === 'litellm', history };
+  if (values.only !== undefined && !['single', 'two-api', 'litellm', 'ledger-fetch'].includes(values.only)) throw new Error('--only takes "single", "two-api", "litellm" or "ledger-fetch"');
+  return { ...base, quick, durationS, ingestionRounds, earningsEvents, keep: values.keep ?? false, noBuild: values['no-build'] ?? false, renderFrom: values['render-from'], onlySingle: values.only === 'single', onlyTwoApi: values.only === 'two-api', onlyLitellm: values.only === 'litellm', onlyLedgerFetch: values.only === 'ledger-fetch', history };
 }
 
 async function machineInfo(databaseUrl: string): Promise<MachineInfo> {
@@ -244,7 +245,7 @@ function startCpuMeters(stack: Stack, apis: ManagedProcess[] = [stack.api]): { s
  * round, so a slow spell of this shared machine hits every phase alike; each phase reports its
  * median run (by events/s) and keeps every run's rate.
  */
-async function measureIngestion(stack: Stack, key: string, signed: { key: string; signingSecret: string }, plan: BenchPlan): Promise<{ batch: BatchFigure[]; single: SingleFigure; signedSingle: SingleFigure; dimensionsSingle: SingleFigure; twoApi: TwoApiComparison[] }> {
+async function measureIngestion(stack: Stack, key: string, signed: { key: string } & GatewaySigner, plan: BenchPlan): Promise<{ batch: BatchFigure[]; single: SingleFigure; signedSingle: SingleFigure; dimensionsSingle: SingleFigure; twoApi: TwoApiComparison[] }> {
   const batchRuns = new Map<number, BatchFigure[]>(BATCH_SIZES.map((size) => [size, []]));
   const singleRuns: SingleFigure[] = [];
   const signedRuns: SingleFigure[] = [];
@@ -258,7 +259,7 @@ async function measureIngestion(stack: Stack, key: string, signed: { key: string
     singleRuns.push(await measureSingle(stack, key, plan, round));
     two.single.push(asRun(2, await measureSingle(stack, key, plan, round, undefined, false, 2)));
     // Right after the unsigned run, on the same warm process: the difference is the signed path.
-    signedRuns.push(await measureSingle(stack, signed.key, plan, round, signed.signingSecret));
+    signedRuns.push(await measureSingle(stack, signed.key, plan, round, signed));
     dimensionRuns.push(await measureSingle(stack, key, plan, round, undefined, true));
   }
   const twoApi = [
@@ -363,12 +364,12 @@ async function measureBatch(stack: Stack, key: string, plan: BenchPlan, size: nu
   return { size, connections: BATCH_CONNECTIONS, load, cpu, storedPriced: after.priced - before.priced, storedOther: after.other - before.other, runsEventsPerSecond: [] };
 }
 
-async function measureSingle(stack: Stack, key: string, plan: BenchPlan, round: number, signingSecret?: string, dimensions = false, apis: 1 | 2 = 1): Promise<SingleFigure> {
-  const name = `${apis === 1 ? '' : 'two-api '}${dimensions ? 'single (price dimensions)' : signingSecret ? 'single (signed key)' : 'single'}`;
+async function measureSingle(stack: Stack, key: string, plan: BenchPlan, round: number, signer?: GatewaySigner, dimensions = false, apis: 1 | 2 = 1): Promise<SingleFigure> {
+  const name = `${apis === 1 ? '' : 'two-api '}${dimensions ? 'single (price dimensions)' : signer ? 'single (signed key)' : 'single'}`;
   const { processes, target } = phaseTarget(stack, apis, SINGLE_CONNECTIONS);
   const before = await settledEventCounts(stack.databaseUrl);
   const meters = startCpuMeters(stack, processes);
-  const load = await runSingleLoad({ baseUrl: target, key, connections: SINGLE_CONNECTIONS, durationS: plan.durationS, prefix: `${apis === 1 ? '' : 'two-'}${dimensions ? 'dims' : signingSecret ? 'signed' : 'single'}-r${round}`, signingSecret, dimensions });
+  const load = await runSingleLoad({ baseUrl: target, key, connections: SINGLE_CONNECTIONS, durationS: plan.durationS, prefix: `${apis === 1 ? '' : 'two-'}${dimensions ? 'dims' : signer ? 'signed' : 'single'}-r${round}`, signer, dimensions });
   const cpu = meters.stop();
   const after = await settledEventCounts(stack.databaseUrl);
   sayCpu(name, cpu);
@@ -483,6 +484,8 @@ async function runAll(plan: BenchPlan, stack: Stack, cleanup: CleanupStack): Pro
   say(`(f) API RSS: idle ${(idleBytes / 2 ** 20).toFixed(0)} MiB, peak under load ${(rssPeak.peakBytes / 2 ** 20).toFixed(0)} MiB`);
   say(`(e) settlement gas, ${plan.gasRecipients} recipients`);
   const gas = await measurePayoutGas(stack.devchain, plan.gasRecipients);
+  say('(h) the SDK\'s ledgerFetch tee on loopback');
+  await measureLedgerFetch({ rounds: plan.quick ? 100 : LEDGER_FETCH_ROUNDS_DEFAULT, say });
   say(`gas per recipient (new/existing): BatchPayout ${gas.batchPayout.newHolders}/${gas.batchPayout.existingHolders}, Disperse ${gas.disperseToken.newHolders}/${gas.disperseToken.existingHolders}, single transfer ${gas.singleTransfer.newHolders}/${gas.singleTransfer.existingHolders}`);
   machine.loadAvgEnd = loadavg();
   return { quick: plan.quick, machine, durationS: plan.durationS, raw, batch, single, signedSingle, dimensionsSingle, twoApi, earnings, gas, rss: { idleBytes, peakBytes: rssPeak.peakBytes, samples: rssPeak.samples } };
@@ -490,6 +493,11 @@ async function runAll(plan: BenchPlan, stack: Stack, cleanup: CleanupStack): Pro
 
 async function main(): Promise<number> {
   const plan = parsePlan();
+  // The SDK's stream tee on loopback (scripts/lib/ledger-fetch-bench.ts): no stack needed.
+  if (plan.onlyLedgerFetch) {
+    await measureLedgerFetch({ rounds: plan.quick ? 100 : LEDGER_FETCH_ROUNDS_DEFAULT, say });
+    return 0;
+  }
   if (plan.renderFrom) {
     renderFrom(plan.renderFrom);
     return 0;

@@ -5,7 +5,8 @@ import { join } from 'node:path';
 import autocannon from 'autocannon';
 import pg from 'pg';
 import { REPO_ROOT } from './bench-stack.js';
-import { signGatewayRequest } from '../../src/queue/gateway-signing.js';
+import { randomUUID } from 'node:crypto';
+import { signRequest } from '../../src/common/signing/http-message-signature.js';
 
 const HTTP_TIMEOUT_MS = 30_000;
 const SETUP_CONCURRENCY = 16;
@@ -63,10 +64,13 @@ export async function seedForIngestion(api: AdminApi): Promise<string> {
   return key.key as string;
 }
 
+/** A signed gateway key: its `id` (the signatures' keyid) and its signing secret. */
+export type GatewaySigner = { keyId: string; signingSecret: string };
+
 /** A gateway key whose every request must be signed (the signed-path phase). */
-export async function createSignedGatewayKey(api: AdminApi): Promise<{ key: string; signingSecret: string }> {
+export async function createSignedGatewayKey(api: AdminApi): Promise<{ key: string } & GatewaySigner> {
   const created = await call(api, 'POST', '/v1/admin/api-keys', { role: 'gateway', name: 'bench signed gateway', signed: true }, [201]);
-  return { key: created.key as string, signingSecret: created.signing_secret as string };
+  return { key: created.key as string, keyId: created.id as string, signingSecret: created.signing_secret as string };
 }
 
 /** The n-th bench event's fields (the batch and the LiteLLM phases send the same events). */
@@ -163,8 +167,8 @@ export interface LoadSpec {
   path: string;
   method: 'GET' | 'POST';
   body?: () => string;
-  /** Signs every request's body with this secret (a signed gateway key). */
-  signingSecret?: string;
+  /** Signs every request (RFC 9421: method, path, query, body) with this key (a signed gateway key). */
+  signer?: GatewaySigner;
   /** Accepted events in one response body. */
   countPriced?: (status: number, body: string) => { priced: number; notPriced: number };
   pathFor?: () => string;
@@ -186,8 +190,12 @@ export async function runLoad(spec: LoadSpec): Promise<LoadResult> {
         headers: { authorization: `Bearer ${spec.key}`, 'content-type': 'application/json' },
         setupRequest: (request) => {
           if (spec.body) request.body = spec.body();
-          if (spec.signingSecret) request.headers = { ...request.headers, ...signGatewayRequest(spec.signingSecret, String(request.body ?? '')) };
           if (spec.pathFor) request.path = spec.pathFor();
+          // Signed last: the signature covers the final method and path.
+          if (spec.signer) {
+            const signature = signRequest({ method: request.method ?? spec.method, url: request.path ?? spec.path, body: String(request.body ?? ''), keyId: spec.signer.keyId, secret: spec.signer.signingSecret, nonce: randomUUID() });
+            request.headers = { ...request.headers, ...signature };
+          }
           return request;
         },
         onResponse: (status, body) => {
@@ -234,7 +242,7 @@ export function runBatchLoad(options: { baseUrl: LoadTarget; key: string; size: 
 }
 
 /** POST /v1/usage-events, one fresh event per request. */
-export function runSingleLoad(options: { baseUrl: LoadTarget; key: string; connections: number; durationS: number; prefix: string; signingSecret?: string; dimensions?: boolean }): Promise<LoadResult> {
+export function runSingleLoad(options: { baseUrl: LoadTarget; key: string; connections: number; durationS: number; prefix: string; signer?: GatewaySigner; dimensions?: boolean }): Promise<LoadResult> {
   let n = 0;
   const json = options.dimensions ? dimensionEventJson : eventJson;
   return runLoad({

@@ -109,12 +109,13 @@ const USAGE_AUDIT_CONCURRENCY = 2;
 export const WEBHOOK_RELAY_EVERY_MS = 1_000;
 /** Matured earnings move to payable this often (idempotent per contributor and day; catches up after downtime). */
 export const EARNINGS_MATURITY_EVERY_MS = 15 * 60_000;
-/** Endpoints dispatched at once per worker process. */
-const WEBHOOK_DISPATCH_CONCURRENCY = 8;
 /**
- * A dispatch job whose worker died is taken again after at most this long (BullMQ's stalled
- * check); an attempt lasts at most 10 s and the lock is renewed while the job runs.
+ * Dispatch jobs handled at once per worker process. A job only starts its endpoint's round in the
+ * endpoint's own lane and returns (webhook-dispatch.service.ts), so this bounds job handling, not
+ * deliveries in flight.
  */
+const WEBHOOK_DISPATCH_CONCURRENCY = 8;
+/** A dispatch job whose worker died is taken again after at most this long (BullMQ's stalled check). */
 const WEBHOOK_DISPATCH_LOCK_MS = 15_000;
 
 /**

@@ -1,8 +1,7 @@
 // Signed usage jobs on the BullMQ queue: the worker verifies them as the API verifies requests.
 import { Queue } from 'bullmq';
 import { QUEUE_USAGE_EVENTS, QUEUE_USAGE_EVENTS_DEAD } from '../../src/queue/queue-names.js';
-import { publishSignedUsageEvent } from '../../src/queue/signed-usage-events.producer.js';
-import { signGatewayRequest } from '../../src/queue/gateway-signing.js';
+import { publishSignedUsageEvent, signedUsageJob } from '../../src/queue/signed-usage-events.producer.js';
 import { deadLettersOf, publishUsageEvent } from '../../src/queue/usage-events.producer.js';
 import { JOB_USAGE_EVENT as USAGE_JOB_NAME } from '../../src/queue/queue-names.js';
 import { jobOptions } from '../../src/queue/jobs.js';
@@ -56,23 +55,31 @@ describe('signed usage jobs', () => {
       ['sq-altered', { signed: { ...signed, body: signed.body!.replace('sq-src', 'sq-altered') } }, {}],
       ['sq-replayed', { signed: { ...signed, body: signed.body } }, {}],
     ];
+    // The signed text is the whole payload: every billing field is covered, none can be re-aimed.
+    const source = JSON.parse(signed.body!) as ReturnType<typeof exampleEvent>;
+    const reaimed: Array<[string, Record<string, unknown>]> = [
+      ['sq-other-user', { user_id: 'u_other' }],
+      ['sq-other-contributor', { contributor_id: 'c_other' }],
+      ['sq-more-tokens', { usage: { ...source.usage, prompt_tokens: 5_000_000 } }],
+      ['sq-other-model', { model: 'openai/gpt-4o-mini' }],
+      ['sq-other-hold', { hold_id: 'h_other' }],
+    ];
+    for (const [eventId, change] of reaimed) {
+      cases.push([eventId, { signed: { ...signed, body: JSON.stringify({ ...source, event_id: eventId, ...change }) } }, {}]);
+    }
     for (const [jobId, data] of cases) await queue.add(USAGE_JOB_NAME, data, usageJobOptions(jobId));
     await publishSignedUsageEvent(queue, { keyId: signer.keyId, signingSecret: `whsec_${Buffer.alloc(32, 9).toString('base64')}` }, exampleEvent({ event_id: 'sq-wrong-key' }));
     // Signed 6 minutes before it was queued (the job's own timestamp is the reference): refused.
-    const staleBody = JSON.stringify(exampleEvent({ event_id: 'sq-stale-6' }));
-    const staleHeaders = signGatewayRequest(signer.signingSecret, staleBody, { now: new Date(Date.now() - 6 * 60_000) });
-    const staleData = { signed: { key_id: signer.keyId, webhook_id: staleHeaders['webhook-id'], webhook_timestamp: staleHeaders['webhook-timestamp'], webhook_signature: staleHeaders['webhook-signature'], body: staleBody } };
-    await queue.add(USAGE_JOB_NAME, staleData, usageJobOptions('sq-stale-6'));
+    await queue.add(USAGE_JOB_NAME, signedUsageJob(signer, exampleEvent({ event_id: 'sq-stale-6' }), { now: new Date(Date.now() - 6 * 60_000) }), usageJobOptions('sq-stale-6'));
     // Signed a minute before it was queued: within the 5 minutes, billed.
-    const recentBody = JSON.stringify(exampleEvent({ event_id: 'sq-recent' }));
-    const recent = signGatewayRequest(signer.signingSecret, recentBody, { now: new Date(Date.now() - 60_000) });
-    await queue.add(USAGE_JOB_NAME, { signed: { key_id: signer.keyId, webhook_id: recent['webhook-id'], webhook_timestamp: recent['webhook-timestamp'], webhook_signature: recent['webhook-signature'], body: recentBody } }, usageJobOptions('sq-recent'));
+    await queue.add(USAGE_JOB_NAME, signedUsageJob(signer, exampleEvent({ event_id: 'sq-recent' }), { now: new Date(Date.now() - 60_000) }), usageJobOptions('sq-recent'));
     await publishUsageEvent(queue, exampleEvent({ event_id: 'sq-unsigned' }));
-    for (const jobId of ['sq-altered', 'sq-replayed', 'sq-wrong-key', 'sq-stale-6', 'sq-unsigned']) {
+    const reaimedIds = reaimed.map(([eventId]) => eventId);
+    for (const jobId of ['sq-altered', 'sq-replayed', 'sq-wrong-key', 'sq-stale-6', 'sq-unsigned', ...reaimedIds]) {
       const [deadJob] = await waitFor(async () => ((await deadLettersOf(dead, jobId)).length > 0 ? deadLettersOf(dead, jobId) : null));
       expect({ jobId, code: deadJob!.data.code }).toEqual({ jobId, code: 'bad_signature' });
     }
-    for (const eventId of ['sq-altered', 'sq-wrong-key', 'sq-stale-6', 'sq-unsigned']) expect(await stored(eventId)).toBe(false);
+    for (const eventId of ['sq-altered', 'sq-wrong-key', 'sq-stale-6', 'sq-unsigned', ...reaimedIds]) expect(await stored(eventId)).toBe(false);
     await waitFor(() => stored('sq-recent'));
   });
 });

@@ -25,7 +25,8 @@ export type ErrorCode =
   | 'unavailable'
   | 'internal_error';
 
-const STATUS_BY_CODE: Record<ErrorCode, number> = {
+/** Exported for the SDK generator (the SDK's typed errors are generated from it). */
+export const STATUS_BY_CODE: Record<ErrorCode, number> = {
   validation_failed: 400,
   unauthenticated: 401,
   bad_signature: 401,

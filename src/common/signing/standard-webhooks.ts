@@ -1,12 +1,11 @@
 // The Standard Webhooks signature scheme (https://www.standardwebhooks.com), both ways: our webhook
-// deliveries are signed with it, and gateways sign their requests to us with it. Pure: no Nest, no
-// I/O, time passed in.
+// deliveries are signed with it, and signed gateways' queue jobs carry it over their whole payload
+// text. (HTTP requests from gateways are signed with RFC 9421 instead, which also covers method,
+// path and query: http-message-signature.ts.) Pure: no Nest, no I/O, time passed in.
 //
-// Signing goes through the `standardwebhooks` package (what receivers verify with). Verifying on
-// the request path uses node:crypto's native HMAC with the key decoded once: the package's pure-JS
-// SHA-256 costs ~65 us per 400-byte request against ~10 us, it decodes the body as text (an SSE
-// body arrives in chunks) and wants the whole body at once. standard-webhooks.spec.ts proves both
-// agree on every input.
+// Signing goes through the `standardwebhooks` package (what receivers verify with). Verifying uses
+// node:crypto's native HMAC with the key decoded once: the package's pure-JS SHA-256 costs ~65 us
+// per 400-byte payload against ~10 us. standard-webhooks.spec.ts proves both agree on every input.
 import { createHmac, randomBytes, timingSafeEqual, type Hmac } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
 

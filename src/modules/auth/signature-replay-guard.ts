@@ -13,9 +13,11 @@ import { createRedis, type RedisClient } from '../../queue/redis-connection.js';
 export const SIGNATURE_ID_TTL_MS = (2 * SIGNATURE_TOLERANCE_SECONDS + 1) * 1000;
 
 export type ClaimResult = 'claimed' | 'replayed';
+/** What was signed: an HTTP request (RFC 9421 nonce) or a queue job (Standard Webhooks id). */
+export type ClaimScope = 'nonce' | 'job';
 
 /**
- * Signature ids seen, shared by every API and worker replica through Redis (SET NX with a TTL).
+ * Signature nonces and ids seen, shared by every API and worker replica through Redis (SET NX with a TTL).
  * When Redis cannot answer, signed requests are refused with 503 (fail closed): a signature
  * without replay protection could be replayed for 5 minutes, and a gateway retries a 503 with a
  * fresh signature anyway. Unsigned keys never reach this.
@@ -40,8 +42,9 @@ export class SignatureReplayGuard implements OnModuleDestroy {
    * retry of the same queue job (same holder: allowed) from a replay (another holder); an HTTP
    * request is its own holder, so any earlier use is a replay.
    */
-  async claim(keyId: string, signatureId: string, holder: string = `request:${randomUUID()}`): Promise<ClaimResult> {
-    const key = `${this.config.QUEUE_PREFIX}:signature-ids:${keyId}:${signatureId}`;
+  async claim(keyId: string, signatureId: string, holder: string = `request:${randomUUID()}`, scope: ClaimScope = 'job'): Promise<ClaimResult> {
+    // Separate scopes: a request nonce and a job id that happen to be equal are not replays.
+    const key = `${this.config.QUEUE_PREFIX}:signature-ids:${scope}:${keyId}:${signatureId}`;
     let previous: unknown;
     try {
       previous = await this.client().call('SET', key, holder, 'PX', String(SIGNATURE_ID_TTL_MS), 'NX', 'GET');

@@ -1,8 +1,8 @@
 import { Injectable } from '@nestjs/common';
-import type { Hmac } from 'node:crypto';
+import { createHash, type Hash } from 'node:crypto';
 import { DomainError } from '../../common/errors/index.js';
 import { RAW_BODY_ROUTES } from '../../common/http/body-parsers.js';
-import { bodyMatchesSignature, checkSignatureHeaders, digestMatches, signatureHmac } from '../../common/signing/standard-webhooks.js';
+import { bodyDigestMatches, verifyRequestSignature } from '../../common/signing/http-message-signature.js';
 import type { PrincipalRequest } from '../../common/auth/principal.decorator.js';
 import { SignatureReplayGuard } from './signature-replay-guard.js';
 
@@ -19,29 +19,25 @@ const EMPTY_BODY = Buffer.alloc(0);
 export const badSignature = (reason: string) => new DomainError('bad_signature', `request signature refused: ${reason}`);
 
 /**
- * A signature checked as the body streams in (SSE ingestion reads its body only after the guard):
- * the route feeds every chunk, then completes before it stores anything.
+ * The body half of a signed request to the SSE route, whose body is read after the guard: the
+ * signature over method, path, query and Content-Digest was verified in the guard; the route
+ * feeds every chunk here, then completes before it stores anything.
  */
 export class StreamedSignature {
-  private readonly hmac: Hmac;
+  private readonly hash: Hash = createHash('sha256');
 
   constructor(
-    key: Buffer,
-    private readonly signatures: readonly string[],
-    id: string,
-    timestampSeconds: number,
+    private readonly expectedDigest: Buffer,
     private readonly claim: () => Promise<void>,
-  ) {
-    this.hmac = signatureHmac(key, id, timestampSeconds);
-  }
+  ) {}
 
   update(chunk: Buffer): void {
-    this.hmac.update(chunk);
+    this.hash.update(chunk);
   }
 
-  /** Throws bad_signature unless the whole body matched; then records the id (replays refused). */
+  /** Throws bad_signature unless the whole body matched Content-Digest; then claims the nonce. */
   async complete(): Promise<void> {
-    if (!digestMatches(this.hmac.digest(), this.signatures)) throw badSignature('the signature does not match the body');
+    if (!bodyDigestMatches(this.expectedDigest, this.hash.digest())) throw badSignature('Content-Digest does not match the body');
     await this.claim();
   }
 }
@@ -52,9 +48,10 @@ export function streamedSignatureOf(request: unknown): StreamedSignature | null 
 }
 
 /**
- * Checks a request made with a signed gateway key: Standard Webhooks headers, a timestamp within
- * 5 minutes, an HMAC over the raw body, and an id not seen before (Redis, shared by replicas).
- * Runs in the auth guard, before the handler: a refused request stores nothing.
+ * Checks a request made with a signed gateway key (api.md "Signed gateway requests"): an RFC 9421
+ * signature over method, path, query and Content-Digest with `created` within 5 minutes, the body's
+ * SHA-256 equal to Content-Digest, and a nonce not seen before (Redis, shared by replicas). Runs in
+ * the auth guard, before the handler: a refused request stores nothing.
  */
 @Injectable()
 export class SignedRequestVerifier {
@@ -63,22 +60,23 @@ export class SignedRequestVerifier {
   constructor(private readonly replays: SignatureReplayGuard) {}
 
   async verify(request: AuthedRequest, keyId: string, signingKey: Buffer): Promise<void> {
-    const check = checkSignatureHeaders(request.headers, Math.floor(this.nowMs() / 1000));
+    const check = await verifyRequestSignature({ method: request.method, target: request.url, headers: request.headers }, { keyId, key: signingKey }, this.nowMs());
     if (!check.ok) throw badSignature(check.reason);
     const route = request.routeOptions.url ?? '';
-    const claim = () => this.claimOrRefuse(keyId, check.id);
+    const claim = () => this.claimOrRefuse(keyId, check.nonce);
     if (RAW_BODY_ROUTES.has(route)) {
       // Only the SSE route streams its body through a StreamedSignature; no other raw route is a
       // gateway's, and one that did not check would let an unverified body through.
       if (route !== SIGNED_STREAM_ROUTE) throw badSignature('this route does not take signed requests');
-      request.streamedSignature = new StreamedSignature(signingKey, check.signatures, check.id, check.timestampSeconds, claim);
+      request.streamedSignature = new StreamedSignature(check.bodyDigest, claim);
       return;
     }
-    if (!bodyMatchesSignature(signingKey, check, request.rawBody ?? EMPTY_BODY)) throw badSignature('the signature does not match the body');
+    const bodyDigest = createHash('sha256').update(request.rawBody ?? EMPTY_BODY).digest();
+    if (!bodyDigestMatches(check.bodyDigest, bodyDigest)) throw badSignature('Content-Digest does not match the body');
     await claim();
   }
 
-  private async claimOrRefuse(keyId: string, signatureId: string): Promise<void> {
-    if ((await this.replays.claim(keyId, signatureId)) === 'replayed') throw badSignature('this webhook-id was already used (replay)');
+  private async claimOrRefuse(keyId: string, nonce: string): Promise<void> {
+    if ((await this.replays.claim(keyId, nonce, undefined, 'nonce')) === 'replayed') throw badSignature('this nonce was already used (replay)');
   }
 }

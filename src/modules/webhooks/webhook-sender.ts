@@ -3,7 +3,7 @@
 import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { signStandardWebhook } from '../../common/signing/standard-webhooks.js';
-import { checkHost, guardedLookup } from './webhook-address-resolver.js';
+import { checkHost, guardedLookup, type AddressResolver } from './webhook-address-resolver.js';
 import { checkWebhookUrl } from './webhook-url-policy.js';
 import type { AttemptResult } from './webhook-retry.js';
 
@@ -28,6 +28,10 @@ export interface SendOptions {
   httpsOnly: boolean;
   timeoutMs?: number;
   now?: () => Date;
+  /** DNS for the delivery's connection (tests stub it; default: the system resolver). */
+  resolve?: AddressResolver;
+  /** Ends the attempt at once (worker shutdown). */
+  signal?: AbortSignal;
 }
 
 export interface SentAttempt extends AttemptResult {
@@ -67,11 +71,15 @@ export async function sendWebhook(webhook: OutgoingWebhook, options: SendOptions
       headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(webhook.body), 'user-agent': USER_AGENT, ...headers },
       // A fresh connection per attempt, so every attempt resolves (and checks) the name again.
       agent: false,
-      ...(options.allowPrivate ? {} : { lookup: guardedLookup() }),
+      ...(options.allowPrivate ? {} : { lookup: guardedLookup(options.resolve) }),
     });
     const timer = setTimeout(() => {
       req.destroy(new Error(`timed out after ${timeoutMs} ms`));
     }, timeoutMs);
+    const abort = () => req.destroy(new Error('aborted: the worker is shutting down'));
+    if (options.signal?.aborted) abort();
+    options.signal?.addEventListener('abort', abort, { once: true });
+    req.on('close', () => options.signal?.removeEventListener('abort', abort));
     req.on('response', (res: IncomingMessage) => {
       let received = 0;
       const statusCode = res.statusCode ?? null;

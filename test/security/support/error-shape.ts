@@ -5,6 +5,7 @@ import type { Response } from 'supertest';
 const STATUS_BY_CODE: Record<string, number[]> = {
   validation_failed: [400],
   unauthenticated: [401],
+  bad_signature: [401],
   insufficient_funds: [402],
   forbidden: [403],
   not_found: [404],

@@ -12,6 +12,8 @@ export interface ReceivedWebhook {
   body: { type: string; timestamp: string; data: Record<string, unknown> };
   rawBody: string;
   answeredStatus: number | null;
+  /** When the request had arrived in full (Date.now()). */
+  receivedAtMs: number;
 }
 
 /** What to do with the next request: answer a status, or hang (never answer). */
@@ -60,7 +62,7 @@ export async function startWebhookReceiver(path = '/hooks'): Promise<WebhookRece
         verifyError = (error as Error).message;
       }
       const answer = receiver.script.length > 0 ? receiver.script.shift()! : receiver.fallback;
-      receiver.received.push({ id: headers['webhook-id'], timestamp: headers['webhook-timestamp'], verified, verifyError, body: JSON.parse(rawBody || '{}'), rawBody, answeredStatus: answer === 'hang' ? null : answer });
+      receiver.received.push({ id: headers['webhook-id'], timestamp: headers['webhook-timestamp'], verified, verifyError, body: JSON.parse(rawBody || '{}'), rawBody, answeredStatus: answer === 'hang' ? null : answer, receivedAtMs: Date.now() });
       if (answer === 'hang') return void hanging.push(res);
       res.statusCode = answer;
       res.end('ok');

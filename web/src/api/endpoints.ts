@@ -35,7 +35,7 @@ import type {
   SettlementDetail,
   UnpricedModel,
   Whoami,
-} from './types';
+} from './wire';
 
 const id = (value: string) => encodeURIComponent(value);
 

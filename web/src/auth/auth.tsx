@@ -2,7 +2,7 @@ import { useQueryClient } from '@tanstack/react-query';
 import { createContext, useCallback, useContext, useEffect, useMemo, useState, type ReactNode } from 'react';
 import { onUnauthenticated } from '../api/client';
 import { api } from '../api/endpoints';
-import type { Whoami } from '../api/types';
+import type { Whoami } from '../api/wire';
 import { clearApiKey, readApiKey, storeApiKey } from './session';
 
 export interface AuthState {

@@ -1,5 +1,5 @@
 // Pure logic of the statement, refund, webhook and price-tier forms (tested in console-forms.test.ts).
-import type { NewPriceTier, NewRefund } from '../api/types';
+import type { NewPriceTier, NewRefund } from '../api/wire';
 import { normalizeDecimalInput } from '../money/decimal';
 
 /** "YYYY-MM" of a UTC date. */

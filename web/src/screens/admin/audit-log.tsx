@@ -1,6 +1,6 @@
 import { useInfiniteQuery } from '@tanstack/react-query';
 import { api, queryKeys } from '../../api/endpoints';
-import type { AuditEntry } from '../../api/types';
+import type { AuditEntry } from '../../api/wire';
 import { DataTable } from '../../components/data-table';
 import { ErrorMessage, Loading } from '../../components/states';
 import { formatTimestamp } from '../../lib/format';

@@ -2,7 +2,7 @@ import { useInfiniteQuery } from '@tanstack/react-query';
 import { getRouteApi, Link } from '@tanstack/react-router';
 import { useState, type FormEvent } from 'react';
 import { api, queryKeys } from '../../api/endpoints';
-import type { ContributorRow } from '../../api/types';
+import type { ContributorRow } from '../../api/wire';
 import { DataTable } from '../../components/data-table';
 import { Money } from '../../components/money';
 import { ErrorMessage, Loading } from '../../components/states';

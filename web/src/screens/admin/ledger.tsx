@@ -1,6 +1,6 @@
 import { useQuery } from '@tanstack/react-query';
 import { api, queryKeys } from '../../api/endpoints';
-import type { LedgerCheck } from '../../api/types';
+import type { LedgerCheck } from '../../api/wire';
 import { DataTable } from '../../components/data-table';
 import { Money } from '../../components/money';
 import { QueryView } from '../../components/states';

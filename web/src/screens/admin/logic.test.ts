@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { LedgerCheck } from '../../api/types';
+import type { LedgerCheck } from '../../api/wire';
 import { extraChecks } from './ledger';
 import { priceBody } from './price-form';
 import { feeSummary } from './prices';

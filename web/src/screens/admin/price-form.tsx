@@ -1,7 +1,7 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { api, queryKeys } from '../../api/endpoints';
-import type { NewPrice } from '../../api/types';
+import type { NewPrice } from '../../api/wire';
 import { ErrorMessage } from '../../components/states';
 import { FEE_DECIMALS, PER_MTOK_DECIMALS, tiersBody, type TierDraft } from '../../lib/console-forms';
 import { normalizeDecimalInput } from '../../money/decimal';

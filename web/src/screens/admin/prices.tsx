@@ -1,7 +1,7 @@
 import { useQuery } from '@tanstack/react-query';
 import { getRouteApi, Link } from '@tanstack/react-router';
 import { api, queryKeys } from '../../api/endpoints';
-import type { Price } from '../../api/types';
+import type { Price } from '../../api/wire';
 import { DataTable, type Column } from '../../components/data-table';
 import { Money } from '../../components/money';
 import { QueryView } from '../../components/states';

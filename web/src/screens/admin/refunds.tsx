@@ -2,7 +2,7 @@ import { useInfiniteQuery, useMutation, useQueryClient } from '@tanstack/react-q
 import { getRouteApi, Link, useNavigate } from '@tanstack/react-router';
 import { useState, type FormEvent } from 'react';
 import { api, queryKeys } from '../../api/endpoints';
-import type { Refund, RefundFilters } from '../../api/types';
+import type { Refund, RefundFilters } from '../../api/wire';
 import { DataTable } from '../../components/data-table';
 import { Money } from '../../components/money';
 import { ErrorMessage, Loading, FormFooter } from '../../components/states';

@@ -2,7 +2,7 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { getRouteApi, Link } from '@tanstack/react-router';
 import { useState } from 'react';
 import { api, queryKeys } from '../../api/endpoints';
-import type { SettlementLine, SettlementTx } from '../../api/types';
+import type { SettlementLine, SettlementTx } from '../../api/wire';
 import { ConfirmDialog } from '../../components/confirm-dialog';
 import { DataTable } from '../../components/data-table';
 import { Money } from '../../components/money';

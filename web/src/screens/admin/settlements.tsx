@@ -2,7 +2,7 @@ import { useInfiniteQuery, useMutation, useQueryClient } from '@tanstack/react-q
 import { Link, useNavigate } from '@tanstack/react-router';
 import { useState } from 'react';
 import { api, queryKeys } from '../../api/endpoints';
-import type { PlannedLine, Settlement, SettlementCreated } from '../../api/types';
+import type { PlannedLine, Settlement, SettlementCreated } from '../../api/wire';
 import { ConfirmDialog } from '../../components/confirm-dialog';
 import { DataTable } from '../../components/data-table';
 import { Money } from '../../components/money';

@@ -1,7 +1,7 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { api, queryKeys } from '../../api/endpoints';
-import type { UnpricedModel } from '../../api/types';
+import type { UnpricedModel } from '../../api/wire';
 import { DataTable } from '../../components/data-table';
 import { ErrorMessage, QueryView } from '../../components/states';
 import { formatCount, formatTimestamp } from '../../lib/format';

@@ -2,7 +2,7 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { Link } from '@tanstack/react-router';
 import { useState, type FormEvent } from 'react';
 import { api, queryKeys } from '../../api/endpoints';
-import type { UsageAuditRow } from '../../api/types';
+import type { UsageAuditRow } from '../../api/wire';
 import { DataTable } from '../../components/data-table';
 import { ErrorMessage, QueryView } from '../../components/states';
 import { formatTimestamp } from '../../lib/format';

@@ -1,7 +1,7 @@
 import { useInfiniteQuery, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { api, queryKeys } from '../../api/endpoints';
-import type { CreatedWebhook, WebhookDelivery, WebhookEndpoint } from '../../api/types';
+import type { CreatedWebhook, WebhookDelivery, WebhookEndpoint } from '../../api/wire';
 import { ConfirmDialog } from '../../components/confirm-dialog';
 import { DataTable } from '../../components/data-table';
 import { ErrorMessage, Loading, QueryView, FormFooter } from '../../components/states';

@@ -1,4 +1,4 @@
-import type { Balances } from '../../api/types';
+import type { Balances } from '../../api/wire';
 import { Money } from '../../components/money';
 import { Stat, StatGrid } from '../../components/stat';
 

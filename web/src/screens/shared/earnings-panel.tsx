@@ -1,7 +1,7 @@
 import { useMutation, useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import { api, queryKeys } from '../../api/endpoints';
-import type { Earnings, GroupBy } from '../../api/types';
+import type { Earnings, GroupBy } from '../../api/wire';
 import { MoneyBarChart } from '../../components/charts';
 import { DataTable } from '../../components/data-table';
 import { Money } from '../../components/money';

@@ -1,4 +1,4 @@
-import type { PayoutAddressTrust } from '../../api/types';
+import type { PayoutAddressTrust } from '../../api/wire';
 import { formatTimestamp } from '../../lib/format';
 
 /** The end of the cool-down while it lasts; null once the address is payable (or was never changed). */

@@ -1,6 +1,6 @@
 import { useInfiniteQuery } from '@tanstack/react-query';
 import { api, queryKeys } from '../../api/endpoints';
-import type { Payout } from '../../api/types';
+import type { Payout } from '../../api/wire';
 import { DataTable } from '../../components/data-table';
 import { Money } from '../../components/money';
 import { ErrorMessage, Loading } from '../../components/states';
