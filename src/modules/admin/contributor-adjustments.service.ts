@@ -5,15 +5,15 @@ import { DatabaseService, type SqlClient } from '../../database/database.service
 import { AuditService } from '../audit/audit.service.js';
 import type { Principal } from '../../common/auth/auth.types.js';
 import { ContributorsService } from '../contributors/contributors.service.js';
-import { contributorPayable, PLATFORM_ADJUSTMENTS } from '../ledger/account-codes.js';
-import type { JournalDraft } from '../ledger/journal-draft.js';
+import { contributorPayable } from '../ledger/account-codes.js';
+import { contributorAdjustmentDraft, contributorAdjustmentRef, type JournalDraft, type JournalKind } from '../ledger/journal-kinds.js';
 import { LedgerService } from '../ledger/ledger.service.js';
 import { ContributorAdjustmentsRepository, type AdjustmentRecord } from './contributor-adjustments.repository.js';
 
-export const ADJUSTMENT_JOURNAL_KIND = 'adjustment';
-// Journal refs are namespaced per origin (users' credits use `user_credit:`), since kind
-// 'adjustment' is shared with negative user credits.
-export const adjustmentJournalRef = (reference: string) => `contributor_adjustment:${reference}`;
+export const ADJUSTMENT_JOURNAL_KIND = 'adjustment' satisfies JournalKind;
+// Journal refs are namespaced per origin (journal-kinds.ts), since kind 'adjustment' is shared
+// with negative user credits.
+export const adjustmentJournalRef = contributorAdjustmentRef;
 
 export interface AdjustmentCommand {
   contributorId: string;
@@ -31,15 +31,7 @@ export interface AdjustmentResult {
 
 /** The journal transaction of an adjustment: the contributor's payable against platform:adjustments. */
 export function adjustmentDraft(command: AdjustmentCommand): JournalDraft {
-  return {
-    kind: ADJUSTMENT_JOURNAL_KIND,
-    ref: adjustmentJournalRef(command.reference),
-    postings: [
-      { accountCode: contributorPayable(command.contributorId), amountAtto: command.amountAtto },
-      { accountCode: PLATFORM_ADJUSTMENTS, amountAtto: -command.amountAtto },
-    ],
-    memo: command.reason,
-  };
+  return contributorAdjustmentDraft({ reference: command.reference, contributorId: command.contributorId, amountAtto: command.amountAtto, memo: command.reason });
 }
 
 function samePayload(record: AdjustmentRecord, command: AdjustmentCommand): boolean {

@@ -3,19 +3,10 @@
 import { assert } from '../../common/errors/index.js';
 import { formatAttoAsUsd } from '../../common/money/index.js';
 import { formatInstant, groupsByDay, groupsByModel, type GroupBy } from './earnings-range.js';
+import type { RollupSums } from './rollup-sums.js';
 
-export interface EarningsSums {
-  events: bigint;
-  promptTokens: bigint;
-  completionTokens: bigint;
-  /** Cache reads (part of prompt tokens). */
-  cachedTokens: bigint;
-  /** Cache writes, 5-minute and 1-hour (part of prompt tokens). */
-  cacheWriteTokens: bigint;
-  /** Audio input and output tokens. */
-  audioTokens: bigint;
-  officialAtto: bigint;
-  earnedAtto: bigint;
+/** The rollup's sums a report shows (not the user side: charge, margin), and the day's refunds. */
+export interface EarningsSums extends Omit<RollupSums, 'chargeAtto' | 'marginAtto'> {
   /** Refund parts made on the row's day (of events of any day), what they returned to users and clawed back. */
   refunds: bigint;
   refundedAtto: bigint;

@@ -5,11 +5,11 @@ export interface RollupSums {
   events: bigint;
   promptTokens: bigint;
   completionTokens: bigint;
-  /** Cache reads. */
+  /** Cache reads (part of prompt tokens). */
   cachedTokens: bigint;
-  /** Cache writes, 5-minute and 1-hour. */
+  /** Cache writes, 5-minute and 1-hour (part of prompt tokens). */
   cacheWriteTokens: bigint;
-  /** Audio input and output. */
+  /** Audio input and output tokens. */
   audioTokens: bigint;
   officialAtto: bigint;
   earnedAtto: bigint;

@@ -14,9 +14,9 @@ const usage = (ref: string, charge: bigint, payout: bigint): JournalDraft => ({
 describe('journal drafts', () => {
   it('accepts balanced and refuses unbalanced or one-legged entries', () => {
     expect(() => assertBalanced(usage('e1', 13n, 11n))).not.toThrow();
-    expect(() => assertBalanced({ kind: 'x', ref: 'r', postings: [{ accountCode: 'user:u', amountAtto: 1n }, { accountCode: 'external:funding', amountAtto: 0n }] })).toThrow(/does not balance/);
-    expect(() => assertBalanced({ kind: 'x', ref: 'r', postings: [{ accountCode: 'user:u', amountAtto: 0n }] })).toThrow(/two postings/);
-    expect(() => assertBalanced({ kind: 'x', ref: 'r', postings: [{ accountCode: 'nope', amountAtto: 1n }, { accountCode: 'user:u', amountAtto: -1n }] })).toThrow(/unknown ledger account/);
+    expect(() => assertBalanced({ kind: 'topup', ref: 'r', postings: [{ accountCode: 'user:u', amountAtto: 1n }, { accountCode: 'external:funding', amountAtto: 0n }] })).toThrow(/does not balance/);
+    expect(() => assertBalanced({ kind: 'topup', ref: 'r', postings: [{ accountCode: 'user:u', amountAtto: 0n }] })).toThrow(/two postings/);
+    expect(() => assertBalanced({ kind: 'topup', ref: 'r', postings: [{ accountCode: 'nope', amountAtto: 1n }, { accountCode: 'user:u', amountAtto: -1n }] })).toThrow(/unknown ledger account/);
   });
 
   it('nets tracked accounts only, sorted by code, and keeps every unit', () => {

@@ -3,19 +3,10 @@ import { assert } from '../../common/errors/index.js';
 import { describeAccount } from './account-codes.js';
 import { quoteArrayElement } from '../../database/sql.js';
 
-export interface Posting {
-  accountCode: string;
-  /** Signed, credit-positive. */
-  amountAtto: bigint;
-}
+import type { JournalDraft } from './journal-kinds.js';
 
-export interface JournalDraft {
-  kind: string;
-  /** Idempotency key of the fact (event id, top-up reference, settlement line id...). */
-  ref: string;
-  postings: Posting[];
-  memo?: string;
-}
+// The draft's shape is defined with the kinds (journal-kinds.ts): its kind is a JournalKind.
+export type { JournalDraft, JournalKind, Posting } from './journal-kinds.js';
 
 export const POSTINGS_PER_ENTRY_MAX = 16;
 

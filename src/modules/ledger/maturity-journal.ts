@@ -6,23 +6,8 @@
 //   the run; one entry per contributor and day, so a second run the same day is a no-op):
 //     contributor:<id>:pending   -amount
 //     contributor:<id>:payable   +amount
-import { assert } from '../../common/errors/index.js';
-import { contributorPayable, contributorPending } from './account-codes.js';
-import type { JournalDraft } from './journal-draft.js';
+// The kind, its ref format and the builder are in the journal catalogue (journal-kinds.ts).
+import type { JournalKind } from './journal-kinds.js';
 
-export const EARNINGS_MATURED_JOURNAL_KIND = 'earnings_matured';
-
-export const earningsMaturedRef = (contributorId: string, maturedThroughDay: string) => `${contributorId}:${maturedThroughDay}`;
-
-export function earningsMaturedDraft(input: { contributorId: string; maturedThroughDay: string; amountAtto: bigint }): JournalDraft {
-  assert(input.amountAtto > 0n, 'a maturity moves a positive amount');
-  return {
-    kind: EARNINGS_MATURED_JOURNAL_KIND,
-    ref: earningsMaturedRef(input.contributorId, input.maturedThroughDay),
-    memo: `earnings through ${input.maturedThroughDay} matured`,
-    postings: [
-      { accountCode: contributorPending(input.contributorId), amountAtto: -input.amountAtto },
-      { accountCode: contributorPayable(input.contributorId), amountAtto: input.amountAtto },
-    ],
-  };
-}
+export { earningsMaturedDraft, earningsMaturedRef } from './journal-kinds.js';
+export const EARNINGS_MATURED_JOURNAL_KIND = 'earnings_matured' satisfies JournalKind;

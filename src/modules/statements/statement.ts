@@ -9,18 +9,36 @@
 // holds by construction, and is asserted again on the figures.
 import { assert } from '../../common/errors/index.js';
 import { ATTO_PER_MICRO_USDC } from '../../common/money/index.js';
+import { isJournalKind, SETTLEMENT_LINE_KINDS, type JournalKind, type SettlementLineKind } from '../ledger/journal-kinds.js';
 import { hasMonthEnded, type StatementMonth } from './statement-month.js';
 
 /** What a booked journal entry is to the contributor. */
 export type BookedKind = 'payout' | 'payout_reversed' | 'adjustment' | 'clawback';
 
-/** The journal kinds a statement reads besides usage, and what each is on the statement. */
-export const BOOKED_KIND_BY_JOURNAL_KIND: Readonly<Record<string, BookedKind>> = Object.freeze({
-  settlement_paid: 'payout',
-  settlement_reorged: 'payout_reversed',
+/**
+ * What each journal kind is on a statement; null: not a line (usage is read from the rollup; the
+ * others only move money within what is owed, or do not touch a contributor). A Record over every
+ * kind, so a new kind in the catalogue must be placed here.
+ */
+export const BOOKED_KIND_BY_JOURNAL_KIND: Readonly<Record<JournalKind, BookedKind | null>> = Object.freeze({
+  usage: null,
+  topup: null,
   adjustment: 'adjustment',
   refund: 'clawback',
+  earnings_matured: null,
+  settlement_reserve: null,
+  settlement_paid: 'payout',
+  settlement_failed: null,
+  settlement_reorged: 'payout_reversed',
 });
+
+/** The settlement line kinds a statement shows (ref = line id). */
+export const STATEMENT_LINE_KINDS: readonly SettlementLineKind[] = SETTLEMENT_LINE_KINDS.filter((kind) => BOOKED_KIND_BY_JOURNAL_KIND[kind] !== null);
+
+/** The booked kind of a journal kind read back from the database; null when it is not a statement line. */
+export function bookedKindOf(journalKind: string): BookedKind | null {
+  return isJournalKind(journalKind) ? BOOKED_KIND_BY_JOURNAL_KIND[journalKind] : null;
+}
 
 /** Earnings of one UTC day and model (the contributor_usage_daily rollup). */
 export interface EarningRow {

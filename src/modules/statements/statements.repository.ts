@@ -2,7 +2,8 @@ import { Injectable } from '@nestjs/common';
 import { assert } from '../../common/errors/index.js';
 import { DatabaseService, type SqlClient } from '../../database/database.service.js';
 import { toBigInt } from '../../database/sql.js';
-import { BOOKED_KIND_BY_JOURNAL_KIND, type BookedLine, type EarningRow, type StatementFacts } from './statement.js';
+import { CONTRIBUTOR_ADJUSTMENT_REF_PREFIX, REFUND_REF_PREFIX, type JournalKind } from '../ledger/journal-kinds.js';
+import { bookedKindOf, STATEMENT_LINE_KINDS, type BookedLine, type EarningRow, type StatementFacts } from './statement.js';
 import type { StatementMonth } from './statement-month.js';
 
 /** Rows one statement may hold: a month of days x 1,000 models, and booked lines. */
@@ -13,19 +14,21 @@ export class StatementTooLarge extends Error {}
 
 // The journal entries of one contributor other than usage, found through the tables that name the
 // contributor (the journal has no index by account: one is not worth its cost on the hot insert
-// path). Each source row names its entry by (kind, ref), the journal's unique key. $1 contributor,
-// $2 the contributor's owed account codes, $3 the end of the range (exclusive).
+// path). Each source row names its entry by (kind, ref), the journal's unique key; kinds and ref
+// prefixes are parameters from the journal catalogue (ledger/journal-kinds.ts), not literals.
+// $1 contributor, $2 the contributor's owed account codes, $3 the end of the range (exclusive),
+// $4-$8 CATALOGUE_PARAMS.
 const CONTRIBUTOR_ENTRIES_CTE = `
   refs (kind, ref, reference, payout_id, settlement_id, amount_micro_usdc, tx_id, confirmed_at) AS (
     SELECT k.kind, l.id::text, NULL::text, l.id, l.settlement_id, l.amount_micro_usdc, l.tx_id, l.confirmed_at
-    FROM settlement_lines l CROSS JOIN (VALUES ('settlement_paid'), ('settlement_reorged')) AS k(kind)
+    FROM settlement_lines l CROSS JOIN unnest($4::text[]) AS k(kind)
     WHERE l.contributor_id = $1 AND l.created_at < $3
     UNION ALL
-    SELECT 'adjustment', 'contributor_adjustment:' || a.reference, a.reference, NULL::uuid, NULL::uuid, NULL::numeric, NULL::uuid, NULL::timestamptz
+    SELECT $5::text, $6::text || a.reference, a.reference, NULL::uuid, NULL::uuid, NULL::numeric, NULL::uuid, NULL::timestamptz
     FROM contributor_adjustments a
     WHERE a.contributor_id = $1 AND a.created_at < $3
     UNION ALL
-    SELECT 'refund', 'refund:' || r.refund_id, r.refund_id, NULL::uuid, NULL::uuid, NULL::numeric, NULL::uuid, NULL::timestamptz
+    SELECT $7::text, $8::text || r.refund_id, r.refund_id, NULL::uuid, NULL::uuid, NULL::numeric, NULL::uuid, NULL::timestamptz
     FROM refunds r
     WHERE r.contributor_id = $1 AND r.created_at < $3),
   entries AS (
@@ -34,6 +37,15 @@ const CONTRIBUTOR_ENTRIES_CTE = `
             WHERE p.code = ANY($2::text[])) AS owed_delta_atto
     FROM refs r JOIN journal_entries e ON e.kind = r.kind AND e.ref = r.ref
     WHERE e.created_at < $3)`;
+
+/** $4-$8 of CONTRIBUTOR_ENTRIES_CTE: the settlement line kinds shown, then kind and ref prefix of adjustments and refunds. */
+const CATALOGUE_PARAMS: readonly unknown[] = Object.freeze([
+  [...STATEMENT_LINE_KINDS],
+  'adjustment' satisfies JournalKind,
+  CONTRIBUTOR_ADJUSTMENT_REF_PREFIX,
+  'refund' satisfies JournalKind,
+  REFUND_REF_PREFIX,
+]);
 
 interface EntryRow {
   id: string;
@@ -51,8 +63,8 @@ interface EntryRow {
 }
 
 function bookedLineOf(row: EntryRow): BookedLine {
-  const kind = BOOKED_KIND_BY_JOURNAL_KIND[row.kind];
-  assert(kind !== undefined, `journal kind ${row.kind} has no place on a statement`);
+  const kind = bookedKindOf(row.kind);
+  assert(kind !== null, `journal kind ${row.kind} has no place on a statement`);
   return {
     kind,
     entryId: toBigInt(row.id),
@@ -139,7 +151,7 @@ export class StatementsRepository {
     const result = await client.query<{ owed_delta_atto: string }>(
       `WITH ${CONTRIBUTOR_ENTRIES_CTE}
        SELECT coalesce(sum(owed_delta_atto), 0) AS owed_delta_atto FROM entries`,
-      [contributorId, owedAccountCodes, from],
+      [contributorId, owedAccountCodes, from, ...CATALOGUE_PARAMS],
     );
     return toBigInt(result.rows[0]!.owed_delta_atto);
   }
@@ -150,10 +162,10 @@ export class StatementsRepository {
        SELECT x.id, x.kind, x.ref, x.created_at, x.memo, x.reference, x.payout_id, x.settlement_id, x.amount_micro_usdc,
               t.tx_hash, x.confirmed_at, x.owed_delta_atto
        FROM entries x LEFT JOIN settlement_txs t ON t.id = x.tx_id
-       WHERE x.created_at >= $4
+       WHERE x.created_at >= $9
        ORDER BY x.created_at, x.id
-       LIMIT $5`,
-      [contributorId, owedAccountCodes, period.to, period.from, STATEMENT_BOOKED_LINES_MAX + 1],
+       LIMIT $10`,
+      [contributorId, owedAccountCodes, period.to, ...CATALOGUE_PARAMS, period.from, STATEMENT_BOOKED_LINES_MAX + 1],
     );
     if (result.rows.length > STATEMENT_BOOKED_LINES_MAX) throw new StatementTooLarge(`more than ${STATEMENT_BOOKED_LINES_MAX} booked lines in one month`);
     return result.rows.map(bookedLineOf);

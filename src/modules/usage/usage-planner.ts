@@ -1,13 +1,13 @@
 // Pure: prices a set of normalized events and derives their journal entries and rollup deltas.
+import type { AppConfig } from '../../config/index.js';
 import type { DecimalMultiplier } from '../../common/money/index.js';
-import { contributorPayable, contributorPending, PLATFORM_REVENUE, userAccount } from '../ledger/account-codes.js';
-import type { JournalDraft } from '../ledger/journal-draft.js';
+import { usageDraft, type JournalDraft, type JournalKind } from '../ledger/journal-kinds.js';
 import { priceUsage } from '../pricing/pricing-math.js';
 import type { PriceBook } from '../pricing/pricing.types.js';
 import type { NormalizedEvent } from './usage-event.js';
 import type { ContributorTierName, PlannedEvent, RollupDelta } from './usage.types.js';
 
-export const USAGE_JOURNAL_KIND = 'usage';
+export const USAGE_JOURNAL_KIND = 'usage' satisfies JournalKind;
 
 export interface TierBookView {
   tierAt(contributorId: string, at: Date): ContributorTierName | null;
@@ -18,6 +18,15 @@ export interface Multipliers {
   payoutByTier: Record<ContributorTierName, DecimalMultiplier>;
   /** PAYOUT_MATURITY_DAYS > 0: the payout is credited to the contributor's pending account. */
   payoutMaturing?: boolean;
+}
+
+/** The multipliers of the configuration (the writer and the repricer use the same ones). */
+export function multipliersOf(config: Pick<AppConfig, 'USER_MARKUP' | 'PAYOUT_STANDARD' | 'PAYOUT_PREMIUM' | 'PAYOUT_MATURITY_DAYS'>): Multipliers {
+  return {
+    userMarkup: config.USER_MARKUP,
+    payoutByTier: { standard: config.PAYOUT_STANDARD, premium: config.PAYOUT_PREMIUM },
+    payoutMaturing: config.PAYOUT_MATURITY_DAYS > 0,
+  };
 }
 
 /** Prices one event with the price and tier in force at occurred_at; null tier = unknown contributor. */
@@ -44,15 +53,16 @@ export function planEvent(event: NormalizedEvent, books: { prices: PriceBook; ti
 export function usageJournalDraft(planned: PlannedEvent): JournalDraft | null {
   const amounts = planned.amounts;
   if (!amounts) return null;
-  return {
-    kind: USAGE_JOURNAL_KIND,
-    ref: planned.event.eventId,
-    postings: [
-      { accountCode: userAccount(planned.event.userId), amountAtto: -amounts.chargeAtto },
-      { accountCode: (planned.payoutMaturing ? contributorPending : contributorPayable)(planned.event.contributorId), amountAtto: amounts.payoutAtto },
-      { accountCode: PLATFORM_REVENUE, amountAtto: amounts.marginAtto },
-    ],
-  };
+  const event = planned.event;
+  return usageDraft({
+    eventId: event.eventId,
+    userId: event.userId,
+    contributorId: event.contributorId,
+    chargeAtto: amounts.chargeAtto,
+    payoutAtto: amounts.payoutAtto,
+    marginAtto: amounts.marginAtto,
+    payoutMaturing: planned.payoutMaturing === true,
+  });
 }
 
 export function utcDay(at: Date): string {

@@ -10,7 +10,7 @@ import type { JournalDraft } from '../ledger/journal-draft.js';
 import { PricingService } from '../pricing/pricing.service.js';
 import { UsageRepository, type InsertedEvents } from './usage.repository.js';
 import type { NormalizedEvent } from './usage-event.js';
-import { planEvent, rollupDeltas, USAGE_JOURNAL_KIND, usageJournalDraft, type Multipliers } from './usage-planner.js';
+import { multipliersOf, planEvent, rollupDeltas, USAGE_JOURNAL_KIND, usageJournalDraft, type Multipliers } from './usage-planner.js';
 import type { ArchivedEvent, PlannedEvent, StoredEvent, WriteOutcome } from './usage.types.js';
 import { WebhookOutbox } from '../webhooks/webhook-outbox.service.js';
 import { UnpricedAnnouncements, unpricedEvents } from './unpriced-announcements.js';
@@ -99,11 +99,7 @@ export class UsageWriter {
     private readonly webhooks: WebhookOutbox,
   ) {
     this.txConcurrency = config.USAGE_WRITER_TX_CONCURRENCY;
-    this.multipliers = {
-      userMarkup: config.USER_MARKUP,
-      payoutByTier: { standard: config.PAYOUT_STANDARD, premium: config.PAYOUT_PREMIUM },
-      payoutMaturing: config.PAYOUT_MATURITY_DAYS > 0,
-    };
+    this.multipliers = multipliersOf(config);
   }
 
   /** Writes the events (in one or more shared transactions); outcomes in input order. */

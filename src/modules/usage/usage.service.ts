@@ -10,7 +10,7 @@ import { PricingService } from '../pricing/pricing.service.js';
 import { MetricsService } from '../health/metrics.service.js';
 import { UsageRepository, type UnpricedModelRow } from './usage.repository.js';
 import { normalizeEvent, type NormalizedEvent, type StreamDetails } from './usage-event.js';
-import { planEvent, rollupDeltas, usageJournalDraft, type Multipliers } from './usage-planner.js';
+import { multipliersOf, planEvent, rollupDeltas, usageJournalDraft, type Multipliers } from './usage-planner.js';
 import { usageEventSchema, type UsageEventInput } from './usage.schemas.js';
 import { ARCHIVED_MODEL_UNKNOWN, type ArchivedEvent, type PlannedEvent, type RefundableEvent, type StoredEvent, type WriteOutcome } from './usage.types.js';
 import { formatAttoAsUsd } from '../../common/money/index.js';
@@ -36,7 +36,7 @@ export class UsageService {
     private readonly contributors: ContributorsService,
     private readonly metrics: MetricsService,
   ) {
-    this.multipliers = { userMarkup: config.USER_MARKUP, payoutByTier: { standard: config.PAYOUT_STANDARD, premium: config.PAYOUT_PREMIUM }, payoutMaturing: config.PAYOUT_MATURITY_DAYS > 0 };
+    this.multipliers = multipliersOf(config);
   }
 
   /** Validates a raw payload (REST body or queue job) into a normalized event, or field issues. */

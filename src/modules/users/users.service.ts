@@ -1,7 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { DatabaseService } from '../../database/database.service.js';
 import { DomainError, notFound } from '../../common/errors/index.js';
-import { EXTERNAL_FUNDING, PLATFORM_ADJUSTMENTS, userAccount } from '../ledger/account-codes.js';
+import { userAccount } from '../ledger/account-codes.js';
+import { userCreditDraft } from '../ledger/journal-kinds.js';
 import { LedgerService } from '../ledger/ledger.service.js';
 import { AuditService } from '../audit/audit.service.js';
 import type { Principal } from '../../common/auth/auth.types.js';
@@ -41,18 +42,9 @@ export class UsersService {
         }
         return { balance: await this.balanceIn(client, input.userId), replayed: true };
       }
-      const kind = input.amountAtto > 0n ? 'topup' : 'adjustment';
-      const counterAccount = input.amountAtto > 0n ? EXTERNAL_FUNDING : PLATFORM_ADJUSTMENTS;
-      const ref = `user_credit:${input.reference}`;
-      const journalEntryId = await this.ledger.postOne(client, {
-        kind,
-        ref,
-        memo: input.reason ?? undefined,
-        postings: [
-          { accountCode: userAccount(input.userId), amountAtto: input.amountAtto },
-          { accountCode: counterAccount, amountAtto: -input.amountAtto },
-        ],
-      });
+      const draft = userCreditDraft({ reference: input.reference, userId: input.userId, amountAtto: input.amountAtto, ...(input.reason ? { memo: input.reason } : {}) });
+      const kind = draft.kind;
+      const journalEntryId = await this.ledger.postOne(client, draft);
       await this.users.insertCreditIfNew(client, { ...input, journalEntryId });
       const balance = await this.balanceIn(client, input.userId);
       await this.audit.recordWithSql(client, actor, {

@@ -9,8 +9,8 @@ import { DatabaseService, type SqlClient } from '../../../database/database.serv
 import { AuditService } from '../../audit/audit.service.js';
 import { ContributorsService } from '../../contributors/contributors.service.js';
 import type { Principal } from '../../../common/auth/auth.types.js';
-import { contributorInSettlement, contributorPayable } from '../../ledger/account-codes.js';
-import type { JournalDraft } from '../../ledger/journal-draft.js';
+import { contributorPayable } from '../../ledger/account-codes.js';
+import { settlementLineDraft, type JournalDraft } from '../../ledger/journal-kinds.js';
 import { LedgerService } from '../../ledger/ledger.service.js';
 import { PayoutAddressPolicy } from '../../payout-safety/payout-address-policy.service.js';
 import { WebhookOutbox } from '../../webhooks/webhook-outbox.service.js';
@@ -50,15 +50,7 @@ export interface HotWalletStatus {
 class NothingToSettle extends Error {}
 
 function reserveDraft(line: CreatedLine): JournalDraft {
-  const amountAtto = microUsdcToAtto(line.amountMicroUsdc);
-  return {
-    kind: JOURNAL_SETTLEMENT_RESERVE,
-    ref: line.id,
-    postings: [
-      { accountCode: contributorPayable(line.contributorId), amountAtto: -amountAtto },
-      { accountCode: contributorInSettlement(line.contributorId), amountAtto },
-    ],
-  };
+  return settlementLineDraft(JOURNAL_SETTLEMENT_RESERVE, { lineId: line.id, contributorId: line.contributorId, amountAtto: microUsdcToAtto(line.amountMicroUsdc) });
 }
 
 const openConflict = (openId: string | null) =>

@@ -1,6 +1,7 @@
 // Settlement types: a settlement and its lines, statuses from api.md. The payout
 // sender's transaction states are in ../payout/payout.types.ts.
 import type { Address, Hex } from 'viem';
+import type { SettlementLineKind } from '../../ledger/journal-kinds.js';
 
 export const SETTLEMENT_STATUSES = ['pending_approval', 'queued', 'submitting', 'confirmed', 'partially_failed', 'failed'] as const;
 export type SettlementStatus = (typeof SETTLEMENT_STATUSES)[number];
@@ -11,12 +12,12 @@ export type LineStatus = 'queued' | 'submitted' | 'paid' | 'failed';
 
 export type SettlementTrigger = 'schedule' | 'admin';
 
-/** Journal kinds, each with ref = settlement line id (one fact per line, idempotent). */
-export const JOURNAL_SETTLEMENT_RESERVE = 'settlement_reserve';
-export const JOURNAL_SETTLEMENT_PAID = 'settlement_paid';
-export const JOURNAL_SETTLEMENT_FAILED = 'settlement_failed';
+/** Journal kinds (the catalogue: ledger/journal-kinds.ts), each with ref = settlement line id (one fact per line, idempotent). */
+export const JOURNAL_SETTLEMENT_RESERVE = 'settlement_reserve' satisfies SettlementLineKind;
+export const JOURNAL_SETTLEMENT_PAID = 'settlement_paid' satisfies SettlementLineKind;
+export const JOURNAL_SETTLEMENT_FAILED = 'settlement_failed' satisfies SettlementLineKind;
 /** A paid line whose payment a reorganisation removed for good: paid back to payable. */
-export const JOURNAL_SETTLEMENT_REORGED = 'settlement_reorged';
+export const JOURNAL_SETTLEMENT_REORGED = 'settlement_reorged' satisfies SettlementLineKind;
 
 /**
  * Why a line failed. The payee checks made when the line is sent (payout/payee-screen.ts):

@@ -3,8 +3,7 @@ import { isAddressEqual } from 'viem';
 import { assert } from '../../../common/errors/index.js';
 import { microUsdcToAtto } from '../../../common/money/index.js';
 import { DatabaseService, type SqlClient } from '../../../database/database.service.js';
-import { contributorInSettlement, contributorPaid, contributorPayable } from '../../ledger/account-codes.js';
-import type { JournalDraft } from '../../ledger/journal-draft.js';
+import { settlementLineDraft, type JournalDraft, type SettlementLineKind } from '../../ledger/journal-kinds.js';
 import { LedgerService } from '../../ledger/ledger.service.js';
 import { WebhookOutbox } from '../../webhooks/webhook-outbox.service.js';
 import { finishedEventType, payoutEvents, settlementEvents } from '../creation/settlement-webhooks.js';
@@ -26,28 +25,18 @@ import {
   type SettlementStatus,
 } from '../creation/settlement.types.js';
 
-/** One line's amount moved between two of its contributor's accounts; ref = line id (one fact per line). */
-function lineDraft(kind: string, line: SettlementLineRecord, account: { from: string; to: string }): JournalDraft {
-  const amountAtto = microUsdcToAtto(line.amountMicroUsdc);
-  return {
-    kind,
-    ref: line.id,
-    postings: [
-      { accountCode: account.from, amountAtto: -amountAtto },
-      { accountCode: account.to, amountAtto },
-    ],
-  };
-}
+/** One line's amount moved between two of its contributor's accounts (journal-kinds.ts); ref = line id. */
+const lineDraft = (kind: SettlementLineKind, line: SettlementLineRecord): JournalDraft =>
+  settlementLineDraft(kind, { lineId: line.id, contributorId: line.contributorId, amountAtto: microUsdcToAtto(line.amountMicroUsdc) });
 
-export const paidDraft = (line: SettlementLineRecord): JournalDraft =>
-  lineDraft(JOURNAL_SETTLEMENT_PAID, line, { from: contributorInSettlement(line.contributorId), to: contributorPaid(line.contributorId) });
+/** in_settlement -> paid. */
+export const paidDraft = (line: SettlementLineRecord): JournalDraft => lineDraft(JOURNAL_SETTLEMENT_PAID, line);
 
-export const failedDraft = (line: SettlementLineRecord): JournalDraft =>
-  lineDraft(JOURNAL_SETTLEMENT_FAILED, line, { from: contributorInSettlement(line.contributorId), to: contributorPayable(line.contributorId) });
+/** in_settlement -> payable. */
+export const failedDraft = (line: SettlementLineRecord): JournalDraft => lineDraft(JOURNAL_SETTLEMENT_FAILED, line);
 
 /** A paid line whose payment a reorganisation removed for good: back to payable, paid again later. */
-export const reorgedDraft = (line: SettlementLineRecord): JournalDraft =>
-  lineDraft(JOURNAL_SETTLEMENT_REORGED, line, { from: contributorPaid(line.contributorId), to: contributorPayable(line.contributorId) });
+export const reorgedDraft = (line: SettlementLineRecord): JournalDraft => lineDraft(JOURNAL_SETTLEMENT_REORGED, line);
 
 /** Every line paid or failed: what the settlement ended as. */
 export function finishedStatus(counts: Record<LineStatus, number>): SettlementStatus {

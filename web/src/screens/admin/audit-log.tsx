@@ -1,8 +1,6 @@
-import { useInfiniteQuery } from '@tanstack/react-query';
 import { api, queryKeys } from '../../api/endpoints';
 import type { AuditEntry } from '../../api/wire';
-import { DataTable } from '../../components/data-table';
-import { ErrorMessage, Loading } from '../../components/states';
+import { PagedTable } from '../../components/paged-table';
 import { formatTimestamp } from '../../lib/format';
 
 function Change({ entry }: { entry: AuditEntry }) {
@@ -16,41 +14,25 @@ function Change({ entry }: { entry: AuditEntry }) {
 }
 
 export function AuditLogScreen() {
-  const log = useInfiniteQuery({
-    queryKey: queryKeys.auditLog,
-    queryFn: ({ pageParam }) => api.auditLog(pageParam),
-    initialPageParam: undefined as string | undefined,
-    getNextPageParam: (page) => page.next_cursor ?? undefined,
-  });
   return (
     <section aria-labelledby="audit-title">
       <h1 id="audit-title">Audit log</h1>
-      {log.isPending ? (
-        <Loading label="Loading the audit log" />
-      ) : log.isError ? (
-        <ErrorMessage error={log.error} title="Could not load the audit log" />
-      ) : (
-        <>
-          <DataTable<AuditEntry>
-            caption="Admin actions, newest first"
-            rows={log.data.pages.flatMap((p) => p.data)}
-            rowKey={(e) => e.id}
-            empty="No admin action recorded yet."
-            columns={[
-              { header: 'When', cell: (e) => formatTimestamp(e.created_at) },
-              { header: 'Who', cell: (e) => `${e.actor_role}${e.actor_id ? ` ${e.actor_id}` : ''}` },
-              { header: 'Action', cell: (e) => <code>{e.action}</code> },
-              { header: 'Target', cell: (e) => e.target ?? '' },
-              { header: 'Change', cell: (e) => <Change entry={e} /> },
-            ]}
-          />
-          {log.hasNextPage && (
-            <button type="button" onClick={() => void log.fetchNextPage()} disabled={log.isFetchingNextPage}>
-              Load more
-            </button>
-          )}
-        </>
-      )}
+      <PagedTable<AuditEntry>
+        queryKey={queryKeys.auditLog}
+        fetchPage={(cursor) => api.auditLog(cursor)}
+        loadingLabel="Loading the audit log"
+        errorTitle="Could not load the audit log"
+        caption="Admin actions, newest first"
+        rowKey={(e) => e.id}
+        empty="No admin action recorded yet."
+        columns={[
+          { header: 'When', cell: (e) => formatTimestamp(e.created_at) },
+          { header: 'Who', cell: (e) => `${e.actor_role}${e.actor_id ? ` ${e.actor_id}` : ''}` },
+          { header: 'Action', cell: (e) => <code>{e.action}</code> },
+          { header: 'Target', cell: (e) => e.target ?? '' },
+          { header: 'Change', cell: (e) => <Change entry={e} /> },
+        ]}
+      />
     </section>
   );
 }

@@ -1,11 +1,11 @@
-import { useInfiniteQuery, useMutation, useQueryClient } from '@tanstack/react-query';
+import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { getRouteApi, Link, useNavigate } from '@tanstack/react-router';
 import { useState, type FormEvent } from 'react';
 import { api, queryKeys } from '../../api/endpoints';
 import type { Refund, RefundFilters } from '../../api/wire';
-import { DataTable } from '../../components/data-table';
+import { PagedTable } from '../../components/paged-table';
 import { Money } from '../../components/money';
-import { ErrorMessage, Loading, FormFooter } from '../../components/states';
+import { FormFooter } from '../../components/states';
 import { newRefundId, refundBody, refundFilters } from '../../lib/console-forms';
 import { formatTimestamp } from '../../lib/format';
 
@@ -84,12 +84,6 @@ export function RefundsScreen() {
   const navigate = useNavigate({ from: '/refunds' });
   const filters: RefundFilters = search;
   const [draft, setDraft] = useState({ event_id: search.event_id ?? '', contributor_id: search.contributor_id ?? '', user_id: search.user_id ?? '' });
-  const list = useInfiniteQuery({
-    queryKey: queryKeys.refunds(filters),
-    queryFn: ({ pageParam }) => api.refunds(filters, pageParam),
-    initialPageParam: undefined as string | undefined,
-    getNextPageParam: (page) => page.next_cursor ?? undefined,
-  });
   return (
     <section aria-labelledby="refunds-title">
       <h1 id="refunds-title">Refunds and clawbacks</h1>
@@ -117,41 +111,31 @@ export function RefundsScreen() {
         ))}
         <button type="submit">Filter</button>
       </form>
-      {list.isPending ? (
-        <Loading label="Loading refunds" />
-      ) : list.isError ? (
-        <ErrorMessage error={list.error} title="Could not load refunds" />
-      ) : (
-        <>
-          <DataTable<Refund>
-            caption="Refunds, newest first"
-            rows={list.data.pages.flatMap((p) => p.data)}
-            rowKey={(r) => r.refund_id}
-            empty="No refund matches."
-            columns={[
-              { header: 'When', cell: (r) => formatTimestamp(r.created_at) },
-              { header: 'Refund id', cell: (r) => <code>{r.refund_id}</code> },
-              { header: 'Event', cell: (r) => <code>{r.event_id}</code> },
-              { header: 'User', cell: (r) => r.user_id ?? '' },
-              {
-                header: 'Contributor',
-                cell: (r) => (r.contributor_id ? <Link to="/contributors/$contributorId" params={{ contributorId: r.contributor_id }}>{r.contributor_id}</Link> : ''),
-              },
-              { header: 'Model', cell: (r) => (r.model ? <code>{r.model}</code> : '') },
-              { header: 'Refunded', numeric: true, cell: (r) => <Money value={r.amount_usd} /> },
-              { header: 'Clawed back', numeric: true, cell: (r) => <Money value={r.contributor_clawback_usd} /> },
-              { header: 'Margin reversed', numeric: true, cell: (r) => <Money value={r.margin_reversed_usd} /> },
-              { header: 'Event refunded in total', numeric: true, cell: (r) => <Money value={r.refunded_total_usd} /> },
-              { header: 'Reason', cell: (r) => r.reason ?? '' },
-            ]}
-          />
-          {list.hasNextPage && (
-            <button type="button" onClick={() => void list.fetchNextPage()} disabled={list.isFetchingNextPage}>
-              Load more
-            </button>
-          )}
-        </>
-      )}
+      <PagedTable<Refund>
+        queryKey={queryKeys.refunds(filters)}
+        fetchPage={(cursor) => api.refunds(filters, cursor)}
+        loadingLabel="Loading refunds"
+        errorTitle="Could not load refunds"
+        caption="Refunds, newest first"
+        rowKey={(r) => r.refund_id}
+        empty="No refund matches."
+        columns={[
+          { header: 'When', cell: (r) => formatTimestamp(r.created_at) },
+          { header: 'Refund id', cell: (r) => <code>{r.refund_id}</code> },
+          { header: 'Event', cell: (r) => <code>{r.event_id}</code> },
+          { header: 'User', cell: (r) => r.user_id ?? '' },
+          {
+            header: 'Contributor',
+            cell: (r) => (r.contributor_id ? <Link to="/contributors/$contributorId" params={{ contributorId: r.contributor_id }}>{r.contributor_id}</Link> : ''),
+          },
+          { header: 'Model', cell: (r) => (r.model ? <code>{r.model}</code> : '') },
+          { header: 'Refunded', numeric: true, cell: (r) => <Money value={r.amount_usd} /> },
+          { header: 'Clawed back', numeric: true, cell: (r) => <Money value={r.contributor_clawback_usd} /> },
+          { header: 'Margin reversed', numeric: true, cell: (r) => <Money value={r.margin_reversed_usd} /> },
+          { header: 'Event refunded in total', numeric: true, cell: (r) => <Money value={r.refunded_total_usd} /> },
+          { header: 'Reason', cell: (r) => r.reason ?? '' },
+        ]}
+      />
     </section>
   );
 }

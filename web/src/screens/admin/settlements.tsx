@@ -1,9 +1,10 @@
-import { useInfiniteQuery, useMutation, useQueryClient } from '@tanstack/react-query';
+import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { Link, useNavigate } from '@tanstack/react-router';
 import { useState } from 'react';
 import { api, queryKeys } from '../../api/endpoints';
 import type { PlannedLine, Settlement, SettlementCreated } from '../../api/wire';
 import { ConfirmDialog } from '../../components/confirm-dialog';
+import { PagedTable } from '../../components/paged-table';
 import { DataTable } from '../../components/data-table';
 import { Money } from '../../components/money';
 import { ErrorMessage, Loading } from '../../components/states';
@@ -37,12 +38,6 @@ export function SettlementsScreen() {
   const navigate = useNavigate();
   const [confirming, setConfirming] = useState(false);
   const [notice, setNotice] = useState<string | null>(null);
-  const list = useInfiniteQuery({
-    queryKey: queryKeys.settlements,
-    queryFn: ({ pageParam }) => api.settlements(pageParam),
-    initialPageParam: undefined as string | undefined,
-    getNextPageParam: (page) => page.next_cursor ?? undefined,
-  });
   const dryRun = useMutation({ mutationFn: () => api.createSettlement(true) });
   const create = useMutation({
     mutationFn: () => api.createSettlement(false),
@@ -95,33 +90,23 @@ export function SettlementsScreen() {
         {dryRun.isSuccess && <PlannedLines plan={dryRun.data} />}
         {create.isError && <ErrorMessage error={create.error} title="Not created" />}
       </ConfirmDialog>
-      {list.isPending ? (
-        <Loading label="Loading settlements" />
-      ) : list.isError ? (
-        <ErrorMessage error={list.error} title="Could not load settlements" />
-      ) : (
-        <>
-          <DataTable<Settlement>
-            caption="Settlements, newest first"
-            rows={list.data.pages.flatMap((p) => p.data)}
-            rowKey={(s) => s.settlement_id}
-            empty="No settlements yet."
-            columns={[
-              { header: 'Created', cell: (s) => <Link to="/settlements/$settlementId" params={{ settlementId: s.settlement_id }}>{formatTimestamp(s.created_at)}</Link> },
-              { header: 'Status', cell: (s) => <StatusBadge status={s.status} /> },
-              { header: 'Trigger', cell: (s) => s.trigger },
-              { header: 'Payouts', numeric: true, cell: (s) => s.payout_count },
-              { header: 'Total', numeric: true, cell: (s) => <Money value={s.total_usdc} unit="USDC" /> },
-              { header: 'Completed', cell: (s) => formatTimestamp(s.completed_at) },
-            ]}
-          />
-          {list.hasNextPage && (
-            <button type="button" onClick={() => void list.fetchNextPage()} disabled={list.isFetchingNextPage}>
-              Load more
-            </button>
-          )}
-        </>
-      )}
+      <PagedTable<Settlement>
+        queryKey={queryKeys.settlements}
+        fetchPage={(cursor) => api.settlements(cursor)}
+        loadingLabel="Loading settlements"
+        errorTitle="Could not load settlements"
+        caption="Settlements, newest first"
+        rowKey={(s) => s.settlement_id}
+        empty="No settlements yet."
+        columns={[
+          { header: 'Created', cell: (s) => <Link to="/settlements/$settlementId" params={{ settlementId: s.settlement_id }}>{formatTimestamp(s.created_at)}</Link> },
+          { header: 'Status', cell: (s) => <StatusBadge status={s.status} /> },
+          { header: 'Trigger', cell: (s) => s.trigger },
+          { header: 'Payouts', numeric: true, cell: (s) => s.payout_count },
+          { header: 'Total', numeric: true, cell: (s) => <Money value={s.total_usdc} unit="USDC" /> },
+          { header: 'Completed', cell: (s) => formatTimestamp(s.completed_at) },
+        ]}
+      />
     </section>
   );
 }

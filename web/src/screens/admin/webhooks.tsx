@@ -1,10 +1,11 @@
-import { useInfiniteQuery, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { api, queryKeys } from '../../api/endpoints';
 import type { CreatedWebhook, WebhookDelivery, WebhookEndpoint } from '../../api/wire';
 import { ConfirmDialog } from '../../components/confirm-dialog';
+import { PagedTable } from '../../components/paged-table';
 import { DataTable } from '../../components/data-table';
-import { ErrorMessage, Loading, QueryView, FormFooter } from '../../components/states';
+import { ErrorMessage, QueryView, FormFooter } from '../../components/states';
 import { StatusBadge } from '../../components/status-badge';
 import { webhookBody } from '../../lib/console-forms';
 import { formatCount, formatTimestamp } from '../../lib/format';
@@ -136,47 +137,31 @@ function RetryButton({ delivery }: { delivery: WebhookDelivery }) {
 }
 
 function Deliveries({ endpoint }: { endpoint: WebhookEndpoint }) {
-  const log = useInfiniteQuery({
-    queryKey: queryKeys.webhookDeliveries(endpoint.id),
-    queryFn: ({ pageParam }) => api.webhookDeliveries(endpoint.id, pageParam),
-    initialPageParam: undefined as string | undefined,
-    getNextPageParam: (page) => page.next_cursor ?? undefined,
-    refetchInterval: 5_000,
-  });
   return (
     <section className="panel" aria-labelledby="deliveries-title">
       <h2 id="deliveries-title">Deliveries to {endpoint.url}</h2>
-      {log.isPending ? (
-        <Loading label="Loading deliveries" />
-      ) : log.isError ? (
-        <ErrorMessage error={log.error} title="Could not load deliveries" />
-      ) : (
-        <>
-          <DataTable<WebhookDelivery>
-            caption={`Delivery log of ${endpoint.url}, newest first`}
-            rows={log.data.pages.flatMap((p) => p.data)}
-            rowKey={(d) => d.delivery_id}
-            empty="Nothing delivered to this endpoint yet."
-            columns={[
-              { header: 'Event', cell: (d) => <code title={d.event.id}>{d.event.type}</code> },
-              { header: 'Happened', cell: (d) => formatTimestamp(d.event.timestamp) },
-              { header: 'Status', cell: (d) => <StatusBadge status={d.status} /> },
-              { header: 'Attempts', numeric: true, cell: (d) => formatCount(d.attempts) },
-              { header: 'Last HTTP status', numeric: true, cell: (d) => (d.last_status_code === null ? '—' : String(d.last_status_code)) },
-              { header: 'Latency', numeric: true, cell: (d) => (d.last_latency_ms === null ? '—' : `${formatCount(d.last_latency_ms)} ms`) },
-              { header: 'Last attempt', cell: (d) => formatTimestamp(d.last_attempt_at) },
-              { header: 'Next attempt', cell: (d) => formatTimestamp(d.next_attempt_at) },
-              { header: 'Error', cell: (d) => d.last_error ?? '' },
-              { header: 'Retry', cell: (d) => <RetryButton delivery={d} /> },
-            ]}
-          />
-          {log.hasNextPage && (
-            <button type="button" onClick={() => void log.fetchNextPage()} disabled={log.isFetchingNextPage}>
-              Load more
-            </button>
-          )}
-        </>
-      )}
+      <PagedTable<WebhookDelivery>
+        queryKey={queryKeys.webhookDeliveries(endpoint.id)}
+        fetchPage={(cursor) => api.webhookDeliveries(endpoint.id, cursor)}
+        refetchIntervalMs={5_000}
+        loadingLabel="Loading deliveries"
+        errorTitle="Could not load deliveries"
+        caption={`Delivery log of ${endpoint.url}, newest first`}
+        rowKey={(d) => d.delivery_id}
+        empty="Nothing delivered to this endpoint yet."
+        columns={[
+          { header: 'Event', cell: (d) => <code title={d.event.id}>{d.event.type}</code> },
+          { header: 'Happened', cell: (d) => formatTimestamp(d.event.timestamp) },
+          { header: 'Status', cell: (d) => <StatusBadge status={d.status} /> },
+          { header: 'Attempts', numeric: true, cell: (d) => formatCount(d.attempts) },
+          { header: 'Last HTTP status', numeric: true, cell: (d) => (d.last_status_code === null ? '—' : String(d.last_status_code)) },
+          { header: 'Latency', numeric: true, cell: (d) => (d.last_latency_ms === null ? '—' : `${formatCount(d.last_latency_ms)} ms`) },
+          { header: 'Last attempt', cell: (d) => formatTimestamp(d.last_attempt_at) },
+          { header: 'Next attempt', cell: (d) => formatTimestamp(d.next_attempt_at) },
+          { header: 'Error', cell: (d) => d.last_error ?? '' },
+          { header: 'Retry', cell: (d) => <RetryButton delivery={d} /> },
+        ]}
+      />
     </section>
   );
 }
