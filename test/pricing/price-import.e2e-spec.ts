@@ -39,26 +39,26 @@ describe('catalog imports: the whole LiteLLM catalog and genai-prices history', 
     const first = await importLitellm(CATALOG_TEXT).expect(201);
     expect(first.body).toMatchObject({
       effective_from: '2026-07-24T00:00:00.000Z',
-      imported: 2685,
+      imported: 2695,
       unchanged: 0,
       catalog: {
-        models: 2369,
-        versions: 2685,
-        variants: { standard: 2369, batch: 109, priority: 100, flex: 33, us: 26, eu: 18, fast: 6, low: 8, medium: 8, high: 8 },
+        models: 2379,
+        versions: 2695,
+        variants: { standard: 2379, batch: 109, priority: 100, flex: 33, us: 26, eu: 18, fast: 6, low: 8, medium: 8, high: 8 },
         tiers: 248,
-        skipped_models: 616,
-        skipped_by_code: { not_token_priced: 484, zero_priced: 107, precision: 23, not_a_model: 2 },
-        dropped_by_code: { not_token_priced: 106, unsupported: 31, zero_priced: 44, invalid: 9 },
+        skipped_models: 606,
+        skipped_by_code: { not_token_priced: 474, zero_priced: 107, precision: 23, not_a_model: 2 },
+        dropped_by_code: { not_token_priced: 109, unsupported: 11, zero_priced: 44, invalid: 9 },
       },
     });
-    expect(first.body.skipped).toHaveLength(616);
+    expect(first.body.skipped).toHaveLength(606);
     expect(first.body.skipped).toContainEqual({ model: 'databricks/databricks-claude-3-7-sonnet', code: 'precision', reason: 'input_cost_per_token 2.9999900000000002e-06 needs more than 6 decimals' });
-    expect(first.body.dropped).toHaveLength(190);
+    expect(first.body.dropped).toHaveLength(173);
     const db = t.app.get(DatabaseService).prisma;
-    expect(await db.price.count({ where: { source: 'litellm' } })).toBe(2685);
+    expect(await db.price.count({ where: { source: 'litellm' } })).toBe(2695);
     const again = await importLitellm(CATALOG_TEXT).expect(200);
-    expect(again.body).toMatchObject({ imported: 0, unchanged: 2685 });
-    expect(await db.price.count({ where: { source: 'litellm' } })).toBe(2685);
+    expect(again.body).toMatchObject({ imported: 0, unchanged: 2695 });
+    expect(await db.price.count({ where: { source: 'litellm' } })).toBe(2695);
   });
 
   it.each([

@@ -159,10 +159,10 @@ describe('pricing and contributors (admin API)', () => {
 
     it('imports the fixture exactly, and is idempotent', async () => {
       const first = await importAt('2026-07-24T00:00:00Z').expect(201);
-      // 212 models as 405 versions (their flex, priority, batch, us, fast, eu and search-size variants).
-      expect(first.body).toMatchObject({ effective_from: '2026-07-24T00:00:00.000Z', imported: 405, unchanged: 0, catalog: { models: 212, versions: 405, tiers: 97 } });
+      // 214 models as 407 versions (their flex, priority, batch, us, fast, eu and search-size variants).
+      expect(first.body).toMatchObject({ effective_from: '2026-07-24T00:00:00.000Z', imported: 407, unchanged: 0, catalog: { models: 214, versions: 407, tiers: 97 } });
       // Which models and why: src/modules/pricing/litellm-import.spec.ts.
-      expect(first.body.catalog).toMatchObject({ skipped_models: 6, skipped_by_code: { zero_priced: 2, not_token_priced: 4 } });
+      expect(first.body.catalog).toMatchObject({ skipped_models: 4, skipped_by_code: { zero_priced: 2, not_token_priced: 2 } });
       expect(first.body.skipped).toContainEqual({ model: 'gpt-realtime-whisper', code: 'not_token_priced', reason: 'priced per input_cost_per_second, not per token' });
 
       const gpt4o = await t.admin(t.http.get('/v1/admin/prices?model=gpt-4o')).expect(200);
@@ -176,10 +176,10 @@ describe('pricing and contributors (admin API)', () => {
       expect(o1pro.body.data.find((p: { variant: string }) => p.variant === 'standard')).toMatchObject({ input_usd_per_mtok: '150', output_usd_per_mtok: '600', cached_input_usd_per_mtok: null });
 
       const again = await importAt('2026-07-24T00:00:00Z').expect(200);
-      expect(again.body).toMatchObject({ imported: 0, unchanged: 405 });
+      expect(again.body).toMatchObject({ imported: 0, unchanged: 407 });
       const later = await importAt(null).expect(200); // now: the versions in force are identical
-      expect(later.body).toMatchObject({ imported: 0, unchanged: 405 });
-      expect(await t.app.get(DatabaseService).prisma.price.count({ where: { source: 'litellm' } })).toBe(405);
+      expect(later.body).toMatchObject({ imported: 0, unchanged: 407 });
+      expect(await t.app.get(DatabaseService).prisma.price.count({ where: { source: 'litellm' } })).toBe(407);
       expect(await auditActions('price.import')).toHaveLength(3);
     });
 
@@ -188,7 +188,7 @@ describe('pricing and contributors (admin API)', () => {
       expect(changed).not.toBe(FIXTURE_TEXT);
       // gpt-4o standard, and its batch variant, which lists no cache price of its own.
       const res = await importAt('2026-08-01T00:00:00Z', changed).expect(201);
-      expect(res.body).toMatchObject({ imported: 2, unchanged: 405 - 2 });
+      expect(res.body).toMatchObject({ imported: 2, unchanged: 407 - 2 });
       const conflicting = changed.replace(/("gpt-4o": \{\s*"cache_read_input_token_cost": )1\.2e-06/, '$11.1e-06');
       const conflict = await importAt('2026-08-01T00:00:00Z', conflicting).expect(200);
       expect(conflict.body.skipped).toContainEqual({ model: 'gpt-4o', variant: 'standard', code: 'conflict', reason: expect.stringMatching(/already starts at effective_from/) });

@@ -991,7 +991,7 @@ export interface components {
                 id: string;
                 target: string | null;
             }[];
-            next_cursor: string[];
+            next_cursor: string | null;
         };
         BalanceResponseDto: {
             /** @description USD, exact decimal string */
@@ -1028,11 +1028,11 @@ export interface components {
                 status: string;
                 tier: string;
             }[];
-            next_cursor: string[];
+            next_cursor: string | null;
         };
         ContributorResponseDto: {
             created_at: string;
-            flagged_reason: string[];
+            flagged_reason: string | null;
             id: string;
             /** @description EIP-55 checksummed */
             payout_address: string;
@@ -1067,7 +1067,7 @@ export interface components {
                 pending_usd: string;
             };
             created_at: string;
-            flagged_reason: string[];
+            flagged_reason: string | null;
             id: string;
             /** @description USD, exact decimal string */
             in_settlement_usd: string;
@@ -1285,12 +1285,12 @@ export interface components {
             models?: string[];
         };
         LitellmPayloadDto: {
-            cache_hit?: boolean[];
+            cache_hit?: boolean | null;
             /** @description chat and text completions, responses, embeddings are billed; others skipped */
             call_type?: string;
             completion_tokens?: number;
             /** @description epoch seconds, or naive "YYYY-MM-DD HH:MM:SS.ffffff" (UTC) */
-            endTime: number[];
+            endTime: number | string;
             hidden_params?: {
                 litellm_model_name?: string;
                 model_id?: string | null;
@@ -1304,7 +1304,7 @@ export interface components {
             };
             model?: string;
             /** @description the deployment (model_info.id): its mapping names the contributor */
-            model_id?: string[];
+            model_id?: string | null;
             model_map_information?: {
                 model_map_key: string;
             } & {
@@ -1360,12 +1360,12 @@ export interface components {
             /** @description parked calls this mapping billed */
             billed_events: number;
             /** @description null: calls of this deployment are parked unattributed */
-            contributor_id: string[];
-            created_at: string[];
+            contributor_id: string | null;
+            created_at: string | null;
             model_id: string;
             /** @description calls parked for this deployment, billed when it is mapped */
             unattributed_events: number;
-            updated_at: string[];
+            updated_at: string | null;
         };
         OverviewDailyResponseDto: {
             from: string;
@@ -1643,33 +1643,33 @@ export interface components {
         };
         PriceResponseDto: {
             /** @description USD per million tokens; null = billed at the parent kind's price */
-            cache_write_1h_usd_per_mtok: string[];
+            cache_write_1h_usd_per_mtok: string | null;
             /** @description USD per million tokens; null = billed at the parent kind's price */
-            cache_write_5m_usd_per_mtok: string[];
+            cache_write_5m_usd_per_mtok: string | null;
             /** @description USD per million tokens; null = billed at the parent kind's price */
-            cached_input_audio_usd_per_mtok: string[];
+            cached_input_audio_usd_per_mtok: string | null;
             /** @description USD per million tokens; null = billed at the parent kind's price */
-            cached_input_usd_per_mtok: string[];
+            cached_input_usd_per_mtok: string | null;
             created_at: string;
             effective_from: string;
             /** @description bigint as a decimal string */
             id: string;
             /** @description USD per million tokens; null = billed at the parent kind's price */
-            input_audio_usd_per_mtok: string[];
+            input_audio_usd_per_mtok: string | null;
             /** @description USD per million tokens; null = billed at the parent kind's price */
-            input_image_usd_per_mtok: string[];
+            input_image_usd_per_mtok: string | null;
             /** @description USD per million text input tokens; null only on image/audio-only versions (events using text input are unpriced) */
-            input_usd_per_mtok: string[];
+            input_usd_per_mtok: string | null;
             model: string;
             /** @description USD per million tokens; null = billed at the parent kind's price */
-            output_audio_usd_per_mtok: string[];
+            output_audio_usd_per_mtok: string | null;
             /** @description USD per million tokens; null = billed at the parent kind's price */
-            output_image_usd_per_mtok: string[];
+            output_image_usd_per_mtok: string | null;
             /** @description USD per million text output tokens; null only on image/audio-only versions (events using text output are unpriced) */
-            output_usd_per_mtok: string[];
+            output_usd_per_mtok: string | null;
             /** @description USD per million tokens; null = billed at the parent kind's price */
-            reasoning_usd_per_mtok: string[];
-            request_usd: string[];
+            reasoning_usd_per_mtok: string | null;
+            request_usd: string | null;
             /** @description "api" or the importer ("litellm", ...) */
             source: string;
             /** @description context tiers, ascending; the highest one the prompt passes prices the whole request */
@@ -1692,7 +1692,7 @@ export interface components {
             variant: string;
             /** @enum {string|null} */
             web_search_billing: "per_call" | "per_request" | null;
-            web_search_usd_per_call: string[];
+            web_search_usd_per_call: string | null;
         };
         PriceVersionsResponseDto: {
             data: {
@@ -1790,7 +1790,7 @@ export interface components {
                 refunded_total_usd: string;
                 user_id: string;
             }[];
-            next_cursor: string[];
+            next_cursor: string | null;
         };
         RefundResponseDto: {
             /** @description Credited back to the user by this part */
@@ -1972,16 +1972,16 @@ export interface components {
             user_id: string;
         };
         WebhookCreatedResponseDto: {
-            contributor_id: string[];
+            contributor_id: string | null;
             created_at: string;
-            description: string[];
-            disabled_at: string[];
-            disabled_reason: string[];
+            description: string | null;
+            disabled_at: string | null;
+            disabled_reason: string | null;
             events: string[];
-            failing_since: string[];
+            failing_since: string | null;
             /** Format: uuid */
             id: string;
-            last_success_at: string[];
+            last_success_at: string | null;
             /** @description whsec_...: verify deliveries with it; shown only here */
             secret: string;
             /** @enum {string} */
@@ -1989,23 +1989,23 @@ export interface components {
             url: string;
         };
         WebhookEndpointResponseDto: {
-            contributor_id: string[];
+            contributor_id: string | null;
             created_at: string;
-            description: string[];
-            disabled_at: string[];
-            disabled_reason: string[];
+            description: string | null;
+            disabled_at: string | null;
+            disabled_reason: string | null;
             events: string[];
-            failing_since: string[];
+            failing_since: string | null;
             /** Format: uuid */
             id: string;
-            last_success_at: string[];
+            last_success_at: string | null;
             /** @enum {string} */
             status: "active" | "disabled";
             url: string;
         };
         WhoamiResponseDto: {
             /** @description The contributor a contributor key is bound to; null for other roles */
-            contributor_id: string[];
+            contributor_id: string | null;
             key_id: string;
             /** @enum {string} */
             role: "admin" | "gateway" | "contributor";

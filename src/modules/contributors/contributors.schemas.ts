@@ -1,4 +1,4 @@
-import { createZodDto } from 'nestjs-zod';
+import { createZodDto } from '../../common/validation/zod-dto.js';
 import { getAddress, isAddress, type Address } from 'viem';
 import { z } from 'zod';
 import { CONTRIBUTOR_STATUSES, CONTRIBUTOR_TIERS } from './contributors.types.js';

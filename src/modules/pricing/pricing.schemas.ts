@@ -1,6 +1,6 @@
 // Request and response shapes of the price catalog API. Money arrives as a decimal string in USD
 // per million tokens and leaves this layer as bigint atto-USD per Mtok.
-import { createZodDto } from 'nestjs-zod';
+import { createZodDto } from '../../common/validation/zod-dto.js';
 import { z } from 'zod';
 import { formatAttoAsUsd, parseUsdToAtto } from '../../common/money/index.js';
 import { isStorableInstant, TIMESTAMP_RANGE_MESSAGE } from '../../common/validation/fields.js';

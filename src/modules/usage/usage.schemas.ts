@@ -1,4 +1,4 @@
-import { createZodDto } from 'nestjs-zod';
+import { createZodDto } from '../../common/validation/zod-dto.js';
 import { z } from 'zod';
 import { jsonBodyProblem } from '../../common/http/json-body-checks.js';
 import { usageContainmentProblem } from '../pricing/pricing-math.js';

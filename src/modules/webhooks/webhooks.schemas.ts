@@ -1,4 +1,4 @@
-import { createZodDto } from 'nestjs-zod';
+import { createZodDto } from '../../common/validation/zod-dto.js';
 import { z } from 'zod';
 import { idSchema } from '../../common/validation/fields.js';
 import { PAGE_SIZE_DEFAULT } from '../../common/http/pagination.js';
