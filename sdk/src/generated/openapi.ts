@@ -1037,18 +1037,18 @@ export interface components {
             /** @description EIP-55 checksummed */
             payout_address: string;
             /** @description last change of the address (null: never changed since first set) */
-            payout_address_changed_at: string[];
+            payout_address_changed_at: string | null;
             /** @description end of the cool-down after the last change (PAYOUT_ADDRESS_COOLDOWN_HOURS); null: no cool-down */
-            payout_address_payable_from: string[];
+            payout_address_payable_from: string | null;
             /** @description whether the current address was proven by its own signature */
             payout_address_proven: boolean;
-            payout_address_proven_at: string[];
+            payout_address_proven_at: string | null;
             /** @enum {string} */
             status: "active" | "suspended";
             /** @enum {string} */
             tier: "standard" | "premium";
             /** @description the usage audit holds payouts (USAGE_AUDIT_HOLD) since then, until a review */
-            under_review_since: string[];
+            under_review_since: string | null;
             updated_at: string;
         };
         ContributorWithBalancesResponseDto: {
@@ -1078,12 +1078,12 @@ export interface components {
             /** @description EIP-55 checksummed */
             payout_address: string;
             /** @description last change of the address (null: never changed since first set) */
-            payout_address_changed_at: string[];
+            payout_address_changed_at: string | null;
             /** @description end of the cool-down after the last change (PAYOUT_ADDRESS_COOLDOWN_HOURS); null: no cool-down */
-            payout_address_payable_from: string[];
+            payout_address_payable_from: string | null;
             /** @description whether the current address was proven by its own signature */
             payout_address_proven: boolean;
-            payout_address_proven_at: string[];
+            payout_address_proven_at: string | null;
             /** @description earned, not payable before occurred_at + PAYOUT_MATURITY_DAYS (0 unless set) */
             pending_usd: string;
             /** @enum {string} */
@@ -1091,7 +1091,7 @@ export interface components {
             /** @enum {string} */
             tier: "standard" | "premium";
             /** @description the usage audit holds payouts (USAGE_AUDIT_HOLD) since then, until a review */
-            under_review_since: string[];
+            under_review_since: string | null;
             updated_at: string;
         };
         CreateApiKeyDto: {
@@ -1424,12 +1424,12 @@ export interface components {
             contributor_id: string;
             payout_address: string;
             /** @description last change of the address (null: never changed since first set) */
-            payout_address_changed_at: string[];
+            payout_address_changed_at: string | null;
             /** @description end of the cool-down after the last change (PAYOUT_ADDRESS_COOLDOWN_HOURS); null: no cool-down */
-            payout_address_payable_from: string[];
+            payout_address_payable_from: string | null;
             /** @description whether the current address was proven by its own signature */
             payout_address_proven: boolean;
-            payout_address_proven_at: string[];
+            payout_address_proven_at: string | null;
         };
         PriceImportResponseDto: {
             /** @description what the catalog holds, whether or not it was new */

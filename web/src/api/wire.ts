@@ -11,9 +11,10 @@ export type Overview = Schemas['OverviewResponseDto'];
 export type OverviewDaily = Schemas['OverviewDailyResponseDto'];
 export type ContributorRow = Schemas['ContributorListResponseDto']['data'][number];
 export type Balances = ContributorRow['balances'];
-/** The proof and cool-down fields are nullable strings, which the document renders wrongly (below). */
-export type Contributor = Omit<Schemas['ContributorWithBalancesResponseDto'], keyof PayoutAddressTrust | 'under_review_since'> &
-  PayoutAddressTrust & { under_review_since: string | null };
+export type Contributor = Schemas['ContributorWithBalancesResponseDto'];
+export type PayoutAddressState = Schemas['PayoutAddressStateResponseDto'];
+export type PayoutAddressTrust = Pick<PayoutAddressState, 'payout_address_proven' | 'payout_address_proven_at' | 'payout_address_changed_at' | 'payout_address_payable_from'>;
+export type UsageAuditRow = Schemas['UsageAuditResponseDto']['data'][number];
 export type ContributorBalance = Schemas['BalanceResponseDto'];
 export type Earnings = Schemas['EarningsResponseDto'];
 export type GroupBy = Earnings['group_by'];
@@ -34,29 +35,6 @@ export type NewRefund = Schemas['RefundBodyDto'];
 
 export type Role = 'admin' | 'gateway' | 'contributor';
 
-/** Proof and cool-down of a payout address (api.md "Contributor trust"). */
-export interface PayoutAddressTrust {
-  payout_address_proven: boolean;
-  payout_address_proven_at: string | null;
-  payout_address_changed_at: string | null;
-  /** End of the cool-down after the last change; null: none. */
-  payout_address_payable_from: string | null;
-}
-
-export interface PayoutAddressState extends PayoutAddressTrust {
-  contributor_id: string;
-  payout_address: string;
-}
-
-export interface UsageAuditRow {
-  contributor_id: string;
-  model: string;
-  events: number;
-  median_ratio: string;
-  model_median_ratio: string | null;
-  flagged: boolean;
-  flagged_since: string | null;
-}
 
 export interface Whoami {
   key_id: string;
