@@ -11,8 +11,9 @@ import { SettlementModule } from './modules/settlement/settlement.module.js';
 import { HoldsModule } from './modules/holds/holds.module.js';
 import { StreamsModule } from './modules/streams/streams.module.js';
 import { UsageModule } from './modules/usage/usage.module.js';
+import { UsageAuditModule } from './modules/usage-audit/usage-audit.module.js';
 import { UsersModule } from './modules/users/users.module.js';
 import { WebhooksModule } from './modules/webhooks/webhooks.module.js';
 
 /** The domain modules both entry points (API and worker) run over. */
-export const DOMAIN_MODULES: Type[] = [WebhooksModule, LedgerModule, PricingModule, ContributorsModule, UsersModule, HoldsModule, UsageModule, StreamsModule, EarningsModule, SettlementModule, AdminModule, RefundsModule, MaturityModule, LitellmModule];
+export const DOMAIN_MODULES: Type[] = [WebhooksModule, LedgerModule, PricingModule, ContributorsModule, UsersModule, HoldsModule, UsageModule, StreamsModule, EarningsModule, SettlementModule, AdminModule, RefundsModule, MaturityModule, LitellmModule, UsageAuditModule];

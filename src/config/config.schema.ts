@@ -145,6 +145,21 @@ export const envSchema = z.object({
   WEBHOOK_ALLOW_PRIVATE: booleanFromEnv(false),
   /** Usage jobs on the queue must carry a gateway signature (src/queue/signed-usage-events.producer.ts). */
   USAGE_QUEUE_SIGNED_ONLY: booleanFromEnv(false),
+  // Contributor trust (api.md "Contributor trust", src/modules/payout-safety, src/modules/usage-audit).
+  /** required: a settlement line to a payout address not proven by a signature fails (address_unproven). */
+  PAYOUT_ADDRESS_PROOF: z.enum(['optional', 'required']).default('optional'),
+  /** Hours after a payout address *changes* during which the new address is paid nothing (0: off). */
+  PAYOUT_ADDRESS_COOLDOWN_HOURS: intFromEnv(24, 0, 24 * 365),
+  /** true: a contributor the usage audit flagged is paid nothing (under_review) until reviewed. */
+  USAGE_AUDIT_HOLD: booleanFromEnv(false),
+  /** Audited events of a model a contributor needs before the audit may flag it. */
+  USAGE_AUDIT_MIN_EVENTS: intFromEnv(50, 5, 1_000_000),
+  /** How far (a fraction: 0.10 = 10%) a contributor's median ratio must exceed its model's to flag. */
+  USAGE_AUDIT_THRESHOLD: z.coerce.number().min(0.01).max(10).default(0.1),
+  /** ...and by more than this many scaled MADs of the model's other contributors' medians (the noise). */
+  USAGE_AUDIT_MAD_MULTIPLE: z.coerce.number().min(0).max(100).default(4),
+  /** How often the worker runs the audit (api.md: at least once a minute). */
+  USAGE_AUDIT_INTERVAL_SECONDS: intFromEnv(60, 1, 60),
   /**
    * LiteLLM push (api.md "Integrations (gateway)"): the payload paths tried in order for the
    * user, comma-separated dotted paths into a StandardLoggingPayload.

@@ -2,6 +2,7 @@ import { HistoryProcessor } from '../modules/history/history.processor.js';
 import { HoldsExpiryProcessor } from '../modules/holds/holds-expiry.processor.js';
 import { LitellmBackfillProcessor } from '../modules/litellm/litellm-backfill.processor.js';
 import { MaturityProcessor } from '../modules/maturity/maturity.processor.js';
+import { UsageAuditProcessor } from '../modules/usage-audit/usage-audit.processor.js';
 import { SettlementProcessor } from '../modules/settlement/settlement.processor.js';
 import { UsageEventsProcessor } from '../modules/usage/usage-events.processor.js';
 import { WebhookDispatchProcessor } from '../modules/webhooks/webhook-dispatch.processor.js';
@@ -36,7 +37,7 @@ describe('jobHandlerProblems', () => {
 
 describe('the worker processors', () => {
   it('handle every job of the catalogue exactly once, each on its own queue', () => {
-    const found = handlersOf([UsageEventsProcessor, HoldsExpiryProcessor, SettlementProcessor, WebhookRelayProcessor, WebhookDispatchProcessor, HistoryProcessor, MaturityProcessor, LitellmBackfillProcessor]);
+    const found = handlersOf([UsageEventsProcessor, HoldsExpiryProcessor, SettlementProcessor, WebhookRelayProcessor, WebhookDispatchProcessor, HistoryProcessor, MaturityProcessor, LitellmBackfillProcessor, UsageAuditProcessor]);
     expect(jobHandlerProblems(found)).toEqual([]);
     expect(found.map((h) => h.job).sort()).toEqual(Object.entries(JOBS).filter(([, s]) => s.handled).map(([name]) => name).sort());
   });

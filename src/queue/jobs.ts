@@ -16,7 +16,10 @@ import {
   JOB_LITELLM_BACKFILL,
   QUEUE_LITELLM,
   JOB_USAGE_PARTITIONS,
+  JOB_USAGE_AUDIT_COUNT,
+  JOB_USAGE_AUDIT_RUN,
   QUEUE_HISTORY,
+  QUEUE_USAGE_AUDIT,
   JOB_SETTLEMENT_FINALITY,
   JOB_SETTLEMENT_RECONCILE,
   JOB_SETTLEMENT_RUN,
@@ -80,6 +83,27 @@ export const LEDGER_CHECKPOINT_EVERY_MS = 10 * 60_000;
 const HISTORY_JOB_LOCK_MS = 120_000;
 
 const settlementRef = z.object({ settlement_id: z.string().uuid() });
+
+/**
+ * Streams to audit, as the API's stream route hands them over (usage-audit.producer.ts): the
+ * reassembled text is in the job only until it is counted (removed on completion, and on failure:
+ * the audit is a statistic, a lost sample only makes it a little slower to conclude).
+ */
+export const USAGE_AUDIT_SAMPLES_PER_JOB_MAX = 200;
+export const usageAuditSampleSchema = z
+  .object({
+    event_id: z.string(),
+    contributor_id: z.string(),
+    model: z.string(),
+    occurred_at: z.string(),
+    reported_tokens: z.number().int().nonnegative(),
+    texts: z.array(z.string()),
+  })
+  .strict();
+export type UsageAuditSample = z.output<typeof usageAuditSampleSchema>;
+const USAGE_AUDIT_JOB_ATTEMPTS = 3;
+/** Audit jobs counted at once per worker (tokenizing is CPU: more would only queue on the event loop). */
+const USAGE_AUDIT_CONCURRENCY = 2;
 
 /** Outbox events are fanned out and due endpoints dispatched this often (the relay's schedule). */
 export const WEBHOOK_RELAY_EVERY_MS = 1_000;
@@ -248,6 +272,20 @@ export const JOBS = {
     handled: true,
     options: () => ({ removeOnComplete: { count: SCHEDULED_JOBS_KEPT }, removeOnFail: { count: SCHEDULED_JOBS_KEPT } }),
   }),
+  /** Counts the completion tokens of a batch of streams and records their ratios (no content kept). */
+  [JOB_USAGE_AUDIT_COUNT]: spec({
+    queue: QUEUE_USAGE_AUDIT,
+    payload: z.object({ samples: z.array(usageAuditSampleSchema).min(1).max(USAGE_AUDIT_SAMPLES_PER_JOB_MAX) }).strict(),
+    handled: true,
+    options: () => ({ attempts: USAGE_AUDIT_JOB_ATTEMPTS, backoff: { type: 'exponential', delay: USAGE_JOB_BACKOFF_MS }, removeOnComplete: true, removeOnFail: true }),
+  }),
+  /** The audit's verdicts per contributor and model (a scheduler, USAGE_AUDIT_INTERVAL_SECONDS). */
+  [JOB_USAGE_AUDIT_RUN]: spec({
+    queue: QUEUE_USAGE_AUDIT,
+    payload: noPayload,
+    handled: true,
+    options: () => ({ removeOnComplete: { count: SCHEDULED_JOBS_KEPT }, removeOnFail: { count: SCHEDULED_JOBS_KEPT } }),
+  }),
   /**
    * Reads LiteLLM's spend log from the checkpoint (a scheduler every LITELLM_BACKFILL_SECONDS, only
    * with LITELLM_DATABASE_URL). Not retried: the next run re-reads from the same checkpoint.
@@ -282,17 +320,42 @@ export const SCHEDULERS = {
   usagePartitions: { id: 'usage-partitions', queue: QUEUE_HISTORY, job: JOB_USAGE_PARTITIONS, repeat: { every: USAGE_PARTITIONS_EVERY_MS } },
   ledgerCheckpoint: { id: 'ledger-checkpoint', queue: QUEUE_HISTORY, job: JOB_LEDGER_CHECKPOINT, repeat: { every: LEDGER_CHECKPOINT_EVERY_MS } },
   earningsMaturity: { id: 'earnings-maturity', queue: QUEUE_EARNINGS, job: JOB_EARNINGS_MATURE, repeat: { every: EARNINGS_MATURITY_EVERY_MS } },
+  /** Its interval is USAGE_AUDIT_INTERVAL_SECONDS. */
+  usageAudit: { id: 'usage-audit', queue: QUEUE_USAGE_AUDIT, job: JOB_USAGE_AUDIT_RUN },
   /** Every LITELLM_BACKFILL_SECONDS; only when LITELLM_DATABASE_URL is set. */
   litellmBackfill: { id: 'litellm-backfill', queue: QUEUE_LITELLM, job: JOB_LITELLM_BACKFILL },
 } as const;
 
 /** The job template a scheduler adds: the job's name, no payload, the job's own options. */
-export function scheduledJob(job: typeof JOB_EXPIRE_HOLDS | typeof JOB_SETTLEMENT_FINALITY | typeof JOB_SETTLEMENT_RUN | typeof JOB_WEBHOOK_RELAY | typeof JOB_USAGE_PARTITIONS | typeof JOB_LEDGER_CHECKPOINT | typeof JOB_EARNINGS_MATURE | typeof JOB_LITELLM_BACKFILL) {
+export function scheduledJob(
+  job:
+    | typeof JOB_EXPIRE_HOLDS
+    | typeof JOB_SETTLEMENT_FINALITY
+    | typeof JOB_SETTLEMENT_RUN
+    | typeof JOB_WEBHOOK_RELAY
+    | typeof JOB_USAGE_PARTITIONS
+    | typeof JOB_LEDGER_CHECKPOINT
+    | typeof JOB_EARNINGS_MATURE
+    | typeof JOB_USAGE_AUDIT_RUN
+    | typeof JOB_LITELLM_BACKFILL,
+) {
   return { name: job, data: {}, opts: jobOptions(job, {}) };
 }
 
 /** Worker options per queue (the @Processor of each queue passes them). */
-export const WORKER_OPTIONS: Record<typeof QUEUE_USAGE_EVENTS | typeof QUEUE_HOLDS | typeof QUEUE_SETTLEMENT | typeof QUEUE_WEBHOOKS | typeof QUEUE_WEBHOOK_DISPATCH | typeof QUEUE_HISTORY | typeof QUEUE_EARNINGS | typeof QUEUE_LITELLM, Partial<WorkerOptions>> = {
+export const WORKER_OPTIONS: Record<
+  | typeof QUEUE_USAGE_EVENTS
+  | typeof QUEUE_HOLDS
+  | typeof QUEUE_SETTLEMENT
+  | typeof QUEUE_WEBHOOKS
+  | typeof QUEUE_WEBHOOK_DISPATCH
+  | typeof QUEUE_HISTORY
+  | typeof QUEUE_EARNINGS
+  | typeof QUEUE_USAGE_AUDIT
+  | typeof QUEUE_LITELLM,
+  Partial<WorkerOptions>
+> = {
+  [QUEUE_USAGE_AUDIT]: { concurrency: USAGE_AUDIT_CONCURRENCY },
   [QUEUE_USAGE_EVENTS]: { concurrency: USAGE_QUEUE_CONCURRENCY, maxStalledCount: USAGE_JOB_STALLS_MAX },
   [QUEUE_HOLDS]: {},
   [QUEUE_EARNINGS]: {},

@@ -3,7 +3,16 @@ export const QUEUE_USAGE_EVENTS = 'usage-events';
 export const QUEUE_USAGE_EVENTS_DEAD = 'usage-events-dead';
 export const QUEUE_HOLDS = 'holds';
 export const QUEUE_SETTLEMENT = 'settlement';
-export type QueueName = typeof QUEUE_USAGE_EVENTS | typeof QUEUE_USAGE_EVENTS_DEAD | typeof QUEUE_HOLDS | typeof QUEUE_SETTLEMENT | WebhookQueueName | typeof QUEUE_HISTORY | typeof QUEUE_EARNINGS | typeof QUEUE_LITELLM;
+export type QueueName =
+  | typeof QUEUE_USAGE_EVENTS
+  | typeof QUEUE_USAGE_EVENTS_DEAD
+  | typeof QUEUE_HOLDS
+  | typeof QUEUE_SETTLEMENT
+  | WebhookQueueName
+  | typeof QUEUE_HISTORY
+  | typeof QUEUE_EARNINGS
+  | typeof QUEUE_USAGE_AUDIT
+  | typeof QUEUE_LITELLM;
 
 export const JOB_USAGE_EVENT = 'usage-event';
 export const JOB_DEAD_USAGE_EVENT = 'dead-usage-event';
@@ -29,6 +38,10 @@ export const QUEUE_HISTORY = 'history';
 export const JOB_USAGE_PARTITIONS = 'usage-partitions';
 export const JOB_LEDGER_CHECKPOINT = 'ledger-checkpoint';
 
+/** The usage audit (api.md "Contributor trust"): streams' content counted off the request path, and the periodic verdict. */
+export const QUEUE_USAGE_AUDIT = 'usage-audit';
+export const JOB_USAGE_AUDIT_COUNT = 'usage-audit-count';
+export const JOB_USAGE_AUDIT_RUN = 'usage-audit-run';
 /** LiteLLM pull (api.md "Integrations"): the spend-log backfill from LITELLM_DATABASE_URL. */
 export const QUEUE_LITELLM = 'litellm';
 export const JOB_LITELLM_BACKFILL = 'litellm-backfill';

@@ -231,6 +231,12 @@ describe('pricing and contributors (admin API)', () => {
         payout_address: ADDRESS_CHECKSUMMED,
         status: 'active',
         flagged_reason: null,
+        // Contributor trust: a first address is unproven and has no cool-down.
+        payout_address_proven: false,
+        payout_address_proven_at: null,
+        payout_address_changed_at: null,
+        payout_address_payable_from: null,
+        under_review_since: null,
         created_at: expect.any(String),
         updated_at: created.body.created_at,
       });

@@ -13,6 +13,7 @@ export const ADMIN_NAV = [
   { to: '/prices', label: 'Prices' },
   { to: '/refunds', label: 'Refunds' },
   { to: '/webhooks', label: 'Webhooks' },
+  { to: '/usage-audit', label: 'Usage audit' },
   { to: '/audit-log', label: 'Audit log' },
   { to: '/ledger', label: 'Ledger check' },
 ] as const;

@@ -12,6 +12,7 @@ import { RefundsScreen } from './screens/admin/refunds';
 import { SettlementDetailScreen } from './screens/admin/settlement-detail';
 import { SettlementsScreen } from './screens/admin/settlements';
 import { UnpricedScreen } from './screens/admin/unpriced';
+import { UsageAuditScreen } from './screens/admin/usage-audit';
 import { WebhooksScreen } from './screens/admin/webhooks';
 import { PortalScreen } from './screens/portal/portal';
 
@@ -58,6 +59,7 @@ const routes = [
   }),
   createRoute({ getParentRoute: () => rootRoute, path: '/webhooks', component: admin(WebhooksScreen) }),
   createRoute({ getParentRoute: () => rootRoute, path: '/audit-log', component: admin(AuditLogScreen) }),
+  createRoute({ getParentRoute: () => rootRoute, path: '/usage-audit', component: admin(UsageAuditScreen) }),
   createRoute({ getParentRoute: () => rootRoute, path: '/ledger', component: admin(LedgerScreen) }),
   createRoute({
     getParentRoute: () => rootRoute,

@@ -144,6 +144,22 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/admin/contributors/{id}/review": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post: operations["UsageAuditController_review"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/admin/integrations/litellm/deployments": {
         parameters: {
             query?: never;
@@ -400,6 +416,22 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/admin/usage-audit": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: operations["UsageAuditController_list"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/admin/usage-events": {
         parameters: {
             query?: never;
@@ -616,6 +648,38 @@ export interface paths {
             cookie?: never;
         };
         get: operations["EarningsController_earningsCsv"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/contributors/{id}/payout-address": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: operations["PayoutAddressController_state"];
+        put?: never;
+        post: operations["PayoutAddressController_prove"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/contributors/{id}/payout-address/challenge": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: operations["PayoutAddressController_challenge"];
         put?: never;
         post?: never;
         delete?: never;
@@ -972,10 +1036,19 @@ export interface components {
             id: string;
             /** @description EIP-55 checksummed */
             payout_address: string;
+            /** @description last change of the address (null: never changed since first set) */
+            payout_address_changed_at: string | null;
+            /** @description end of the cool-down after the last change (PAYOUT_ADDRESS_COOLDOWN_HOURS); null: no cool-down */
+            payout_address_payable_from: string | null;
+            /** @description whether the current address was proven by its own signature */
+            payout_address_proven: boolean;
+            payout_address_proven_at: string | null;
             /** @enum {string} */
             status: "active" | "suspended";
             /** @enum {string} */
             tier: "standard" | "premium";
+            /** @description the usage audit holds payouts (USAGE_AUDIT_HOLD) since then, until a review */
+            under_review_since: string | null;
             updated_at: string;
         };
         ContributorWithBalancesResponseDto: {
@@ -1004,12 +1077,21 @@ export interface components {
             payable_usd: string;
             /** @description EIP-55 checksummed */
             payout_address: string;
+            /** @description last change of the address (null: never changed since first set) */
+            payout_address_changed_at: string | null;
+            /** @description end of the cool-down after the last change (PAYOUT_ADDRESS_COOLDOWN_HOURS); null: no cool-down */
+            payout_address_payable_from: string | null;
+            /** @description whether the current address was proven by its own signature */
+            payout_address_proven: boolean;
+            payout_address_proven_at: string | null;
             /** @description earned, not payable before occurred_at + PAYOUT_MATURITY_DAYS (0 unless set) */
             pending_usd: string;
             /** @enum {string} */
             status: "active" | "suspended";
             /** @enum {string} */
             tier: "standard" | "premium";
+            /** @description the usage audit holds payouts (USAGE_AUDIT_HOLD) since then, until a review */
+            under_review_since: string | null;
             updated_at: string;
         };
         CreateApiKeyDto: {
@@ -1021,7 +1103,7 @@ export interface components {
         };
         CreateContributorWebhookDto: {
             description?: string;
-            events: ("settlement.created" | "settlement.pending_approval" | "settlement.confirmed" | "settlement.partially_failed" | "settlement.failed" | "payout.paid" | "payout.failed" | "payout.reorged" | "hold.expired" | "user.balance_low" | "usage.unpriced" | "refund.created" | "ledger.check_failed")[];
+            events: ("settlement.created" | "settlement.pending_approval" | "settlement.confirmed" | "settlement.partially_failed" | "settlement.failed" | "payout.paid" | "payout.failed" | "payout.reorged" | "hold.expired" | "user.balance_low" | "usage.unpriced" | "refund.created" | "ledger.check_failed" | "contributor.payout_address_changed" | "contributor.usage_anomaly")[];
             url: string;
         };
         CreateHoldDto: {
@@ -1074,7 +1156,7 @@ export interface components {
         CreateWebhookDto: {
             contributor_id?: string;
             description?: string;
-            events: ("settlement.created" | "settlement.pending_approval" | "settlement.confirmed" | "settlement.partially_failed" | "settlement.failed" | "payout.paid" | "payout.failed" | "payout.reorged" | "hold.expired" | "user.balance_low" | "usage.unpriced" | "refund.created" | "ledger.check_failed")[];
+            events: ("settlement.created" | "settlement.pending_approval" | "settlement.confirmed" | "settlement.partially_failed" | "settlement.failed" | "payout.paid" | "payout.failed" | "payout.reorged" | "hold.expired" | "user.balance_low" | "usage.unpriced" | "refund.created" | "ledger.check_failed" | "contributor.payout_address_changed" | "contributor.usage_anomaly")[];
             url: string;
         };
         CreditDto: {
@@ -1331,6 +1413,23 @@ export interface components {
             revenue_usd: string;
             unpriced_events: number;
             users_balance_usd: string;
+        };
+        PayoutAddressChallengeResponseDto: {
+            expires_at: string;
+            /** @description sign this with personal_sign (EIP-191) from the address */
+            message: string;
+            nonce: string;
+        };
+        PayoutAddressStateResponseDto: {
+            contributor_id: string;
+            payout_address: string;
+            /** @description last change of the address (null: never changed since first set) */
+            payout_address_changed_at: string | null;
+            /** @description end of the cool-down after the last change (PAYOUT_ADDRESS_COOLDOWN_HOURS); null: no cool-down */
+            payout_address_payable_from: string | null;
+            /** @description whether the current address was proven by its own signature */
+            payout_address_proven: boolean;
+            payout_address_proven_at: string | null;
         };
         PriceImportResponseDto: {
             /** @description what the catalog holds, whether or not it was new */
@@ -1650,6 +1749,11 @@ export interface components {
                 web_search_usd_per_call: string | null;
             }[];
         };
+        ProveAddressDto: {
+            address: string;
+            nonce: string;
+            signature: string;
+        };
         PutContributorDto: {
             allow_contract?: boolean;
             clear_flag?: boolean;
@@ -1718,6 +1822,20 @@ export interface components {
         ResolveReconciliationDto: {
             reason: string;
         };
+        ReviewDto: {
+            /** @enum {string} */
+            decision: "clear" | "suspend";
+            reason: string;
+        };
+        ReviewResponseDto: {
+            contributor_id: string;
+            /** @enum {string} */
+            decision: "clear" | "suspend";
+            reason: string;
+            reviewed_at: string;
+            /** @description the contributor status after the review */
+            status: string;
+        };
         StatementResponseDto: {
             /** @description Signed */
             adjustments_usd: string;
@@ -1776,6 +1894,20 @@ export interface components {
             prompt_tokens: number;
             /** @description First instant of the next month (exclusive) */
             to: string;
+        };
+        UsageAuditResponseDto: {
+            data: {
+                contributor_id: string;
+                /** @description audited events counted (after the last clear) */
+                events: number;
+                flagged: boolean;
+                flagged_since: string | null;
+                /** @description reported / counted completion tokens, a decimal string */
+                median_ratio: string;
+                model: string;
+                /** @description median of the model's other contributors' medians; null when there are none yet */
+                model_median_ratio: string | null;
+            }[];
         };
         UsageBatchDto: {
             events: {
@@ -2109,6 +2241,32 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["AdjustmentResponseDto"];
+                };
+            };
+        };
+    };
+    UsageAuditController_review: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ReviewDto"];
+            };
+        };
+        responses: {
+            /** @description clear: payouts resume and only later events count; suspend: the contributor is suspended */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReviewResponseDto"];
                 };
             };
         };
@@ -2536,6 +2694,29 @@ export interface operations {
             };
         };
     };
+    UsageAuditController_list: {
+        parameters: {
+            query?: {
+                /** @description only flagged (true) or unflagged (false) rows */
+                flagged?: "true" | "false";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description per contributor and model: audited events, median ratio, the model median, flagged */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UsageAuditResponseDto"];
+                };
+            };
+        };
+    };
     UsageController_list: {
         parameters: {
             query?: {
@@ -2872,6 +3053,86 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+        };
+    };
+    PayoutAddressController_state: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the address, whether it is proven, and when it becomes payable */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PayoutAddressStateResponseDto"];
+                };
+            };
+        };
+    };
+    PayoutAddressController_prove: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ProveAddressDto"];
+            };
+        };
+        responses: {
+            /** @description the address is set and proven */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ContributorResponseDto"];
+                };
+            };
+            /** @description address_proof_invalid (wrong, foreign, replayed, expired or tampered proof: nothing changes), or payout_address_refused */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    PayoutAddressController_challenge: {
+        parameters: {
+            query: {
+                /** @description the payout address to prove (0x...) */
+                address: string;
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description a single-use message to sign, valid 10 minutes */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PayoutAddressChallengeResponseDto"];
+                };
             };
         };
     };

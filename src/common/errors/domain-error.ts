@@ -18,6 +18,7 @@ export type ErrorCode =
   | 'settlement_disabled'
   | 'webhook_url_refused'
   | 'payout_address_refused'
+  | 'address_proof_invalid'
   | 'refund_exceeds_charge'
   | 'not_priced'
   | 'rate_limited'
@@ -42,6 +43,7 @@ export const STATUS_BY_CODE: Record<ErrorCode, number> = {
   settlement_disabled: 422,
   webhook_url_refused: 422,
   payout_address_refused: 422,
+  address_proof_invalid: 422,
   refund_exceeds_charge: 422,
   not_priced: 422,
   rate_limited: 429,

@@ -1,6 +1,7 @@
-import { Body, Controller, Get, Param, Put, Res } from '@nestjs/common';
+import { Body, Controller, Get, Inject, Param, Put, Res } from '@nestjs/common';
 import { ApiBearerAuth, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
+import { APP_CONFIG, type AppConfig } from '../../config/index.js';
 import type { Principal } from '../../common/auth/auth.types.js';
 import { CurrentPrincipal } from '../../common/auth/principal.decorator.js';
 import { Roles } from '../../common/auth/roles.decorator.js';
@@ -26,6 +27,7 @@ export class ContributorsController {
   constructor(
     private readonly contributors: ContributorsService,
     private readonly earnings: EarningsService,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
   @Put(':id')
@@ -47,7 +49,7 @@ export class ContributorsController {
       allowContract: body.allow_contract,
     });
     res.status(result.created ? 201 : 200);
-    return toContributorJson(result.contributor);
+    return toContributorJson(result.contributor, this.config.PAYOUT_ADDRESS_COOLDOWN_HOURS);
   }
 
   @Get(':id')
@@ -56,6 +58,6 @@ export class ContributorsController {
     const [contributor, balances] = await Promise.all([this.contributors.getById(params.id), this.earnings.contributorBalances(params.id)]);
     const balancesJson = contributorBalancesToJson(balances);
     // Flat like GET /v1/contributors/:id/balance (api.md: "as in /balance") and nested like the list.
-    return { ...toContributorJson(contributor), ...balancesJson, balances: balancesJson };
+    return { ...toContributorJson(contributor, this.config.PAYOUT_ADDRESS_COOLDOWN_HOURS), ...balancesJson, balances: balancesJson };
   }
 }

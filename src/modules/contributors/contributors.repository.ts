@@ -14,6 +14,9 @@ interface ContributorRow {
   payoutAddress: string;
   status: string;
   flaggedReason: string | null;
+  payoutAddressProvenAt: Date | null;
+  payoutAddressChangedAt: Date | null;
+  underReviewSince: Date | null;
   createdAt: Date;
   updatedAt: Date;
 }
@@ -23,6 +26,9 @@ export interface ContributorChanges {
   payoutAddress: Address;
   status: ContributorStatus;
   flaggedReason: string | null;
+  payoutAddressProvenAt: Date | null;
+  payoutAddressChangedAt: Date | null;
+  underReviewSince?: Date | null;
   updatedAt: Date;
 }
 
@@ -50,7 +56,7 @@ export class ContributorsRepository {
   }
 
   /** A concurrent create of the same id throws (see isContributorIdConflict); the caller retries. */
-  async create(tx: PrismaTx, contributor: Omit<Contributor, 'flaggedReason'>): Promise<Contributor> {
+  async create(tx: PrismaTx, contributor: Omit<Contributor, 'flaggedReason' | 'underReviewSince'>): Promise<Contributor> {
     return toContributor(await tx.contributor.create({ data: contributor }));
   }
 
@@ -69,13 +75,50 @@ export class ContributorsRepository {
    */
   async lockPayees(client: SqlClient, ids: readonly string[]): Promise<Map<string, PayeeState>> {
     if (ids.length === 0) return new Map();
-    const result = await client.query<{ id: string; status: string; payout_address: string; flagged_reason: string | null }>(
-      `SELECT id, status, payout_address, flagged_reason FROM contributors WHERE id = ANY($1::text[]) ORDER BY id FOR SHARE`,
+    const result = await client.query<{
+      id: string;
+      status: string;
+      payout_address: string;
+      flagged_reason: string | null;
+      payout_address_proven_at: Date | null;
+      payout_address_changed_at: Date | null;
+      under_review_since: Date | null;
+    }>(
+      `SELECT id, status, payout_address, flagged_reason, payout_address_proven_at, payout_address_changed_at, under_review_since
+       FROM contributors WHERE id = ANY($1::text[]) ORDER BY id FOR SHARE`,
       [[...new Set(ids)]],
     );
     return new Map(
-      result.rows.map((r) => [r.id, { id: r.id, status: r.status as ContributorStatus, payoutAddress: r.payout_address as Address, flaggedReason: r.flagged_reason }]),
+      result.rows.map((r) => [
+        r.id,
+        {
+          id: r.id,
+          status: r.status as ContributorStatus,
+          payoutAddress: r.payout_address as Address,
+          flaggedReason: r.flagged_reason,
+          payoutAddressProvenAt: r.payout_address_proven_at,
+          payoutAddressChangedAt: r.payout_address_changed_at,
+          underReviewSince: r.under_review_since,
+        },
+      ]),
     );
+  }
+
+  /** The usage audit flagged them: payouts wait for a review (when USAGE_AUDIT_HOLD). Already held ones keep their instant. */
+  async markUnderReview(client: SqlClient, ids: readonly string[], since: Date): Promise<void> {
+    if (ids.length === 0) return;
+    await client.query('UPDATE contributors SET under_review_since = $2 WHERE id = ANY($1::text[]) AND under_review_since IS NULL', [[...ids], since]);
+  }
+
+  /** A review ends the hold; "suspend" also suspends. Returns the row as it was (locked), or null. */
+  async applyReview(client: SqlClient, id: string, suspend: boolean, at: Date): Promise<{ status: string; underReviewSince: Date | null } | null> {
+    const before = await client.query<{ status: string; under_review_since: Date | null }>('SELECT status, under_review_since FROM contributors WHERE id = $1 FOR UPDATE', [id]);
+    if (before.rows.length === 0) return null;
+    await client.query(
+      `UPDATE contributors SET under_review_since = NULL, status = CASE WHEN $2 THEN 'suspended' ELSE status END, updated_at = $3 WHERE id = $1`,
+      [id, suspend, at],
+    );
+    return { status: before.rows[0]!.status, underReviewSince: before.rows[0]!.under_review_since };
   }
 
   async listActive(): Promise<Contributor[]> {
@@ -122,6 +165,9 @@ function toContributor(row: ContributorRow): Contributor {
     payoutAddress: row.payoutAddress as Address,
     status: row.status as ContributorStatus,
     flaggedReason: row.flaggedReason,
+    payoutAddressProvenAt: row.payoutAddressProvenAt,
+    payoutAddressChangedAt: row.payoutAddressChangedAt,
+    underReviewSince: row.underReviewSince,
     createdAt: row.createdAt,
     updatedAt: row.updatedAt,
   };

@@ -53,12 +53,24 @@ export const putContributorSchema = z
   .strict();
 export class PutContributorDto extends createZodDto(putContributorSchema) {}
 
+const payoutAddressStateShape = {
+  payout_address_proven: z.boolean().describe('whether the current address was proven by its own signature'),
+  payout_address_proven_at: z.string().nullable(),
+  payout_address_changed_at: z.string().nullable().describe('last change of the address (null: never changed since first set)'),
+  payout_address_payable_from: z
+    .string()
+    .nullable()
+    .describe('end of the cool-down after the last change (PAYOUT_ADDRESS_COOLDOWN_HOURS); null: no cool-down'),
+};
+
 export const contributorResponseSchema = z.object({
   id: z.string(),
   tier: z.enum(CONTRIBUTOR_TIERS),
   payout_address: z.string().describe('EIP-55 checksummed'),
   status: z.enum(CONTRIBUTOR_STATUSES),
   flagged_reason: z.string().nullable(),
+  ...payoutAddressStateShape,
+  under_review_since: z.string().nullable().describe('the usage audit holds payouts (USAGE_AUDIT_HOLD) since then, until a review'),
   created_at: z.string(),
   updated_at: z.string(),
 });
@@ -70,3 +82,35 @@ export const contributorWithBalancesResponseSchema = contributorResponseSchema.e
   balances: contributorBalancesSchema,
 });
 export class ContributorWithBalancesResponseDto extends createZodDto(contributorWithBalancesResponseSchema) {}
+
+// Contributor trust: payout-address ownership proof (api.md "Contributor trust").
+const nonceSchema = z.string().regex(/^[0-9a-f]{32}$/, 'must be the nonce of a challenge');
+
+export const payoutAddressChallengeQuerySchema = z.object({ address: payoutAddressSchema }).strict();
+export class PayoutAddressChallengeQueryDto extends createZodDto(payoutAddressChallengeQuerySchema) {}
+
+export const payoutAddressChallengeResponseSchema = z.object({
+  message: z.string().describe('sign this with personal_sign (EIP-191) from the address'),
+  nonce: z.string(),
+  expires_at: z.string(),
+});
+export class PayoutAddressChallengeResponseDto extends createZodDto(payoutAddressChallengeResponseSchema) {}
+
+/** A 65-byte ECDSA signature, or any longer ERC-1271 / ERC-6492 wallet signature (bounded). */
+export const SIGNATURE_HEX_CHARS_MAX = 16_384;
+export const proveAddressSchema = z
+  .object({
+    address: payoutAddressSchema,
+    signature: z
+      .string()
+      .max(SIGNATURE_HEX_CHARS_MAX)
+      .regex(/^0x(?:[0-9a-fA-F]{2})+$/, 'must be 0x-prefixed hex bytes')
+      .transform((s) => s as `0x${string}`),
+    nonce: nonceSchema,
+  })
+  .strict();
+export class ProveAddressDto extends createZodDto(proveAddressSchema) {}
+
+export const payoutAddressStateSchema = z.object({ contributor_id: z.string(), payout_address: z.string(), ...payoutAddressStateShape });
+export type PayoutAddressStateJson = z.infer<typeof payoutAddressStateSchema>;
+export class PayoutAddressStateResponseDto extends createZodDto(payoutAddressStateSchema) {}

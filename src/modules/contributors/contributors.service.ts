@@ -1,14 +1,18 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import type { Address } from 'viem';
 import { VersionedSnapshot } from '../../common/cache/versioned-snapshot.js';
 import { DomainError, notFound } from '../../common/errors/index.js';
+import { APP_CONFIG, type AppConfig } from '../../config/index.js';
 import type { PrismaTx, SqlClient } from '../../database/database.service.js';
+import { prismaSqlRunner } from '../../database/prisma-sql-runner.js';
 import { AuditService } from '../audit/audit.service.js';
+import { WebhookOutbox } from '../webhooks/webhook-outbox.service.js';
 import { PayoutAddressPolicy } from '../payout-safety/payout-address-policy.service.js';
 import type { Principal } from '../../common/auth/auth.types.js';
 import { ContributorsRepository, isContributorIdConflict } from './contributors.repository.js';
 import type { Contributor, ContributorStatus, ContributorTier, PayeeState, TierBook } from './contributors.types.js';
 import { createTierBook } from './tier-book.js';
+import { addressChangedEvent } from './payout-address-change.js';
 
 /** How stale getTierBook() may be when another process changed a tier (see getTierBookFresh). */
 export const TIER_BOOK_CHECK_INTERVAL_MS = 250;
@@ -47,6 +51,8 @@ export class ContributorsService {
     private readonly repository: ContributorsRepository,
     private readonly audit: AuditService,
     private readonly payoutAddresses: PayoutAddressPolicy,
+    private readonly webhooks: WebhookOutbox,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {
     this.tierBook = new VersionedSnapshot(
       {
@@ -96,6 +102,16 @@ export class ContributorsService {
     return this.repository.lockPayees(client, ids);
   }
 
+  /** For the usage audit, in its transaction: flagged contributors' payouts wait for a review. */
+  markUnderReview(client: SqlClient, ids: readonly string[], since: Date): Promise<void> {
+    return this.repository.markUnderReview(client, ids, since);
+  }
+
+  /** For the usage audit's review, in its transaction: ends the hold ("suspend" also suspends). */
+  applyReview(client: SqlClient, id: string, decision: 'clear' | 'suspend', at: Date) {
+    return this.repository.applyReview(client, id, decision === 'suspend', at);
+  }
+
   /** Creates or updates; a tier change applies to events that occur from now on. */
   async putContributor(actor: Principal, command: PutContributorCommand): Promise<PutContributorResult> {
     // A new or changed address is checked before the transaction (the contract-code check asks the
@@ -133,6 +149,9 @@ export class ContributorsService {
         tier: command.tier,
         payoutAddress: command.payoutAddress,
         status: command.status ?? 'active',
+        // First setting: unproven until a proof, and no cool-down (nothing was changed).
+        payoutAddressProvenAt: null,
+        payoutAddressChangedAt: null,
         createdAt: now,
         updatedAt: now,
       });
@@ -141,11 +160,15 @@ export class ContributorsService {
       return { contributor: created, created: true };
     }
     const clearsFlag = existing.flaggedReason !== null && (command.clearFlag === true || command.payoutAddress !== existing.payoutAddress);
+    const addressChanged = command.payoutAddress !== existing.payoutAddress;
     const changes = {
       tier: command.tier,
       payoutAddress: command.payoutAddress,
       status: command.status ?? existing.status,
       flaggedReason: clearsFlag ? null : existing.flaggedReason,
+      // An address set by PUT is not proven by anyone's signature; its change starts the cool-down.
+      payoutAddressProvenAt: addressChanged ? null : existing.payoutAddressProvenAt,
+      payoutAddressChangedAt: addressChanged ? now : existing.payoutAddressChangedAt,
     };
     const unchanged =
       changes.tier === existing.tier && changes.payoutAddress === existing.payoutAddress && changes.status === existing.status && !clearsFlag;
@@ -153,6 +176,10 @@ export class ContributorsService {
     if (unchanged) return { contributor: existing, created: false };
     const updated = await this.repository.update(tx, command.id, { ...changes, updatedAt: now });
     if (changes.tier !== existing.tier) await this.repository.insertTier(tx, command.id, changes.tier, now);
+    if (addressChanged) {
+      const change = { contributorId: command.id, oldAddress: existing.payoutAddress, newAddress: command.payoutAddress, proven: false, changedAt: now };
+      await this.webhooks.emit(prismaSqlRunner(tx), [addressChangedEvent(change, this.config.PAYOUT_ADDRESS_COOLDOWN_HOURS)]);
+    }
     await this.audit.recordWithPrisma(tx, actor, {
       action: 'contributor.update',
       target: `contributor:${command.id}`,
@@ -163,6 +190,6 @@ export class ContributorsService {
   }
 }
 
-function auditView(contributor: Contributor) {
+export function auditView(contributor: Contributor) {
   return { tier: contributor.tier, payout_address: contributor.payoutAddress, status: contributor.status, flagged_reason: contributor.flaggedReason };
 }

@@ -15,12 +15,21 @@ export interface Contributor {
   payoutAddress: Address;
   status: ContributorStatus;
   flaggedReason: string | null;
+  /** When the current payout address was proven by its own signature; null: unproven. */
+  payoutAddressProvenAt: Date | null;
+  /** When the payout address last changed (null: never changed since first set): the cool-down starts here. */
+  payoutAddressChangedAt: Date | null;
+  /** Set while the usage audit holds this contributor's payouts (USAGE_AUDIT_HOLD) until a review. */
+  underReviewSince: Date | null;
   createdAt: Date;
   updatedAt: Date;
 }
 
 /** What the payout sender re-reads (locked) when it sends a contributor's line. */
-export type PayeeState = Pick<Contributor, 'id' | 'status' | 'payoutAddress' | 'flaggedReason'>;
+export type PayeeState = Pick<
+  Contributor,
+  'id' | 'status' | 'payoutAddress' | 'flaggedReason' | 'payoutAddressProvenAt' | 'payoutAddressChangedAt' | 'underReviewSince'
+>;
 
 /** One row of contributor_tiers: `tier` applies from effectiveFrom on. */
 export interface TierVersion {

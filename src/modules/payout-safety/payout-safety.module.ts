@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '../../config/index.js';
 import { PayoutChainModule } from '../chain/payout-chain.module.js';
+import { AddressProofVerifier } from './address-proof-verifier.js';
 import { PAYOUT_DENYLIST, PayoutAddressPolicy } from './payout-address-policy.service.js';
 import { PayoutDenylistFile } from './payout-denylist.js';
 
@@ -10,7 +11,8 @@ import { PayoutDenylistFile } from './payout-denylist.js';
   providers: [
     { provide: PAYOUT_DENYLIST, inject: [APP_CONFIG], useFactory: (config: AppConfig) => new PayoutDenylistFile(config.PAYOUT_DENYLIST_FILE) },
     PayoutAddressPolicy,
+    AddressProofVerifier,
   ],
-  exports: [PayoutAddressPolicy],
+  exports: [PayoutAddressPolicy, AddressProofVerifier],
 })
 export class PayoutSafetyModule {}

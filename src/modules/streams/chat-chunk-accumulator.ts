@@ -16,7 +16,7 @@ import { ToolCallTracker } from './tool-call-tracker.js';
 
 export type AccumulatedChunks = Pick<
   ReassembledStream,
-  'content' | 'finish_reason' | 'tool_calls' | 'usage' | 'model' | 'service_tier'
+  'content' | 'reasoning' | 'finish_reason' | 'tool_calls' | 'usage' | 'model' | 'service_tier'
 >;
 
 export type ChunkLimits = Pick<ReassemblerLimits, 'contentBytesMax' | 'toolCallsMax' | 'toolArgumentsBytesMax'>;
@@ -24,6 +24,8 @@ export type ChunkLimits = Pick<ReassemblerLimits, 'contentBytesMax' | 'toolCalls
 export class ChatChunkAccumulator {
   private readonly contentParts: string[] = [];
   private contentBytes = 0;
+  private readonly reasoningParts: string[] = [];
+  private reasoningBytes = 0;
   private finishReason: string | null = null;
   private usage: ReassembledUsage | null = null;
   private model: string | null = null;
@@ -60,6 +62,7 @@ export class ChatChunkAccumulator {
   finish(): AccumulatedChunks {
     return {
       content: this.contentParts.join(''),
+      reasoning: this.reasoningParts.join(''),
       finish_reason: this.finishReason,
       tool_calls: this.toolCalls.finish(),
       usage: this.usage,
@@ -74,6 +77,7 @@ export class ChatChunkAccumulator {
     const delta = choice.delta;
     if (isPlainObject(delta)) {
       const error = this.appendContent(delta.content) ?? this.toolCalls.applyDeltas(delta.tool_calls);
+      this.appendReasoning(delta.reasoning_content ?? delta.reasoning);
       if (error !== null) return error;
     }
     // Only non-empty values set it, so a later null (or "") never resets it (C3).
@@ -97,6 +101,23 @@ export class ChatChunkAccumulator {
     this.contentParts.push(value);
     this.contentBytes += bytes;
     return null;
+  }
+
+  /**
+   * Reasoning text (DeepSeek, vLLM, OpenRouter: reasoning_content or reasoning), kept for the usage
+   * audit only. Past contentBytesMax the rest is dropped (never an error: it bills nothing), and
+   * the audit then compares the visible tokens only, as for a provider that hides its reasoning.
+   */
+  private appendReasoning(reasoning: unknown): void {
+    if (typeof reasoning !== 'string' || reasoning === '' || this.reasoningBytes < 0) return;
+    const bytes = utf8ByteLength(reasoning);
+    if (this.reasoningBytes + bytes > this.limits.contentBytesMax) {
+      this.reasoningBytes = -1;
+      this.reasoningParts.length = 0;
+      return;
+    }
+    this.reasoningParts.push(reasoning);
+    this.reasoningBytes += bytes;
   }
 }
 

@@ -47,6 +47,11 @@ export interface ReassembledUsage {
 export interface ReassembledStream {
   /** delta.content of choice index 0, concatenated. */
   content: string;
+  /**
+   * delta.reasoning_content / delta.reasoning of choice index 0, concatenated: never billed or
+   * stored, only counted by the usage audit (reasoning tokens are completion tokens).
+   */
+  reasoning: string;
   /** Last non-empty finish_reason of choice index 0, verbatim. */
   finish_reason: string | null;
   /** Sorted by index, ascending. */

@@ -13,6 +13,9 @@ import { streamedSignatureOf, type StreamedSignature } from '../auth/signed-requ
 import { sendEvent } from '../usage/usage.controller.js';
 import { priceVariantSchema } from '../pricing/pricing.schemas.js';
 import { UsageService } from '../usage/usage.service.js';
+import { comparableReportedTokens, completionTextsOf } from '../usage-audit/usage-audit-counter.js';
+import { UsageAuditProducer } from '../usage-audit/usage-audit.producer.js';
+import type { ReassembledStream } from './reassembler-types.js';
 import { StreamReassembler } from './sse-reassembler.js';
 import { estimateInputOf, planStreamBilling } from './stream-billing.js';
 import { estimateCompletionTokensYielding } from './token-estimator.js';
@@ -43,6 +46,7 @@ export class StreamsController {
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly usage: UsageService,
+    private readonly audit: UsageAuditProducer,
   ) {}
 
   /** Bills a completed chat-completion stream from its raw SSE body, read as it arrives. */
@@ -81,7 +85,25 @@ export class StreamsController {
     const parsed = this.usage.parse(plan.payload, 'stream', plan.details);
     if ('issues' in parsed) throw validationFailed(parsed.issues, 'stream usage is not billable');
     const result = await this.usage.ingestOne(parsed.event);
+    if (!result.replayed) this.offerToAudit(stream, result.event);
     return sendEvent(res, result, { stream: result.event.stream ?? plan.details });
+  }
+
+  /**
+   * A newly stored stream whose provider reported its usage goes to the usage audit: O(1) here
+   * (the texts are references to strings already built; the audit counts them in the worker).
+   */
+  private offerToAudit(stream: ReassembledStream, event: { eventId: string; contributorId: string; model: string; occurredAt: Date }): void {
+    const reported = comparableReportedTokens(stream);
+    if (reported === null) return;
+    this.audit.offer({
+      event_id: event.eventId,
+      contributor_id: event.contributorId,
+      model: event.model,
+      occurred_at: event.occurredAt.toISOString(),
+      reported_tokens: reported,
+      texts: completionTextsOf(stream),
+    });
   }
 
   private async readStream(req: FastifyRequest, signature: StreamedSignature | null) {

@@ -1,22 +1,16 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
 import { ApiBearerAuth, ApiBody, ApiCreatedResponse, ApiQuery, ApiTags } from '@nestjs/swagger';
-import { notFound, validationFailed, zodIssuesToFields } from '../../common/errors/index.js';
+import { notFound } from '../../common/errors/index.js';
 import { assertCanReadContributor } from '../auth/access.js';
 import type { Principal } from '../../common/auth/auth.types.js';
 import { CurrentPrincipal } from '../../common/auth/principal.decorator.js';
+import { parseOr400 } from '../../common/validation/parse-or-400.js';
 import { Roles } from '../../common/auth/roles.decorator.js';
 import type { EndpointScope } from './webhook-endpoints.repository.js';
 import { WebhookEndpointsService } from './webhook-endpoints.service.js';
 import { endpointIdPipe } from './webhooks.controller.js';
 import { deliveriesCursor, deliveriesPage, deliveryJson, endpointJson, parseDeliveryId } from './webhooks.presenter.js';
 import { createContributorWebhookSchema, CreateContributorWebhookDto, deliveriesQuerySchema, WebhookCreatedResponseDto } from './webhooks.schemas.js';
-
-/** Parsed after the contributor check, so another contributor's id is a 403 whatever the input. */
-function parseOr400<T>(schema: { safeParse(input: unknown): { success: true; data: T } | { success: false; error: import('zod').ZodError } }, input: unknown): T {
-  const parsed = schema.safeParse(input);
-  if (!parsed.success) throw validationFailed(zodIssuesToFields(parsed.error));
-  return parsed.data;
-}
 
 /**
  * A contributor's own endpoints (a contributor key for itself, an admin for anyone): only payout.*

@@ -41,7 +41,7 @@ export class WebhookEndpointsService {
     if (input.contributorId !== null) {
       const refused = input.events.filter((type) => !contributorMaySubscribe(type));
       if (refused.length > 0) {
-        throw new DomainError('validation_failed', 'a contributor endpoint receives only payout.* and settlement.* events', [{ field: 'events', message: `not allowed: ${refused.join(', ')}` }]);
+        throw new DomainError('validation_failed', 'a contributor endpoint receives only payout.*, settlement.* and contributor.payout_address_changed events', [{ field: 'events', message: `not allowed: ${refused.join(', ')}` }]);
       }
       if (!(await this.endpoints.contributorExists(input.contributorId))) throw new DomainError('unknown_contributor', `contributor ${input.contributorId} is not registered`);
     }

@@ -4,6 +4,7 @@ import { WEBHOOK_EVENT_EXAMPLES, WEBHOOK_EVENT_SCHEMAS, WEBHOOK_EVENT_TYPES, web
 const API_MD_TYPES = [
   'settlement.created', 'settlement.pending_approval', 'settlement.confirmed', 'settlement.partially_failed', 'settlement.failed',
   'payout.paid', 'payout.failed', 'payout.reorged', 'hold.expired', 'user.balance_low', 'usage.unpriced', 'refund.created', 'ledger.check_failed',
+  'contributor.payout_address_changed', 'contributor.usage_anomaly',
 ];
 
 describe('webhook event types', () => {

@@ -83,15 +83,35 @@ export const WEBHOOK_EVENT_SCHEMAS = {
       failed_checks: z.array(z.string()).describe('the checks that failed: ledger, and extensions such as rollups or settlement'),
     })
     .strict(),
+  'contributor.payout_address_changed': z
+    .object({
+      contributor_id: z.string(),
+      old_address: address,
+      new_address: address,
+      proven: z.boolean().describe('whether the new address was proven by its own signature'),
+      payable_from: timestamp.describe('when the cool-down ends (PAYOUT_ADDRESS_COOLDOWN_HOURS after the change)'),
+    })
+    .strict()
+    .describe('a payout address changed (not its first setting): to admin endpoints and the contributor\'s own'),
+  'contributor.usage_anomaly': z
+    .object({
+      contributor_id: z.string(),
+      model: z.string(),
+      median_ratio: z.string().describe('median of reported / counted completion tokens (decimal string)'),
+      model_median_ratio: z.string().describe("the model's other contributors' median ratio"),
+      events: z.number().int().nonnegative(),
+    })
+    .strict()
+    .describe('the usage audit flagged a contributor whose reported completion tokens run above its model\'s'),
 } as const;
 
 export type WebhookEventType = keyof typeof WEBHOOK_EVENT_SCHEMAS;
 export type WebhookEventData<T extends WebhookEventType> = z.output<(typeof WEBHOOK_EVENT_SCHEMAS)[T]>;
 export const WEBHOOK_EVENT_TYPES = Object.keys(WEBHOOK_EVENT_SCHEMAS) as WebhookEventType[];
 
-/** The only types a contributor key may subscribe to (api.md): its payouts and settlements. */
+/** The only types a contributor key may subscribe to (api.md): its payouts, settlements and address changes. */
 export function contributorMaySubscribe(type: WebhookEventType): boolean {
-  return type.startsWith('payout.') || type.startsWith('settlement.');
+  return type.startsWith('payout.') || type.startsWith('settlement.') || type === 'contributor.payout_address_changed';
 }
 
 const SETTLEMENT_ID = '5b0c3c1e-2f7a-4d52-9a43-0d8c2b6f1a10';
@@ -126,6 +146,14 @@ export const WEBHOOK_EVENT_EXAMPLES: { [T in WebhookEventType]: WebhookEventData
     refunded_total_usd: '0.0065',
     reason: 'customer complaint',
   },
+  'contributor.payout_address_changed': {
+    contributor_id: 'c_7',
+    old_address: ADDRESS,
+    new_address: '0x8ba1f109551bD432803012645Ac136ddd64DBA72',
+    proven: true,
+    payable_from: '2026-12-02T10:00:00.000Z',
+  },
+  'contributor.usage_anomaly': { contributor_id: 'c_7', model: 'openai/gpt-4o', median_ratio: '1.2', model_median_ratio: '1.01', events: 64 },
   'ledger.check_failed': { checked_at: '2026-12-01T10:00:00.000Z', postings_sum_usd: '0', unbalanced_entries: 0, mismatched_accounts: 1, held_mismatches: 0, failed_checks: ['ledger'] },
 };
 

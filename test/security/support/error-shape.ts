@@ -17,6 +17,7 @@ const STATUS_BY_CODE: Record<string, number[]> = {
   unprocessable: [422],
   settlement_disabled: [422],
   payout_address_refused: [422],
+  address_proof_invalid: [422],
   refund_exceeds_charge: [422],
   not_priced: [422],
   rate_limited: [429],

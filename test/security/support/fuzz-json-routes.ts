@@ -204,6 +204,28 @@ export const JSON_ROUTES: JsonRouteSpec[] = [
     idempotent: true,
   },
   {
+    // Contributor trust: a well-formed proof without a challenge is a 422 that changes nothing.
+    route: 'POST /v1/contributors/:id/payout-address',
+    method: 'POST',
+    caller: 'admin',
+    path: '/v1/contributors/{param}/payout-address',
+    param: { kind: 'id', valid: () => 'c_std' },
+    body: (n) => ({ address: PAYOUT_ADDRESS, signature: `0x${'1b'.repeat(65)}`, nonce: n.toString(16).padStart(32, '0') }),
+    fields: { address: 'address', signature: 'extId', nonce: 'extId' },
+    idempotent: false,
+  },
+  {
+    route: 'POST /v1/admin/contributors/:id/review',
+    method: 'POST',
+    caller: 'admin',
+    path: '/v1/admin/contributors/{param}/review',
+    param: { kind: 'id', valid: () => 'c_std' },
+    body: (n) => ({ decision: 'clear', reason: `fuzz review ${n}` }),
+    fields: { decision: 'enum', reason: 'text' },
+    // Every accepted review is recorded (and audited) anew.
+    idempotent: false,
+  },
+  {
     route: 'POST /v1/admin/webhooks',
     method: 'POST',
     caller: 'admin',

@@ -58,6 +58,9 @@ export const ROUTE_TABLE: Record<string, RouteAccess> = {
   'GET /v1/admin/contributors': { roles: admin, path: '/v1/admin/contributors' },
   'GET /v1/admin/contributors/:id': { roles: admin, path: '/v1/admin/contributors/{contributor}' },
   'POST /v1/admin/contributors/:id/adjustments': { roles: admin, path: '/v1/admin/contributors/{contributor}/adjustments' },
+  // The usage audit (admin).
+  'GET /v1/admin/usage-audit': { roles: admin, path: '/v1/admin/usage-audit' },
+  'POST /v1/admin/contributors/:id/review': { roles: admin, path: '/v1/admin/contributors/{contributor}/review' },
 
   // Users and credit.
   'POST /v1/admin/users/:id/credits': { roles: admin, path: '/v1/admin/users/u_42/credits' },
@@ -89,6 +92,10 @@ export const ROUTE_TABLE: Record<string, RouteAccess> = {
   'GET /v1/contributors/:id/earnings': { roles: contributorOrAdmin, path: '/v1/contributors/{contributor}/earnings', contributorScoped: true },
   'GET /v1/contributors/:id/earnings.csv': { roles: contributorOrAdmin, path: '/v1/contributors/{contributor}/earnings.csv', contributorScoped: true },
   'GET /v1/contributors/:id/payouts': { roles: contributorOrAdmin, path: '/v1/contributors/{contributor}/payouts', contributorScoped: true },
+  // Contributor trust: payout-address proof (a contributor for itself, an admin for any).
+  'GET /v1/contributors/:id/payout-address': { roles: contributorOrAdmin, path: '/v1/contributors/{contributor}/payout-address', contributorScoped: true },
+  'GET /v1/contributors/:id/payout-address/challenge': { roles: contributorOrAdmin, path: '/v1/contributors/{contributor}/payout-address/challenge', contributorScoped: true },
+  'POST /v1/contributors/:id/payout-address': { roles: contributorOrAdmin, path: '/v1/contributors/{contributor}/payout-address', contributorScoped: true },
   'GET /v1/contributors/:id/statements/:month': { roles: contributorOrAdmin, path: '/v1/contributors/{contributor}/statements/2026-11', contributorScoped: true },
 
   // Settlements (admin).

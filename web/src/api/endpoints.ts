@@ -2,6 +2,8 @@
 // (refunds, statements, webhooks) starts with its functions here and its keys in queryKeys.
 import { apiBlob, apiJson } from './client';
 import type {
+  PayoutAddressState,
+  UsageAuditRow,
   AuditEntry,
   ConsoleConfig,
   Contributor,
@@ -53,6 +55,8 @@ export const queryKeys = {
   priceHistory: (model: string) => ['price-history', model] as const,
   unpriced: ['unpriced-by-model'] as const,
   auditLog: ['audit-log'] as const,
+  usageAudit: ['usage-audit'] as const,
+  payoutAddress: (contributorId: string) => ['payout-address', contributorId] as const,
   ledgerCheck: ['ledger-check'] as const,
   statement: (contributorId: string, month: string) => ['statement', contributorId, month] as const,
   refunds: (filters: RefundFilters) => ['refunds', filters] as const,
@@ -73,6 +77,10 @@ export const api = {
   overview: () => apiJson<Overview>('/v1/admin/overview'),
   overviewDaily: (from: string, to: string) => apiJson<OverviewDaily>('/v1/admin/overview/daily', { query: { from, to } }),
   ledgerCheck: () => apiJson<LedgerCheck>('/v1/admin/ledger/check'),
+  usageAudit: () => apiJson<{ data: UsageAuditRow[] }>('/v1/admin/usage-audit'),
+  review: (contributorId: string, decision: 'clear' | 'suspend', reason: string) =>
+    apiJson<{ contributor_id: string; decision: string; status: string; reviewed_at: string }>(`/v1/admin/contributors/${id(contributorId)}/review`, { method: 'POST', json: { decision, reason } }),
+  payoutAddress: (contributorId: string) => apiJson<PayoutAddressState>(`/v1/contributors/${id(contributorId)}/payout-address`),
   auditLog: (cursor?: string) => apiJson<Page<AuditEntry>>('/v1/admin/audit-log', { query: { limit: 50, cursor } }),
 
   // Contributors

@@ -12,6 +12,9 @@ export type OverviewDaily = Schemas['OverviewDailyResponseDto'];
 export type ContributorRow = Schemas['ContributorListResponseDto']['data'][number];
 export type Balances = ContributorRow['balances'];
 export type Contributor = Schemas['ContributorWithBalancesResponseDto'];
+export type PayoutAddressState = Schemas['PayoutAddressStateResponseDto'];
+export type PayoutAddressTrust = Pick<PayoutAddressState, 'payout_address_proven' | 'payout_address_proven_at' | 'payout_address_changed_at' | 'payout_address_payable_from'>;
+export type UsageAuditRow = Schemas['UsageAuditResponseDto']['data'][number];
 export type ContributorBalance = Schemas['BalanceResponseDto'];
 export type Earnings = Schemas['EarningsResponseDto'];
 export type GroupBy = Earnings['group_by'];
@@ -31,6 +34,7 @@ export type NewRefund = Schemas['RefundBodyDto'];
 // hand-written until the server's document is fixed. The others have no response schema yet.
 
 export type Role = 'admin' | 'gateway' | 'contributor';
+
 
 export interface Whoami {
   key_id: string;

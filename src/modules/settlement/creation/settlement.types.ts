@@ -34,7 +34,11 @@ export type LineFailureReason =
   | 'contributor_suspended'
   | 'payout_address_changed'
   | 'payout_address_refused'
-  | 'payout_address_denylisted';
+  | 'payout_address_denylisted'
+  // Contributor trust (api.md): the line stays payable; nothing is flagged on the contributor.
+  | 'address_unproven'
+  | 'address_cooling_down'
+  | 'under_review';
 /** A paid line whose payment a reorganisation removed for good (its own transition: paid -> failed). */
 export const LINE_FAILURE_REORGED_OUT = 'reorged_out';
 export const FLAG_USDC_TRANSFER_REFUSED = 'usdc_transfer_refused';

@@ -5,6 +5,7 @@ import { QueryView } from '../../components/states';
 import { StatusBadge } from '../../components/status-badge';
 import { formatTimestamp } from '../../lib/format';
 import { BalanceStats } from '../shared/balances';
+import { PayoutAddressTrustNote } from '../shared/payout-address-trust';
 import { EarningsPanel } from '../shared/earnings-panel';
 import { PayoutsTable } from '../shared/payouts-table';
 import { StatementsPanel } from '../shared/statements-panel';
@@ -26,8 +27,10 @@ export function ContributorDetailScreen() {
           <>
             <p>
               <StatusBadge status={c.status} /> {c.tier} tier · registered {formatTimestamp(c.created_at)}
-              {c.flagged_reason && <span className="badge bad">flagged: {c.flagged_reason}</span>} <StatusToggle contributor={c} />
+              {c.flagged_reason && <span className="badge bad">flagged: {c.flagged_reason}</span>}
+              {c.under_review_since && <span className="badge bad">under review since {formatTimestamp(c.under_review_since)}</span>} <StatusToggle contributor={c} />
             </p>
+            <PayoutAddressTrustNote trust={c} />
             <BalanceStats balances={c.balances} label={`Balances of ${c.id}`} />
             <div className="two-columns">
               <section className="panel" aria-labelledby="edit-title">

@@ -3,6 +3,7 @@ import type { LedgerCheck } from '../../api/wire';
 import { extraChecks } from './ledger';
 import { priceBody } from './price-form';
 import { feeSummary } from './prices';
+import { coolingDownUntil } from '../shared/payout-address-trust';
 
 describe('priceBody', () => {
   const draft = { model: ' demo/m ', input: '2.50', output: '10', cached: '', effectiveFrom: '' };
@@ -72,5 +73,14 @@ describe('feeSummary', () => {
     const base = { id: '1', model: 'm', input_usd_per_mtok: '1', output_usd_per_mtok: '1', cached_input_usd_per_mtok: null, effective_from: '', source: 'admin', created_at: '' };
     expect(feeSummary({ ...base, web_search_usd_per_call: '0.01', web_search_billing: 'per_call', request_usd: '0.002' })).toBe('web search 0.01 per call; request 0.002');
     expect(feeSummary(base)).toBe('');
+  });
+});
+
+describe('coolingDownUntil', () => {
+  const until = '2026-12-02T10:00:00.000Z';
+  it('shows the end of the cool-down only while it lasts', () => {
+    expect(coolingDownUntil({ payout_address_payable_from: until }, Date.parse(until) - 1)).toBe(until);
+    expect(coolingDownUntil({ payout_address_payable_from: until }, Date.parse(until))).toBeNull();
+    expect(coolingDownUntil({ payout_address_payable_from: null }, 0)).toBeNull();
   });
 });

@@ -3,6 +3,7 @@ import { api, queryKeys } from '../../api/endpoints';
 import { usePrincipal } from '../../auth/auth';
 import { QueryView } from '../../components/states';
 import { BalanceStats } from '../shared/balances';
+import { PayoutAddressTrustNote } from '../shared/payout-address-trust';
 import { EarningsPanel } from '../shared/earnings-panel';
 import { PayoutsTable } from '../shared/payouts-table';
 import { StatementsPanel } from '../shared/statements-panel';
@@ -12,6 +13,7 @@ export function PortalScreen() {
   const principal = usePrincipal();
   const contributorId = principal.contributor_id!;
   const balance = useQuery({ queryKey: queryKeys.balance(contributorId), queryFn: () => api.balance(contributorId) });
+  const address = useQuery({ queryKey: queryKeys.payoutAddress(contributorId), queryFn: () => api.payoutAddress(contributorId) });
   return (
     <section aria-labelledby="portal-title">
       <h1 id="portal-title">Earnings of {contributorId}</h1>
@@ -20,6 +22,16 @@ export function PortalScreen() {
           <>
             <p className="muted">{b.tier} tier</p>
             <BalanceStats balances={b} label="Your balance" />
+          </>
+        )}
+      </QueryView>
+      <QueryView query={address} label="your payout address">
+        {(a) => (
+          <>
+            <p>
+              Payout address <code>{a.payout_address}</code>
+            </p>
+            <PayoutAddressTrustNote trust={a} />
           </>
         )}
       </QueryView>
