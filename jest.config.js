@@ -76,4 +76,9 @@ export default {
       : []),
   ],
   testTimeout: 60000,
+  // Two workers on the 2-core machines, each replaced once it holds more than this after a test
+  // file: ESM test modules (--experimental-vm-modules) are not released between files, and one
+  // in-band process running the whole suite ran out of its 4 GB heap.
+  maxWorkers: 2,
+  workerIdleMemoryLimit: '1536MB',
 };

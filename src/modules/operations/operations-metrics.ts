@@ -21,6 +21,19 @@ export const LEDGER_CHECK_CACHE_MS = 60_000;
 const QUEUES = [QUEUE_USAGE_EVENTS, QUEUE_USAGE_EVENTS_DEAD, QUEUE_HOLDS, QUEUE_SETTLEMENT, QUEUE_EARNINGS, QUEUE_WEBHOOKS, QUEUE_WEBHOOK_DISPATCH, QUEUE_HISTORY] as const;
 const QUEUE_STATES = ['waiting', 'active', 'delayed', 'failed', 'prioritized'] as const;
 const MICRO_USDC_PER_USDC = 1_000_000;
+/** A source that does not answer by then (Redis unreachable: its commands queue forever) is left out of the scrape. */
+export const SOURCE_READ_TIMEOUT_MS = 2_000;
+const QUEUE_CLOSE_TIMEOUT_MS = 1_000;
+
+/** Rejects when `promise` has not settled within `ms` (the timer never keeps the process alive). */
+function within<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what} did not answer within ${ms} ms`)), ms);
+    timer.unref();
+  });
+  return Promise.race([promise, deadline]).finally(() => clearTimeout(timer));
+}
 const WEI_PER_GWEI = 1_000_000_000n;
 
 /** One cached reading: concurrent scrapes share the read in flight; a failed read is not cached. */
@@ -62,7 +75,7 @@ export class OperationsMetrics implements OnModuleDestroy {
     const registers = [metrics.registry];
     const quietly = <T>(what: string, read: () => Promise<T>) => async () => {
       try {
-        return await read();
+        return await within(read(), SOURCE_READ_TIMEOUT_MS, what);
       } catch (error) {
         // A scrape must still answer: the gauge keeps no value for this source, and says so.
         this.logger.warn(`metrics: ${what} could not be read: ${(error as Error).message}`);
@@ -163,7 +176,8 @@ export class OperationsMetrics implements OnModuleDestroy {
   }
 
   async onModuleDestroy(): Promise<void> {
-    await Promise.all(this.queues.map((q) => q.close().catch(() => undefined)));
+    // Closing a queue waits for its connection: with Redis unreachable it would never end.
+    await Promise.all(this.queues.map((q) => within(q.close(), QUEUE_CLOSE_TIMEOUT_MS, 'queue close').catch(() => undefined)));
     this.redis?.disconnect();
   }
 }
