@@ -13,15 +13,19 @@ const EVENTS = 30;
 describe('concurrent reprice', () => {
   let t: TestApp;
   let holder: pg.Client;
+  let observer: pg.Client;
 
   beforeAll(async () => {
     t = await startTestApp('reprice_concurrency');
     await seedBilling(t);
     holder = new pg.Client({ connectionString: t.databaseUrl });
     await holder.connect();
+    observer = new pg.Client({ connectionString: t.databaseUrl });
+    await observer.connect();
   });
   afterAll(async () => {
     await holder?.end();
+    await observer?.end();
     await t?.close();
   });
 
@@ -32,9 +36,19 @@ describe('concurrent reprice', () => {
     await t.admin(t.http.post('/v1/admin/prices')).send({ model: LATE_MODEL, input_usd_per_mtok: '1', output_usd_per_mtok: '2', effective_from: '2026-01-01T00:00:00Z' }).expect(201);
 
     // Another transaction holds one of the rows (as a concurrent reprice's chunk would).
+    const holderPid = (await holder.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0]!.pid;
     await holder.query('BEGIN');
     await holder.query("SELECT id FROM usage_events WHERE event_id = 'late-7' FOR UPDATE");
     const running = t.admin(t.http.post('/v1/admin/usage-events/reprice')).then((res) => res);
+    // Only once that call holds the reprice lock and waits for the row: a concurrent call sent before
+    // it arrived would take the lock itself and wait for the held row until the statement timeout.
+    await waitFor(async () => {
+      const waiting = await observer.query(
+        `SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE '%FOR UPDATE%' AND pid <> $1`,
+        [holderPid],
+      );
+      return waiting.rowCount === 1;
+    });
     // While the first call waits for that row, every other call says so rather than "nothing to price".
     const concurrent = await waitFor(async () => {
       const res = await t.admin(t.http.post('/v1/admin/usage-events/reprice')).expect(200);
