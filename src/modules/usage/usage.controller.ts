@@ -7,7 +7,7 @@ import { cursorRowIdSchema, decodeCursor, encodeCursor } from '../../common/http
 import { RateLimited } from '../auth/rate-limited.decorator.js';
 import { Roles } from '../../common/auth/roles.decorator.js';
 import { repriceBody, usageEventBody, usageEventDetailBody } from './usage.presenter.js';
-import { BATCH_EVENTS_MAX, RepriceResponseDto, UnpricedQueryDto, UsageBatchBodyDto, UsageBatchDto, UsageEventDto } from './usage.schemas.js';
+import { BATCH_EVENTS_MAX, RepriceResponseDto, UnpricedByModelResponseDto, UnpricedQueryDto, UsageBatchBodyDto, UsageBatchDto, UsageEventDto } from './usage.schemas.js';
 import { UsageService } from './usage.service.js';
 import type { StoredEvent } from './usage.types.js';
 
@@ -83,6 +83,7 @@ export class UsageController {
   /** What is waiting for a price, per model: add those prices, then reprice. */
   @Get('admin/usage-events/unpriced-by-model')
   @Roles('admin')
+  @ApiOkResponse({ type: UnpricedByModelResponseDto })
   async unpricedByModel() {
     const rows = await this.usage.unpricedByModel();
     return {
