@@ -52,6 +52,9 @@ interface Explained {
   executionMs: number;
   planningBuffers: number;
   triggersMs: number;
+  /** The planner's total cost, and JIT's compile time when the cost passed jit_above_cost. */
+  totalCost: number;
+  jitMs: number;
   rows: Array<{ node: string; depth: number; section: string; selfMs: number; hit: number; read: number; dirtied: number }>;
 }
 
@@ -109,7 +112,7 @@ async function explainFirst(client: pg.Client, text: string, params: unknown[]):
   try {
     await originalQuery.call(client, 'SET LOCAL track_io_timing = on');
     const result = (await originalQuery.call(client, { text: `EXPLAIN (ANALYZE, BUFFERS, VERBOSE, FORMAT JSON) ${text}`, values: params })) as pg.QueryResult<{ 'QUERY PLAN': unknown }>;
-    const top = (result.rows[0]!['QUERY PLAN'] as Array<{ Plan: PlanNode; 'Planning Time': number; 'Execution Time': number; Planning?: { 'Shared Hit Blocks': number }; Triggers?: Array<{ Time: number }> }>)[0]!;
+    const top = (result.rows[0]!['QUERY PLAN'] as Array<{ Plan: PlanNode & { 'Total Cost': number }; 'Planning Time': number; 'Execution Time': number; Planning?: { 'Shared Hit Blocks': number }; Triggers?: Array<{ Time: number }>; JIT?: { Timing?: { Total?: number } } }>)[0]!;
     const rows = flatten(top.Plan);
     explained.push({
       label: label.label,
@@ -119,6 +122,8 @@ async function explainFirst(client: pg.Client, text: string, params: unknown[]):
       executionMs: top['Execution Time'],
       planningBuffers: top.Planning?.['Shared Hit Blocks'] ?? 0,
       triggersMs: (top.Triggers ?? []).reduce((s, t) => s + t.Time, 0),
+      totalCost: top.Plan['Total Cost'],
+      jitMs: top.JIT?.Timing?.Total ?? 0,
       rows,
     });
   } finally {
@@ -196,7 +201,7 @@ function report(): void {
     const last = runs[runs.length - 1]!;
     const us = (ms: number) => ((ms * 1000) / last.events).toFixed(1);
     const min = (xs: number[]) => Math.min(...xs);
-    console.log(`\n## group of ${last.label}, statement writing ${last.statement}: execution ${us(min(runs.map((x) => x.executionMs)))} us/event (lowest of ${runs.length}), planning ${us(min(runs.map((x) => x.planningMs)))} us/event`);
+    console.log(`\n## group of ${last.label}, statement writing ${last.statement}: execution ${us(min(runs.map((x) => x.executionMs)))} us/event (lowest of ${runs.length}), planning ${us(min(runs.map((x) => x.planningMs)))} us/event, planner cost ${last.totalCost.toFixed(0)}, JIT ${runs.map((x) => x.jitMs.toFixed(1)).join(' / ')} ms`);
     const sectionsOf = (e: Explained) => {
       const sections = new Map<string, { ms: number; hit: number; read: number; dirtied: number }>();
       for (const row of e.rows) {
