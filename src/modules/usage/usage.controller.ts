@@ -12,14 +12,15 @@ import { UsageService } from './usage.service.js';
 import type { StoredEvent } from './usage.types.js';
 
 /** Sends the api.md status for a stored event: 201 priced, 202 unpriced, 200 on replay. */
-export function sendEvent(res: FastifyReply, result: { event: StoredEvent; replayed: boolean }, extra: Record<string, unknown> = {}) {
+export function sendEvent(res: FastifyReply, result: { event: StoredEvent; replayed: boolean }, extra?: Record<string, unknown>) {
   if (result.replayed) {
     res.header('Idempotent-Replayed', 'true');
     res.status(200);
   } else {
     res.status(result.event.status === 'priced' ? 201 : 202);
   }
-  return { ...usageEventBody(result.event), ...extra };
+  // Without extra fields (every ingestion reply) the body is not copied again.
+  return extra === undefined ? usageEventBody(result.event) : { ...usageEventBody(result.event), ...extra };
 }
 
 const cursorSchema = z.object({ id: cursorRowIdSchema });
