@@ -154,6 +154,10 @@ interface JobSpec<S extends z.ZodType> {
 }
 
 const spec = <S extends z.ZodType>(s: JobSpec<S>) => s;
+/** `attempts` runs at most, the retries spaced by exponential backoff from `backoffMs`. */
+const retried = (attempts: number, backoffMs: number) => ({ attempts, backoff: { type: 'exponential' as const, delay: backoffMs } });
+/** The last `count` completed and the last `count` failed jobs are kept (for an operator), older ones removed. */
+const keptLast = (count: number) => ({ removeOnComplete: { count }, removeOnFail: { count } });
 
 export const JOBS = {
   /**
@@ -168,8 +172,7 @@ export const JOBS = {
     handled: true,
     options: (p) => ({
       jobId: usageJobId(p),
-      attempts: USAGE_JOB_ATTEMPTS,
-      backoff: { type: 'exponential', delay: USAGE_JOB_BACKOFF_MS },
+      ...retried(USAGE_JOB_ATTEMPTS, USAGE_JOB_BACKOFF_MS),
       removeOnComplete: { age: USAGE_JOB_KEPT_S, count: USAGE_JOBS_KEPT },
       removeOnFail: false,
     }),
@@ -195,50 +198,33 @@ export const JOBS = {
     queue: QUEUE_SETTLEMENT,
     payload: noPayload,
     handled: true,
-    options: () => ({
-      attempts: RUN_JOB_ATTEMPTS,
-      backoff: { type: 'exponential', delay: RUN_JOB_BACKOFF_MS },
-      removeOnComplete: { count: SCHEDULED_JOBS_KEPT },
-      removeOnFail: { count: SCHEDULED_JOBS_KEPT },
-    }),
+    options: () => ({ ...retried(RUN_JOB_ATTEMPTS, RUN_JOB_BACKOFF_MS), ...keptLast(SCHEDULED_JOBS_KEPT) }),
   }),
   /** Job id = settlement id: one send job per settlement. */
   [JOB_SETTLEMENT_SEND]: spec({
     queue: QUEUE_SETTLEMENT,
     payload: settlementRef,
     handled: true,
-    options: (p) => ({
-      jobId: p.settlement_id,
-      attempts: SEND_JOB_ATTEMPTS,
-      backoff: { type: 'exponential', delay: SEND_JOB_BACKOFF_MS },
-      removeOnComplete: { count: SETTLEMENT_JOBS_KEPT },
-      removeOnFail: { count: SETTLEMENT_JOBS_KEPT },
-    }),
+    options: (p) => ({ jobId: p.settlement_id, ...retried(SEND_JOB_ATTEMPTS, SEND_JOB_BACKOFF_MS), ...keptLast(SETTLEMENT_JOBS_KEPT) }),
   }),
   [JOB_SETTLEMENT_RECONCILE]: spec({
     queue: QUEUE_SETTLEMENT,
     payload: settlementRef,
     handled: true,
-    options: (p) => ({
-      jobId: `reconcile-${p.settlement_id}-${Date.now()}`,
-      attempts: RECONCILE_JOB_ATTEMPTS,
-      backoff: { type: 'exponential', delay: SEND_JOB_BACKOFF_MS },
-      removeOnComplete: { count: SETTLEMENT_JOBS_KEPT },
-      removeOnFail: { count: SETTLEMENT_JOBS_KEPT },
-    }),
+    options: (p) => ({ jobId: `reconcile-${p.settlement_id}-${Date.now()}`, ...retried(RECONCILE_JOB_ATTEMPTS, SEND_JOB_BACKOFF_MS), ...keptLast(SETTLEMENT_JOBS_KEPT) }),
   }),
   [JOB_SETTLEMENT_FINALITY]: spec({
     queue: QUEUE_SETTLEMENT,
     payload: noPayload,
     handled: true,
-    options: () => ({ removeOnComplete: { count: SCHEDULED_JOBS_KEPT }, removeOnFail: { count: SCHEDULED_JOBS_KEPT } }),
+    options: () => keptLast(SCHEDULED_JOBS_KEPT),
   }),
   /** Moves matured earnings from pending to payable (a scheduler). */
   [JOB_EARNINGS_MATURE]: spec({
     queue: QUEUE_EARNINGS,
     payload: noPayload,
     handled: true,
-    options: () => ({ removeOnComplete: { count: SCHEDULED_JOBS_KEPT }, removeOnFail: { count: SCHEDULED_JOBS_KEPT } }),
+    options: () => keptLast(SCHEDULED_JOBS_KEPT),
   }),
   /** Fans the outbox out into deliveries and enqueues the endpoints with due work (a scheduler). */
   [JOB_WEBHOOK_RELAY]: spec({
@@ -263,28 +249,28 @@ export const JOBS = {
     queue: QUEUE_HISTORY,
     payload: noPayload,
     handled: true,
-    options: () => ({ removeOnComplete: { count: SCHEDULED_JOBS_KEPT }, removeOnFail: { count: SCHEDULED_JOBS_KEPT } }),
+    options: () => keptLast(SCHEDULED_JOBS_KEPT),
   }),
   /** Writes a verified ledger checkpoint at the journal's frontier (the check then reads only what follows). */
   [JOB_LEDGER_CHECKPOINT]: spec({
     queue: QUEUE_HISTORY,
     payload: noPayload,
     handled: true,
-    options: () => ({ removeOnComplete: { count: SCHEDULED_JOBS_KEPT }, removeOnFail: { count: SCHEDULED_JOBS_KEPT } }),
+    options: () => keptLast(SCHEDULED_JOBS_KEPT),
   }),
   /** Counts the completion tokens of a batch of streams and records their ratios (no content kept). */
   [JOB_USAGE_AUDIT_COUNT]: spec({
     queue: QUEUE_USAGE_AUDIT,
     payload: z.object({ samples: z.array(usageAuditSampleSchema).min(1).max(USAGE_AUDIT_SAMPLES_PER_JOB_MAX) }).strict(),
     handled: true,
-    options: () => ({ attempts: USAGE_AUDIT_JOB_ATTEMPTS, backoff: { type: 'exponential', delay: USAGE_JOB_BACKOFF_MS }, removeOnComplete: true, removeOnFail: true }),
+    options: () => ({ ...retried(USAGE_AUDIT_JOB_ATTEMPTS, USAGE_JOB_BACKOFF_MS), removeOnComplete: true, removeOnFail: true }),
   }),
   /** The audit's verdicts per contributor and model (a scheduler, USAGE_AUDIT_INTERVAL_SECONDS). */
   [JOB_USAGE_AUDIT_RUN]: spec({
     queue: QUEUE_USAGE_AUDIT,
     payload: noPayload,
     handled: true,
-    options: () => ({ removeOnComplete: { count: SCHEDULED_JOBS_KEPT }, removeOnFail: { count: SCHEDULED_JOBS_KEPT } }),
+    options: () => keptLast(SCHEDULED_JOBS_KEPT),
   }),
   /**
    * Reads LiteLLM's spend log from the checkpoint (a scheduler every LITELLM_BACKFILL_SECONDS, only
@@ -294,7 +280,7 @@ export const JOBS = {
     queue: QUEUE_LITELLM,
     payload: noPayload,
     handled: true,
-    options: () => ({ removeOnComplete: { count: SCHEDULED_JOBS_KEPT }, removeOnFail: { count: SCHEDULED_JOBS_KEPT } }),
+    options: () => keptLast(SCHEDULED_JOBS_KEPT),
   }),
 } as const;
 
