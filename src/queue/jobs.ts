@@ -158,6 +158,8 @@ const spec = <S extends z.ZodType>(s: JobSpec<S>) => s;
 const retried = (attempts: number, backoffMs: number) => ({ attempts, backoff: { type: 'exponential' as const, delay: backoffMs } });
 /** The last `count` completed and the last `count` failed jobs are kept (for an operator), older ones removed. */
 const keptLast = (count: number) => ({ removeOnComplete: { count }, removeOnFail: { count } });
+/** A job a scheduler starts (SCHEDULERS): no payload, a handler, the last SCHEDULED_JOBS_KEPT kept; not retried (the next run comes). */
+const schedulerJob = (queue: QueueName) => spec({ queue, payload: noPayload, handled: true, options: () => keptLast(SCHEDULED_JOBS_KEPT) });
 
 export const JOBS = {
   /**
@@ -213,19 +215,9 @@ export const JOBS = {
     handled: true,
     options: (p) => ({ jobId: `reconcile-${p.settlement_id}-${Date.now()}`, ...retried(RECONCILE_JOB_ATTEMPTS, SEND_JOB_BACKOFF_MS), ...keptLast(SETTLEMENT_JOBS_KEPT) }),
   }),
-  [JOB_SETTLEMENT_FINALITY]: spec({
-    queue: QUEUE_SETTLEMENT,
-    payload: noPayload,
-    handled: true,
-    options: () => keptLast(SCHEDULED_JOBS_KEPT),
-  }),
+  [JOB_SETTLEMENT_FINALITY]: schedulerJob(QUEUE_SETTLEMENT),
   /** Moves matured earnings from pending to payable (a scheduler). */
-  [JOB_EARNINGS_MATURE]: spec({
-    queue: QUEUE_EARNINGS,
-    payload: noPayload,
-    handled: true,
-    options: () => keptLast(SCHEDULED_JOBS_KEPT),
-  }),
+  [JOB_EARNINGS_MATURE]: schedulerJob(QUEUE_EARNINGS),
   /** Fans the outbox out into deliveries and enqueues the endpoints with due work (a scheduler). */
   [JOB_WEBHOOK_RELAY]: spec({
     queue: QUEUE_WEBHOOKS,
@@ -245,19 +237,9 @@ export const JOBS = {
     options: (p) => ({ jobId: `dispatch-${p.endpoint_id}`, attempts: 1, removeOnComplete: true, removeOnFail: true }),
   }),
   /** Creates usage_events' monthly partitions ahead (and moves stray rows out of the default one). */
-  [JOB_USAGE_PARTITIONS]: spec({
-    queue: QUEUE_HISTORY,
-    payload: noPayload,
-    handled: true,
-    options: () => keptLast(SCHEDULED_JOBS_KEPT),
-  }),
+  [JOB_USAGE_PARTITIONS]: schedulerJob(QUEUE_HISTORY),
   /** Writes a verified ledger checkpoint at the journal's frontier (the check then reads only what follows). */
-  [JOB_LEDGER_CHECKPOINT]: spec({
-    queue: QUEUE_HISTORY,
-    payload: noPayload,
-    handled: true,
-    options: () => keptLast(SCHEDULED_JOBS_KEPT),
-  }),
+  [JOB_LEDGER_CHECKPOINT]: schedulerJob(QUEUE_HISTORY),
   /** Counts the completion tokens of a batch of streams and records their ratios (no content kept). */
   [JOB_USAGE_AUDIT_COUNT]: spec({
     queue: QUEUE_USAGE_AUDIT,
@@ -266,22 +248,12 @@ export const JOBS = {
     options: () => ({ ...retried(USAGE_AUDIT_JOB_ATTEMPTS, USAGE_JOB_BACKOFF_MS), removeOnComplete: true, removeOnFail: true }),
   }),
   /** The audit's verdicts per contributor and model (a scheduler, USAGE_AUDIT_INTERVAL_SECONDS). */
-  [JOB_USAGE_AUDIT_RUN]: spec({
-    queue: QUEUE_USAGE_AUDIT,
-    payload: noPayload,
-    handled: true,
-    options: () => keptLast(SCHEDULED_JOBS_KEPT),
-  }),
+  [JOB_USAGE_AUDIT_RUN]: schedulerJob(QUEUE_USAGE_AUDIT),
   /**
    * Reads LiteLLM's spend log from the checkpoint (a scheduler every LITELLM_BACKFILL_SECONDS, only
    * with LITELLM_DATABASE_URL). Not retried: the next run re-reads from the same checkpoint.
    */
-  [JOB_LITELLM_BACKFILL]: spec({
-    queue: QUEUE_LITELLM,
-    payload: noPayload,
-    handled: true,
-    options: () => keptLast(SCHEDULED_JOBS_KEPT),
-  }),
+  [JOB_LITELLM_BACKFILL]: schedulerJob(QUEUE_LITELLM),
 } as const;
 
 export type JobName = keyof typeof JOBS;
