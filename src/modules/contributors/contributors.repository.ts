@@ -11,16 +11,8 @@ const TRANSACTION_OPTIONS = { maxWait: 5_000, timeout: 15_000 } as const;
 /** A stored row: the contributor's fields, the enum-like columns as text (their CHECK constraints hold them). */
 type ContributorRow = Omit<Contributor, 'tier' | 'payoutAddress' | 'status'> & { tier: string; payoutAddress: string; status: string };
 
-export interface ContributorChanges {
-  tier: ContributorTier;
-  payoutAddress: Address;
-  status: ContributorStatus;
-  flaggedReason: string | null;
-  payoutAddressProvenAt: Date | null;
-  payoutAddressChangedAt: Date | null;
-  underReviewSince?: Date | null;
-  updatedAt: Date;
-}
+/** What update() writes: every mutable field; the review mark only when given. */
+export type ContributorChanges = Omit<Contributor, 'id' | 'createdAt' | 'underReviewSince'> & { underReviewSince?: Date | null };
 
 const READ_TIER_VERSION = preparedStatement('contributor_tiers_version', 'SELECT count(*)::text AS row_count, coalesce(max(id), 0)::text AS id_max FROM contributor_tiers');
 
