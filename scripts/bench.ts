@@ -42,6 +42,7 @@ import { cpuPerEventLine, readCommittedCpu } from './lib/bench-committed.js';
 import { measureLedgerCheck, type LedgerCheckFigure } from './lib/ledger-check-bench.js';
 import { CleanupStack, cpuMeter, findPidsByCmdline, readMachineBusySeconds, readRssBytes, sampleRss, sleep, type ManagedProcess } from './lib/processes.js';
 import { LEDGER_FETCH_ROUNDS_DEFAULT, measureLedgerFetch } from './lib/ledger-fetch-bench.js';
+import { DAY_MS, nextUtcMidnight } from './lib/utc-day.js';
 
 interface BenchPlan {
   quick: boolean;
@@ -79,7 +80,6 @@ const EARNINGS_GROUP_BY = 'day';
 const RSS_SAMPLE_MS = 250;
 const SETTLE_POLL_MS = 500;
 const SETTLE_TIMEOUT_MS = 60_000;
-const DAY_MS = 86_400_000;
 const DOCS_DIR = join(REPO_ROOT, 'docs');
 const CHART_FILE = 'performance-ingestion.png';
 const FIGURES_FILE = 'figures.json';
@@ -502,7 +502,7 @@ async function measureLedgerCheckOnly(stack: Stack, plan: BenchPlan & { ledgerCh
     users: LEDGER_CHECK_CONTRIBUTORS,
     models: EARNINGS_MODELS,
     days: LEDGER_CHECK_DAYS,
-    endDay: new Date((Math.floor(Date.now() / DAY_MS) + 1) * DAY_MS),
+    endDay: nextUtcMidnight(),
     chunkEvents: EARNINGS_SEED_CHUNK,
     log: (line) => say(`seed: ${line}`),
   });
@@ -563,7 +563,7 @@ async function settledEventCounts(databaseUrl: string): Promise<{ priced: number
  */
 async function measureEarnings(stack: Stack, plan: BenchPlan): Promise<EarningsFigure | { skipped: string }> {
   if (plan.earningsEvents === 0) return { skipped: '--earnings-events 0' };
-  const endDay = new Date((Math.floor(Date.now() / DAY_MS) + 1) * DAY_MS);
+  const endDay = nextUtcMidnight();
   const range = { from: new Date(endDay.getTime() - EARNINGS_DAYS * DAY_MS).toISOString().slice(0, 10), to: endDay.toISOString().slice(0, 10) };
   say(`earnings: seeding ${plan.earningsEvents.toLocaleString('en-US')} events over ${EARNINGS_DAYS} days for one contributor`);
   const seeded = await seedEvents({

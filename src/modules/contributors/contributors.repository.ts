@@ -7,29 +7,11 @@ import type { Contributor, ContributorStatus, ContributorTier, PayeeState, TierV
 
 const TRANSACTION_OPTIONS = { maxWait: 5_000, timeout: 15_000 } as const;
 
-interface ContributorRow {
-  id: string;
-  tier: string;
-  payoutAddress: string;
-  status: string;
-  flaggedReason: string | null;
-  payoutAddressProvenAt: Date | null;
-  payoutAddressChangedAt: Date | null;
-  underReviewSince: Date | null;
-  createdAt: Date;
-  updatedAt: Date;
-}
+/** A stored row: the contributor's fields, the enum-like columns as text (their CHECK constraints hold them). */
+type ContributorRow = Omit<Contributor, 'tier' | 'payoutAddress' | 'status'> & { tier: string; payoutAddress: string; status: string };
 
-export interface ContributorChanges {
-  tier: ContributorTier;
-  payoutAddress: Address;
-  status: ContributorStatus;
-  flaggedReason: string | null;
-  payoutAddressProvenAt: Date | null;
-  payoutAddressChangedAt: Date | null;
-  underReviewSince?: Date | null;
-  updatedAt: Date;
-}
+/** What update() writes: every mutable field; the review mark only when given. */
+export type ContributorChanges = Omit<Contributor, 'id' | 'createdAt' | 'underReviewSince'> & { underReviewSince?: Date | null };
 
 /** count:max(id), the text loadAllTiers's fingerprint has. */
 const TIER_FINGERPRINT = { name: 'contributor_tiers_version', sql: `SELECT count(*)::text || ':' || coalesce(max(id), 0)::text FROM contributor_tiers` };
