@@ -1,7 +1,8 @@
 // Latency of GET /v1/admin/ledger/check (checkpointed: without full) over a seeded database, as a
 // client sees it, in the three states that matter: the first check after the seed (every day of
 // the window is compared with its events once), a check with nothing new (only the per-day rollup
-// digests are hashed), and a check after new events today (today's day is compared again); plus
+// digests are hashed), and a check after new events today (today's day is compared again, from its
+// verified sums plus the events above its frontier); plus
 // one ?full=true for reference (every day, every event).
 import { timedGetJson } from './bench-http.js';
 import { seedEvents } from './seed-events.js';
@@ -22,9 +23,13 @@ export interface LedgerCheckFigure {
   /** The rollups section's own answer after the new events (days compared again / skipped). */
   daysVerified: number;
   daysUnchanged: number;
+  /** Of the days compared again, those compared as verified sums plus their new events only. */
+  daysFromSums: number;
+  /** The sections' own times (timings_ms) of the last check after new events. */
+  afterNewEventsSectionsMs: Record<string, number>;
 }
 
-type CheckBody = { ok: boolean; rollups?: { days_verified?: number; days_unchanged?: number } };
+type CheckBody = { ok: boolean; rollups?: { days_verified?: number; days_unchanged?: number; days_from_sums?: number }; timings_ms?: Record<string, number> };
 
 async function timedCheck(baseUrl: string, adminKey: string, full: boolean): Promise<{ ms: number; body: CheckBody }> {
   const check = await timedGetJson<CheckBody>(`${baseUrl}/v1/admin/ledger/check${full ? '?full=true' : ''}`, adminKey, REQUEST_TIMEOUT_MS, 'ledger check');
@@ -56,10 +61,12 @@ export async function measureLedgerCheck(o: { baseUrl: string; adminKey: string;
     fullMs: full.ms,
     daysVerified: last.body.rollups?.days_verified ?? -1,
     daysUnchanged: last.body.rollups?.days_unchanged ?? -1,
+    daysFromSums: last.body.rollups?.days_from_sums ?? -1,
+    afterNewEventsSectionsMs: last.body.timings_ms ?? {},
   };
   o.log(
     `ledger check over ${o.eventsInWindow.toLocaleString('en-US')} events in its window: first ${figure.firstMs.toFixed(0)} ms, nothing new ${figure.unchangedMs.toFixed(0)} ms, ` +
-      `after ${o.newEvents} new events today ${figure.afterNewEventsMs.toFixed(0)} ms (${figure.daysVerified} day(s) compared again, ${figure.daysUnchanged} skipped), ?full=true ${figure.fullMs.toFixed(0)} ms`,
+      `after ${o.newEvents} new events today ${figure.afterNewEventsMs.toFixed(0)} ms (${figure.daysVerified} day(s) compared again, ${figure.daysFromSums} of them from their verified sums, ${figure.daysUnchanged} skipped; sections ${JSON.stringify(figure.afterNewEventsSectionsMs)}), ?full=true ${figure.fullMs.toFixed(0)} ms`,
   );
   return figure;
 }

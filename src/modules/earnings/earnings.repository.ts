@@ -29,7 +29,7 @@ const GROUPING_SQL: Record<GroupBy, { select: string; groupOrder: string }> = {
 };
 
 // The rollup check scans every priced event: give it more than the pool's default statement timeout.
-const ROLLUP_CHECK_TIMEOUT = '10min';
+export const ROLLUP_CHECK_TIMEOUT = '10min';
 
 interface SumsRow {
   events: string;
@@ -124,73 +124,10 @@ export class EarningsRepository {
       return { rollupRows: toBigInt(counted.rows[0]!.n), mismatches: result.rows.map(toMismatch) };
     });
   }
-
-  /**
-   * The checkpointed form (RollupCheck without full): in one snapshot, the days from `sinceDay`
-   * whose rollup rows no longer hash to the digest stored when they were last verified (or were
-   * never verified) are compared with their events; each such day found equal has its digest
-   * stored, so the next check skips it until its rows change. Returns the rows counted, the days
-   * re-verified and the mismatches.
-   */
-  async findRollupMismatchesSinceVerified(limit: number, sinceDay: string): Promise<{ rollupRows: bigint; daysVerified: string[]; daysUnchanged: number; mismatches: RollupMismatch[] }> {
-    return this.db.transaction(async (client) => {
-      await client.query(`SET LOCAL statement_timeout = '${ROLLUP_CHECK_TIMEOUT}'`);
-      const digests = await client.query<{ day: string; rollup_rows: number | null; digest: string | null; verified: boolean }>(
-        `WITH current_days AS (${ROLLUP_DAY_DIGEST_SQL} WHERE day >= $1::date GROUP BY day)
-         SELECT to_char(coalesce(c.day, v.day), 'YYYY-MM-DD') AS day, c.rollup_rows, c.digest, v.digest IS NOT DISTINCT FROM c.digest AS verified
-         FROM current_days c FULL JOIN (SELECT * FROM rollup_verified_days WHERE day >= $1::date) v ON v.day = c.day
-         ORDER BY 1`,
-        [sinceDay],
-      );
-      const changed = digests.rows.filter((r) => !r.verified);
-      const rollupRows = digests.rows.reduce((n, r) => n + BigInt(r.rollup_rows ?? 0), 0n);
-      const daysUnchanged = digests.rows.length - changed.length;
-      if (changed.length === 0) return { rollupRows, daysVerified: [], daysUnchanged, mismatches: [] };
-      const days = changed.map((r) => r.day);
-      // Sorted (ORDER BY 1 above): the range runs from the first day's midnight to the last one's end.
-      const rangeEnd = new Date(Date.parse(`${days[days.length - 1]}T00:00:00Z`) + DAY_MS).toISOString();
-      const result = await client.query<Record<string, string | null>>(rollupMismatchSql(LISTED_DAYS_SCOPE), [ROLLUP_VERIFY_MISMATCHES_MAX, days, `${days[0]}T00:00:00Z`, rangeEnd]);
-      const mismatches = result.rows.map(toMismatch);
-      const bad = new Set(mismatches.map((m) => m.day));
-      const good = changed.filter((r) => !bad.has(r.day));
-      // The digests are a cache of what was proven: a concurrent check storing the same days may
-      // win the row; that changes nothing, so its conflict is not this check's failure.
-      await client.query('SAVEPOINT store_digests');
-      try {
-        await client.query(
-          `WITH good AS (SELECT * FROM unnest($1::date[], $2::int[], $3::text[]) AS g(day, rollup_rows, digest))
-           , gone AS (DELETE FROM rollup_verified_days v USING good g WHERE v.day = g.day AND g.digest IS NULL RETURNING 1)
-           INSERT INTO rollup_verified_days AS v (day, rollup_rows, digest)
-           SELECT day, rollup_rows, digest FROM good WHERE digest IS NOT NULL
-           ON CONFLICT (day) DO UPDATE SET rollup_rows = excluded.rollup_rows, digest = excluded.digest, verified_at = now()`,
-          [good.map((r) => r.day), good.map((r) => r.rollup_rows ?? 0), good.map((r) => r.digest)],
-        );
-        await client.query('RELEASE SAVEPOINT store_digests');
-      } catch (error) {
-        if ((error as { code?: string }).code !== SERIALIZATION_FAILURE) throw error;
-        await client.query('ROLLBACK TO SAVEPOINT store_digests');
-      }
-      return { rollupRows, daysVerified: days, daysUnchanged, mismatches: mismatches.slice(0, limit) };
-    }, 'repeatable read');
-  }
 }
 
-const SERIALIZATION_FAILURE = '40001';
-const DAY_MS = 86_400_000;
-/** Mismatches read per re-verification: every bad day must be known so none is stored as verified. */
-const ROLLUP_VERIFY_MISMATCHES_MAX = 100_000;
-
-/**
- * One digest per UTC day of contributor_usage_daily: md5 of the day's rows in key order (every
- * column the check compares), with the row count.
- */
-const ROLLUP_DAY_DIGEST_SQL = `SELECT day, count(*)::int AS rollup_rows,
-    md5(string_agg(concat_ws(',', contributor_id, model, events, prompt_tokens, completion_tokens, official_atto, earned_atto,
-      charge_atto, margin_atto, cached_tokens, cache_write_tokens, audio_tokens), E'\n' ORDER BY contributor_id COLLATE "C", model COLLATE "C")) AS digest
-  FROM contributor_usage_daily`;
-
 /** Which rows the mismatch query reads: events, archived rollups and rollups of the same days. */
-interface RollupScope {
+export interface RollupScope {
   events: string;
   archived: string;
   rollups: string;
@@ -206,14 +143,14 @@ const SINCE_DAY_SCOPE: RollupScope = {
  * the end of the last ($4): constants, so the planner prunes to those months' partitions and the
  * BRIN index on occurred_at to their block ranges (usually today's: the days written since).
  */
-const LISTED_DAYS_SCOPE: RollupScope = {
+export const LISTED_DAYS_SCOPE: RollupScope = {
   events: `FROM usage_events WHERE status = 'priced' AND occurred_at >= $3::timestamptz AND occurred_at < $4::timestamptz
            AND (occurred_at AT TIME ZONE 'UTC')::date = ANY ($2::date[])`,
   archived: `WHERE day = ANY ($2::date[])`,
   rollups: `WHERE day = ANY ($2::date[])`,
 };
 
-function rollupMismatchSql(scope: RollupScope): string {
+export function rollupMismatchSql(scope: RollupScope): string {
   return `WITH stored AS (
            SELECT contributor_id, (occurred_at AT TIME ZONE 'UTC')::date AS day, model,
                   count(*)::bigint AS events, sum(prompt_tokens)::bigint AS prompt_tokens,
@@ -276,7 +213,7 @@ function sumsFromPrefixed(row: Record<string, string | null>, prefix: 'd_' | 'r_
   };
 }
 
-function toMismatch(row: Record<string, string | null>): RollupMismatch {
+export function toMismatch(row: Record<string, string | null>): RollupMismatch {
   return {
     contributorId: row.contributor_id!,
     day: row.day!,

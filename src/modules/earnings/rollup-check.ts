@@ -3,6 +3,7 @@ import { formatAttoAsUsd } from '../../common/money/index.js';
 import { LedgerCheckRegistry, type LedgerCheckOptions } from '../ledger/ledger-check-extension.js';
 import type { RollupSums } from './rollup-sums.js';
 import { EarningsRepository, type RollupMismatch } from './earnings.repository.js';
+import { RollupVerifiedDaysRepository } from './rollup-verified-days.repository.js';
 
 const ROLLUP_MISMATCHES_REPORTED_MAX = 100;
 
@@ -29,6 +30,7 @@ export class RollupCheck implements OnModuleInit {
   constructor(
     private readonly registry: LedgerCheckRegistry,
     private readonly repository: EarningsRepository,
+    private readonly verifiedDays: RollupVerifiedDaysRepository,
   ) {}
 
   onModuleInit(): void {
@@ -38,8 +40,9 @@ export class RollupCheck implements OnModuleInit {
   /**
    * Without full, only the days of the current and the previous UTC month (their partitions),
    * and of those only the days whose rollup rows changed since they were last verified (a stored
-   * digest per day: rollup_verified_days), so the check costs what was written since, not the
-   * month's events; full compares every day with its events, archived months against what the
+   * digest per day: rollup_verified_days), and of a day written since only its events above the
+   * frontier it was verified at (rollup_verified_sums), so the check costs what was written since,
+   * not the month's events; full compares every day with its events, archived months against what the
    * archive recorded of them (usage_archived_rollups).
    */
   async run(options: LedgerCheckOptions = { full: true }) {
@@ -51,7 +54,7 @@ export class RollupCheck implements OnModuleInit {
       return { ok: found.mismatches.length === 0, since_day: null, rollup_rows: found.rollupRows.toString(), mismatched: mismatched(found) };
     }
     const sinceDay = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() - 1, 1)).toISOString().slice(0, 10);
-    const found = await this.repository.findRollupMismatchesSinceVerified(ROLLUP_MISMATCHES_REPORTED_MAX, sinceDay);
+    const found = await this.verifiedDays.findMismatchesSinceVerified(ROLLUP_MISMATCHES_REPORTED_MAX, sinceDay);
     return {
       ok: found.mismatches.length === 0,
       since_day: sinceDay,
@@ -59,6 +62,8 @@ export class RollupCheck implements OnModuleInit {
       // Days compared with their events in this check; the others still hash to their verified digest.
       days_verified: found.daysVerified.length,
       days_unchanged: found.daysUnchanged,
+      // Of the days verified, those compared as their verified sums plus their new events only.
+      days_from_sums: found.daysFromSums,
       mismatched: mismatched(found),
     };
   }

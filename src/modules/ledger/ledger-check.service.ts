@@ -32,8 +32,8 @@ export class LedgerCheckService {
   ) {}
 
   /**
-   * Without full: from the newest verified checkpoint (only entries after it are read), or in
-   * full when none exists yet; full: every entry.
+   * Without full: from the newest verified checkpoint (only entries after it are read), written
+   * first when none exists yet or many entries follow it; full: every entry.
    */
   async run(options: LedgerCheckOptions = { full: false }): Promise<FullLedgerCheck> {
     const timingsMs: Record<string, number> = {};
@@ -47,7 +47,7 @@ export class LedgerCheckService {
     };
     const [{ fromCheckpoint, report }, extensions] = await Promise.all([
       timed('ledger', async () => {
-        const fromCheckpoint = options.full ? null : await this.checkpoints.check();
+        const fromCheckpoint = options.full ? null : await this.checkpoints.checkAdvancing();
         return { fromCheckpoint, report: fromCheckpoint ?? (await this.ledger.check()) };
       }),
       Promise.all(this.registry.all().map(async (e) => [e.name, await timed(e.name, () => e.run(options))] as const)),

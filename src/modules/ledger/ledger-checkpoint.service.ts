@@ -9,6 +9,13 @@ const MISMATCHES_REPORTED_MAX = 100;
 const CHECKPOINTS_KEPT = 3;
 /** No upper bound: every entry the snapshot sees after the checkpoint. */
 const LAST_ENTRY = 2n ** 63n - 1n;
+/**
+ * A passing check that had to read at least this many entries after the newest checkpoint (or had
+ * none to start from) writes a new one at the frontier, so the next check reads only what follows.
+ */
+export const CHECKPOINT_ADVANCE_ENTRIES = 10_000n;
+/** As the rollup check's: more than the pool's default statement timeout. */
+const CHECKPOINT_WRITE_TIMEOUT = '10min';
 
 export interface CheckpointInfo {
   id: bigint;
@@ -53,12 +60,34 @@ export class LedgerCheckpoints {
   }
 
   /**
+   * The check of GET /v1/admin/ledger/check without full: from the newest checkpoint, moved to the
+   * journal's frontier first when there is none yet or the check found many entries after it (and
+   * passed). Without this, a journal whose checkpoint job had not run was summed in full on every
+   * check (issue 25: 18.8 s with nothing new over a few million entries). null: no checkpoint could
+   * be written (the journal does not balance); the caller then runs the full check, which reports why.
+   */
+  async checkAdvancing(): Promise<CheckpointedReport | null> {
+    const report = await this.check();
+    if (report && (!report.ok || report.checkpoint.entriesSince < CHECKPOINT_ADVANCE_ENTRIES)) return report;
+    try {
+      await this.write();
+    } catch (error) {
+      // Refused (entries that do not balance, a tampered checkpoint): what was found stays the answer.
+      this.logger.warn(`check could not advance the checkpoint: ${(error as Error).message}`);
+      return report;
+    }
+    return this.check();
+  }
+
+  /**
    * Writes a checkpoint at the journal's frontier from the previous one, verified before it
    * commits; returns it (or null when nothing was written since the last one).
    */
   async write(): Promise<{ id: bigint; throughEntryId: bigint; entries: bigint } | null> {
     const frontier = await this.repository.frontier();
     return this.db.transaction(async (client) => {
+      // The first one reads the whole journal (minutes at millions of entries on a loaded machine).
+      await client.query(`SET LOCAL statement_timeout = '${CHECKPOINT_WRITE_TIMEOUT}'`);
       const previous = await this.repository.latest(client);
       if (previous && previous.throughEntryId >= frontier) return null;
       if (previous) {

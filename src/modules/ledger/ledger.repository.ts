@@ -204,10 +204,17 @@ export class LedgerRepository {
     return new Map(result.rows.map((r) => [r.kind, { balanceAtto: toBigInt(r.balance), heldAtto: toBigInt(r.held) }]));
   }
 
+  /**
+   * Positive postings of entries of intoKind plus negative ones of outOfKind (the settlement
+   * section of every ledger check). The entries are selected by kind first, through the (kind, ref)
+   * index: the same filter over ledger_postings could not be pushed below the unnest and read
+   * every entry of the journal (13.3 s over 3M entries, issue 25).
+   */
   async netMoved(input: { intoKind: string; outOfKind: string }): Promise<bigint> {
     const result = await this.db.pool.query<{ total: string }>(
-      `SELECT coalesce(sum(amount_atto), 0) AS total FROM ledger_postings
-       WHERE (kind = $1 AND amount_atto > 0) OR (kind = $2 AND amount_atto < 0)`,
+      `SELECT coalesce(sum(p.amount), 0) AS total
+       FROM journal_entries e, unnest(e.account_codes, e.amounts_atto) AS p(code, amount)
+       WHERE e.kind IN ($1, $2) AND ((e.kind = $1 AND p.amount > 0) OR (e.kind = $2 AND p.amount < 0))`,
       [input.intoKind, input.outOfKind],
     );
     return toBigInt(result.rows[0]!.total);

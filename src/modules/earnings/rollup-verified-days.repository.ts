@@ -1,0 +1,254 @@
+import { Injectable, Logger } from '@nestjs/common';
+import { DatabaseService, type SqlClient } from '../../database/database.service.js';
+import { toBigInt } from '../../database/sql.js';
+import { LISTED_DAYS_SCOPE, ROLLUP_CHECK_TIMEOUT, rollupMismatchSql, toMismatch, type RollupMismatch } from './earnings.repository.js';
+
+const SERIALIZATION_FAILURE = '40001';
+const UNIQUE_VIOLATION = '23505';
+const DAY_MS = 86_400_000;
+/** Mismatches read per re-verification: every bad day must be known so none is stored as verified. */
+const ROLLUP_VERIFY_MISMATCHES_MAX = 100_000;
+
+/** The summed columns of a rollup row, in the order every query here lists them. */
+const SUM_COLUMNS = ['events', 'prompt_tokens', 'completion_tokens', 'official_atto', 'earned_atto', 'charge_atto', 'margin_atto', 'cached_tokens', 'cache_write_tokens', 'audio_tokens'] as const;
+const list = (prefix: string) => SUM_COLUMNS.map((c) => `${prefix}${c}`).join(', ');
+
+/** Priced events summed as contributor_usage_daily sums them, per contributor, UTC day and model. */
+const EVENT_SUMS_SELECT = `e.contributor_id, (e.occurred_at AT TIME ZONE 'UTC')::date AS day, e.model,
+    count(*)::bigint AS events, sum(e.prompt_tokens)::bigint AS prompt_tokens, sum(e.completion_tokens)::bigint AS completion_tokens,
+    sum(e.official_atto) AS official_atto, sum(e.payout_atto) AS earned_atto, sum(e.charge_atto) AS charge_atto, sum(e.margin_atto) AS margin_atto,
+    sum(e.cached_tokens)::bigint AS cached_tokens, sum(e.cache_write_5m_tokens + e.cache_write_1h_tokens)::bigint AS cache_write_tokens,
+    sum(e.prompt_audio_tokens + e.completion_audio_tokens)::bigint AS audio_tokens`;
+
+/**
+ * Each day of the window: its rollup rows' digest now (md5 of the rows in key order, every
+ * compared column), its archived rollups' digest now, its unpriced events at or below the stored
+ * frontier now, and what was stored when it was last verified.
+ */
+const DAY_STATE_SQL = `WITH current_days AS (
+    SELECT day, count(*)::int AS rollup_rows,
+      md5(string_agg(concat_ws(',', contributor_id, model, events, prompt_tokens, completion_tokens, official_atto, earned_atto,
+        charge_atto, margin_atto, cached_tokens, cache_write_tokens, audio_tokens), E'\\n' ORDER BY contributor_id COLLATE "C", model COLLATE "C")) AS digest
+    FROM contributor_usage_daily WHERE day >= $1::date AND ($3::date[] IS NULL OR day = ANY ($3::date[])) GROUP BY day
+  ), archived_days AS (
+    SELECT day, md5(string_agg(concat_ws(',', contributor_id, model, events, prompt_tokens, completion_tokens, official_atto, earned_atto,
+        charge_atto, margin_atto, cached_tokens, cache_write_tokens, audio_tokens), E'\\n' ORDER BY contributor_id COLLATE "C", model COLLATE "C")) AS digest
+    FROM usage_archived_rollups WHERE day >= $1::date AND ($3::date[] IS NULL OR day = ANY ($3::date[])) GROUP BY day
+  ), verified AS (SELECT * FROM rollup_verified_days WHERE day >= $1::date AND ($3::date[] IS NULL OR day = ANY ($3::date[]))
+  ), unpriced AS (
+    -- The partial index of unpriced events: only those are read.
+    SELECT v.day, count(*)::bigint AS n
+    FROM usage_events e JOIN verified v ON v.through_event_id IS NOT NULL AND e.id <= v.through_event_id
+      AND (e.occurred_at AT TIME ZONE 'UTC')::date = v.day
+    WHERE e.status = 'unpriced' AND e.occurred_at >= ($1::date::timestamp AT TIME ZONE 'UTC')
+    GROUP BY v.day
+  ), above AS (
+    -- Priced events above each day's frontier: only ids above the lowest one ($2) are read.
+    SELECT v.day, count(*)::bigint AS n
+    FROM usage_events e JOIN verified v ON v.through_event_id IS NOT NULL AND e.id > v.through_event_id
+      AND (e.occurred_at AT TIME ZONE 'UTC')::date = v.day
+    WHERE $2::bigint IS NOT NULL AND e.status = 'priced' AND e.id > $2::bigint AND e.occurred_at >= ($1::date::timestamp AT TIME ZONE 'UTC')
+    GROUP BY v.day
+  ), days AS (SELECT day FROM current_days UNION SELECT day FROM archived_days UNION SELECT day FROM verified)
+  SELECT to_char(d.day, 'YYYY-MM-DD') AS day, c.rollup_rows, c.digest, a.digest AS archived_digest,
+         v.digest AS verified_digest, v.archived_digest AS verified_archived_digest, v.through_event_id,
+         v.unpriced_through, coalesce(u.n, 0) AS unpriced_now, v.events_above, coalesce(b.n, 0) AS events_above_now, v.day IS NOT NULL AS stored
+  FROM days d LEFT JOIN current_days c ON c.day = d.day LEFT JOIN archived_days a ON a.day = d.day
+    LEFT JOIN verified v ON v.day = d.day LEFT JOIN unpriced u ON u.day = d.day LEFT JOIN above b ON b.day = d.day
+  ORDER BY 1`;
+
+interface DayState {
+  day: string;
+  rollupRows: number;
+  digest: string | null;
+  archivedDigest: string | null;
+  /** Unchanged since its verification: skipped. */
+  unchanged: boolean;
+  /** Changed only by rollup rows over events above the stored frontier: checked from the verified sums. */
+  throughEventId: bigint | null;
+}
+
+function dayStateOf(r: Record<string, string | number | boolean | null>): DayState {
+  const digest = r.digest as string | null;
+  const archivedDigest = r.archived_digest as string | null;
+  const through = r.through_event_id === null ? null : toBigInt(r.through_event_id as string);
+  const sameArchive = r.verified_archived_digest === archivedDigest;
+  // A day stored before through_event_id existed, or verified without a frontier, has no sums.
+  const same = (stored: unknown, now: unknown) => stored !== null && stored !== undefined && toBigInt(stored as string) === toBigInt(now as string);
+  const sameUnpriced = through !== null && same(r.unpriced_through, r.unpriced_now);
+  // Events above the frontier with an unchanged rollup: written without it (compared again).
+  const sameAbove = through !== null && same(r.events_above, r.events_above_now);
+  const unchanged = r.stored === true && r.verified_digest === digest && sameArchive && (through === null || (sameUnpriced && sameAbove));
+  return { day: r.day as string, rollupRows: (r.rollup_rows as number | null) ?? 0, digest, archivedDigest, unchanged, throughEventId: sameArchive && sameUnpriced ? through : null };
+}
+
+/**
+ * The checkpointed rollup check's state (rollup_verified_days, rollup_verified_sums; migrations
+ * 20261202150000 and 20261202190000): which days of the window changed since they were last proven
+ * equal to their events, and how little of a changed day has to be read again.
+ */
+@Injectable()
+export class RollupVerifiedDaysRepository {
+  private readonly logger = new Logger('RollupVerifiedDays');
+
+  constructor(private readonly db: DatabaseService) {}
+
+  /**
+   * Days from `sinceDay` whose rollup rows, archived rollups or unpriced events changed since they
+   * were last verified (or that never were) are compared again, in one snapshot taken after the
+   * usage_events frontier: a day whose only change is rollup rows over events with ids above its
+   * stored frontier is compared as verified sums + those events (what is new), any other change
+   * (a reprice of its unpriced events, an archive) with all its events. The comparison with all
+   * the events is the arbiter: a day that fails the first is compared again in full, and only the
+   * full comparison reports mismatches. Each day found equal stores its digests, frontier and sums.
+   */
+  async findMismatchesSinceVerified(limit: number, sinceDay: string): Promise<{ rollupRows: bigint; daysVerified: string[]; daysUnchanged: number; daysFromSums: number; mismatches: RollupMismatch[] }> {
+    // Nothing changed (the usual case between writes): answered without the frontier's lock.
+    const glance = await this.db.transaction((client) => this.dayStates(client, sinceDay), 'repeatable read');
+    if (glance.every((d) => d.unchanged)) return { rollupRows: sumRows(glance), daysVerified: [], daysUnchanged: glance.length, daysFromSums: 0, mismatches: [] };
+    const frontier = await this.frontier();
+    // Only the days that changed in the glance are read again after the frontier (each day is
+    // proven in one snapshot; a day changing in between is the next check's).
+    const unchangedDays = glance.filter((d) => d.unchanged);
+    return this.db.transaction(async (client) => {
+      await client.query(`SET LOCAL statement_timeout = '${ROLLUP_CHECK_TIMEOUT}'`);
+      const states = await this.dayStates(client, sinceDay, glance.filter((d) => !d.unchanged).map((d) => d.day));
+      const changed = states.filter((d) => !d.unchanged);
+      const daysUnchanged = unchangedDays.length + states.length - changed.length;
+      const rollupRows = sumRows(unchangedDays) + sumRows(states);
+      if (changed.length === 0) return { rollupRows, daysVerified: [], daysUnchanged, daysFromSums: 0, mismatches: [] };
+      const fromSums = changed.filter((d) => d.throughEventId !== null);
+      const fromSumsFailed = new Set(await this.daysDifferingFromSums(client, fromSums));
+      const inFull = changed.filter((d) => d.throughEventId === null || fromSumsFailed.has(d.day));
+      const mismatches = await this.compareInFull(client, inFull.map((d) => d.day));
+      const bad = new Set(mismatches.map((m) => m.day));
+      await this.storeVerified(client, changed.filter((d) => !bad.has(d.day)), frontier);
+      return { rollupRows, daysVerified: changed.map((d) => d.day), daysUnchanged, daysFromSums: fromSums.length - fromSumsFailed.size, mismatches: mismatches.slice(0, limit) };
+    }, 'repeatable read');
+  }
+
+  /** The state of every day from sinceDay, or of the listed ones only. */
+  private async dayStates(client: SqlClient, sinceDay: string, days: string[] | null = null): Promise<DayState[]> {
+    // The lowest frontier as a constant: the planner then reads the ids above it by each partition's primary key.
+    const lowest = await client.query<{ id: string | null }>('SELECT min(through_event_id) AS id FROM rollup_verified_days WHERE day >= $1::date AND ($2::date[] IS NULL OR day = ANY ($2::date[]))', [sinceDay, days]);
+    const result = await client.query<Record<string, string | number | boolean | null>>(DAY_STATE_SQL, [sinceDay, lowest.rows[0]!.id, days]);
+    return result.rows.map(dayStateOf);
+  }
+
+  /**
+   * The usage_events frontier (as the journal's, docs/history.md): a SHARE lock waits for the
+   * writers in flight and is released at once, so every id at or below max(id) is committed before
+   * the snapshot that follows. null when the lock is not granted in time: the days verified then
+   * store no frontier, and their next change is compared with all their events.
+   */
+  private async frontier(): Promise<bigint | null> {
+    try {
+      return await this.db.transaction(async (client) => {
+        await client.query(`SET LOCAL lock_timeout = '5s'`);
+        await client.query('LOCK TABLE usage_events IN SHARE MODE');
+        const result = await client.query<{ id: string }>('SELECT coalesce(max(id), 0) AS id FROM usage_events');
+        return toBigInt(result.rows[0]!.id);
+      });
+    } catch (error) {
+      this.logger.warn(`usage_events frontier not taken: ${(error as Error).message}`);
+      return null;
+    }
+  }
+
+  /**
+   * The days (of those given) whose rollup rows differ from their verified sums plus their priced
+   * events above the day's frontier. Reads only those events: one range of ids above the smallest
+   * frontier over the days' occurred_at range (each partition's primary key).
+   */
+  private async daysDifferingFromSums(client: SqlClient, days: DayState[]): Promise<string[]> {
+    if (days.length === 0) return [];
+    const sorted = [...days].sort((a, b) => a.day.localeCompare(b.day));
+    const lowest = sorted.reduce((m, d) => (d.throughEventId! < m ? d.throughEventId! : m), sorted[0]!.throughEventId!);
+    const result = await client.query<{ day: string }>(
+      `WITH d AS (SELECT * FROM unnest($1::date[], $2::bigint[]) AS d(day, through_id)),
+       fresh AS (
+         SELECT ${EVENT_SUMS_SELECT}
+         FROM usage_events e JOIN d ON d.day = (e.occurred_at AT TIME ZONE 'UTC')::date AND e.id > d.through_id
+         WHERE e.status = 'priced' AND e.id > $3::bigint AND e.occurred_at >= $4::timestamptz AND e.occurred_at < $5::timestamptz
+         GROUP BY 1, 2, 3
+       ), expected AS (
+         SELECT contributor_id, day, model, ${SUM_COLUMNS.map((c) => `sum(${c}) AS ${c}`).join(', ')}
+         FROM (SELECT contributor_id, day, model, ${list('')} FROM rollup_verified_sums WHERE day = ANY ($1::date[])
+               UNION ALL SELECT contributor_id, day, model, ${list('')} FROM fresh) AS x
+         GROUP BY 1, 2, 3
+       )
+       SELECT DISTINCT to_char(coalesce(x.day, r.day), 'YYYY-MM-DD') AS day
+       FROM expected x FULL JOIN (SELECT * FROM contributor_usage_daily WHERE day = ANY ($1::date[])) r
+         ON r.contributor_id = x.contributor_id AND r.day = x.day AND r.model = x.model
+       WHERE x.contributor_id IS NULL OR r.contributor_id IS NULL OR (${list('r.')}) IS DISTINCT FROM (${list('x.')})`,
+      [sorted.map((d) => d.day), sorted.map((d) => d.throughEventId!.toString()), lowest.toString(), `${sorted[0]!.day}T00:00:00Z`, dayEnd(sorted[sorted.length - 1]!.day)],
+    );
+    return result.rows.map((r) => r.day);
+  }
+
+  /** Every rollup row of the listed days against all their events (and archived rollups). */
+  private async compareInFull(client: SqlClient, days: string[]): Promise<RollupMismatch[]> {
+    if (days.length === 0) return [];
+    const sorted = [...days].sort();
+    const result = await client.query<Record<string, string | null>>(rollupMismatchSql(LISTED_DAYS_SCOPE), [ROLLUP_VERIFY_MISMATCHES_MAX, sorted, `${sorted[0]}T00:00:00Z`, dayEnd(sorted[sorted.length - 1]!)]);
+    return result.rows.map(toMismatch);
+  }
+
+  /**
+   * Stores what was proven of each good day: its digests, and with a frontier, the rollup rows
+   * minus the day's priced events above it (= its events at or below it, plus what the archive
+   * recorded), its unpriced events at or below it and its priced events above it. The rows are a cache of what was proven: a
+   * concurrent check storing the same days may win them; that changes nothing, so its conflict is
+   * not this check's failure.
+   */
+  private async storeVerified(client: SqlClient, good: DayState[], frontier: bigint | null): Promise<void> {
+    if (good.length === 0) return;
+    const sorted = [...good].sort((a, b) => a.day.localeCompare(b.day));
+    const days = sorted.map((d) => d.day);
+    const range = [`${days[0]}T00:00:00Z`, dayEnd(days[days.length - 1]!)];
+    await client.query('SAVEPOINT store_verified');
+    try {
+      await client.query(
+        `WITH good AS (SELECT * FROM unnest($1::date[], $2::int[], $3::text[], $4::text[]) AS g(day, rollup_rows, digest, archived_digest))
+         , unpriced AS (
+           SELECT (e.occurred_at AT TIME ZONE 'UTC')::date AS day, count(*)::bigint AS n FROM usage_events e
+           WHERE $5::bigint IS NOT NULL AND e.status = 'unpriced' AND e.id <= $5::bigint AND e.occurred_at >= $6::timestamptz AND e.occurred_at < $7::timestamptz
+           GROUP BY 1)
+         , above AS (
+           SELECT (e.occurred_at AT TIME ZONE 'UTC')::date AS day, count(*)::bigint AS n FROM usage_events e
+           WHERE $5::bigint IS NOT NULL AND e.status = 'priced' AND e.id > $5::bigint AND e.occurred_at >= $6::timestamptz AND e.occurred_at < $7::timestamptz
+           GROUP BY 1)
+         , gone AS (DELETE FROM rollup_verified_days v USING good g WHERE v.day = g.day AND g.digest IS NULL AND g.archived_digest IS NULL RETURNING 1)
+         INSERT INTO rollup_verified_days AS v (day, rollup_rows, digest, archived_digest, through_event_id, unpriced_through, events_above)
+         SELECT g.day, g.rollup_rows, coalesce(g.digest, ''), g.archived_digest, $5::bigint,
+                CASE WHEN $5::bigint IS NULL THEN NULL ELSE coalesce(u.n, 0) END, CASE WHEN $5::bigint IS NULL THEN NULL ELSE coalesce(b.n, 0) END
+         FROM good g LEFT JOIN unpriced u ON u.day = g.day LEFT JOIN above b ON b.day = g.day WHERE g.digest IS NOT NULL OR g.archived_digest IS NOT NULL
+         ON CONFLICT (day) DO UPDATE SET rollup_rows = excluded.rollup_rows, digest = excluded.digest, archived_digest = excluded.archived_digest,
+           through_event_id = excluded.through_event_id, unpriced_through = excluded.unpriced_through, events_above = excluded.events_above, verified_at = now()`,
+        [days, sorted.map((d) => d.rollupRows), sorted.map((d) => d.digest), sorted.map((d) => d.archivedDigest), frontier?.toString() ?? null, range[0], range[1]],
+      );
+      await client.query('DELETE FROM rollup_verified_sums WHERE day = ANY ($1::date[])', [days]);
+      if (frontier !== null) {
+        await client.query(
+          `WITH above AS (
+             SELECT ${EVENT_SUMS_SELECT} FROM usage_events e
+             WHERE e.status = 'priced' AND e.id > $2::bigint AND e.occurred_at >= $3::timestamptz AND e.occurred_at < $4::timestamptz
+             GROUP BY 1, 2, 3)
+           INSERT INTO rollup_verified_sums (day, contributor_id, model, ${list('')})
+           SELECT r.day, r.contributor_id, r.model, ${SUM_COLUMNS.map((c) => `r.${c} - coalesce(a.${c}, 0)`).join(', ')}
+           FROM contributor_usage_daily r LEFT JOIN above a ON a.contributor_id = r.contributor_id AND a.day = r.day AND a.model = r.model
+           WHERE r.day = ANY ($1::date[])`,
+          [days, frontier.toString(), range[0], range[1]],
+        );
+      }
+      await client.query('RELEASE SAVEPOINT store_verified');
+    } catch (error) {
+      const code = (error as { code?: string }).code;
+      if (code !== SERIALIZATION_FAILURE && code !== UNIQUE_VIOLATION) throw error;
+      await client.query('ROLLBACK TO SAVEPOINT store_verified');
+    }
+  }
+}
+
+const sumRows = (states: DayState[]) => states.reduce((n, d) => n + BigInt(d.rollupRows), 0n);
+const dayEnd = (day: string) => new Date(Date.parse(`${day}T00:00:00Z`) + DAY_MS).toISOString();
