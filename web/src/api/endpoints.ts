@@ -2,7 +2,9 @@
 // (refunds, statements, webhooks) starts with its functions here and its keys in queryKeys.
 import { apiBlob, apiJson } from './client';
 import type {
+  PayoutAddressChallenge,
   PayoutAddressState,
+  ProvenContributor,
   UsageAuditRow,
   AuditEntry,
   ConsoleConfig,
@@ -81,6 +83,10 @@ export const api = {
   review: (contributorId: string, decision: 'clear' | 'suspend', reason: string) =>
     apiJson<{ contributor_id: string; decision: string; status: string; reviewed_at: string }>(`/v1/admin/contributors/${id(contributorId)}/review`, { method: 'POST', json: { decision, reason } }),
   payoutAddress: (contributorId: string) => apiJson<PayoutAddressState>(`/v1/contributors/${id(contributorId)}/payout-address`),
+  payoutAddressChallenge: (contributorId: string, address: string) =>
+    apiJson<PayoutAddressChallenge>(`/v1/contributors/${id(contributorId)}/payout-address/challenge`, { query: { address } }),
+  provePayoutAddress: (contributorId: string, body: { address: string; signature: string; nonce: string }) =>
+    apiJson<ProvenContributor>(`/v1/contributors/${id(contributorId)}/payout-address`, { method: 'POST', json: body }),
   auditLog: (cursor?: string) => apiJson<Page<AuditEntry>>('/v1/admin/audit-log', { query: { limit: 50, cursor } }),
 
   // Contributors
