@@ -1,4 +1,4 @@
-// npm run bench [-- --quick] [--earnings-events N] [--duration S] [--rounds N] [--keep] [--no-build] [--render-from RUN/figures.json] [--only single|two-api|tracing|litellm|ledger-fetch|ledger-check [--ledger-check-events N]]
+// npm run bench [-- --quick] [--earnings-events N] [--duration S] [--rounds N] [--keep] [--no-build] [--render-from RUN/figures.json] [--only single|two-api|tracing|litellm|ledger-fetch|ledger-check|stream-audit [--ledger-check-events N]]
 //   [--history [--history-events N] [--history-steps K]]: only the history phase (scripts/lib/bench-history.ts, docs/history-bench.md)
 //   BENCH_CPU_PROF_DIR=DIR in the environment: every API process writes a V8 CPU profile there (node --cpu-prof).
 // Every figure of docs/performance.md, measured side by side in ONE run on the same Postgres:
@@ -8,7 +8,8 @@
 // recipient (BatchPayout vs Disperse vs one transfer per tx), (f) the API's resident memory,
 // (g) batch 1000 and single events on two API processes (same database, Redis and queue prefix)
 // behind a round-robin client, next to the one-process runs of the same rounds, (i) batch 1000 and
-// single events with tracing off and on (a traced API exporting to a local OTLP sink), back to back.
+// single events with tracing off and on (a traced API exporting to a local OTLP sink), back to back, (j) the stream route
+// with the usage audit off vs on (CPU per event) and the worker's audit of 10,000 streams vs their ingestion.
 // Writes docs/performance.md and docs/performance-ingestion.png.
 import { cpus, loadavg, totalmem } from 'node:os';
 import { join } from 'node:path';
@@ -21,7 +22,8 @@ import { measureRawLimits } from './lib/bench-raw.js';
 import { startOtlpSink } from './lib/otlp-sink.js';
 import { compareTracing, renderTracingTable, tracingLine, tracingRunOrder, type TracingComparison, type TracingWorkload } from './lib/bench-tracing.js';
 import { LITELLM_BATCH_SIZE, LITELLM_TARGET_RATIO, litellmPayloadBytes, runLitellmLoad, runSameEventsBatchLoad, seedLitellmDeployments } from './lib/bench-litellm.js';
-import { renderChartSvg, renderMarkdown, writeChartPng, type BatchFigure, type BenchFigures, type SingleFigure, type EarningsFigure, type MachineInfo } from './lib/bench-report.js';
+import { renderChartSvg, renderMarkdown, writeChartPng, TARGET_STREAM_AUDIT_CPU_RATIO_MAX, type BatchFigure, type BenchFigures, type SingleFigure, type EarningsFigure, type MachineInfo, type StreamAuditFigure, type StreamAuditRun } from './lib/bench-report.js';
+import { auditQueue, auditSampleCount, runStreamLoad, streamBodies, waitingAuditStreams } from './lib/stream-audit-bench.js';
 import {
   createMigratedDatabase,
   createRunDir,
@@ -32,6 +34,7 @@ import {
   randomSuffix,
   REPO_ROOT,
   startApi,
+  startWorker,
 } from './lib/bench-stack.js';
 import { startDevchain, type Devchain } from './lib/devchain.js';
 import { measureEarningsQuery } from './lib/earnings-bench.js';
@@ -91,6 +94,23 @@ const LEDGER_CHECK_CONTRIBUTORS = 50;
 /** New events written today before each "after new events" check. */
 const LEDGER_CHECK_NEW_EVENTS = 1000;
 
+/**
+ * (i) Stream route with the usage audit off vs on: the audit-on phases together store this many
+ * streams (issue 27: "the audit of 10,000 streams takes less time than their ingestion"), the
+ * audit-off phases as many; rounds alternate off/on so a slow spell of the machine hits both.
+ */
+const STREAM_AUDIT_STREAMS = 10_000;
+const STREAM_AUDIT_STREAMS_QUICK = 1_000;
+const STREAM_AUDIT_ROUNDS = 2;
+const STREAM_AUDIT_CONNECTIONS = 32;
+const STREAM_AUDIT_WARMUP_STREAMS = 1_000;
+/** The audit-off phases store this many times fewer streams (CPU per event needs no 10,000; the run stays near a minute). */
+const STREAM_AUDIT_OFF_SHARE = 2;
+/** The producer sends what gathered every 50 ms: this long after a load, every sample is queued. */
+const AUDIT_FLUSH_WAIT_MS = 500;
+const AUDIT_POLL_MS = 100;
+const AUDIT_TIMEOUT_MS = 300_000;
+
 /** The batch size of the two-API phase (the target row of the one-process batches). */
 const TWO_API_BATCH_SIZE = 1000;
 /** The local Redis as its process title shows it (the shared limits and queues of every API). */
@@ -107,7 +127,7 @@ const say = (line: string) => console.log(`[bench] ${line}`);
 const sayCpu = (phase: string, cpu: MultiApiCpu) =>
   say(`${phase} CPU (cores): api ${cpu.apiCoresEach.length > 1 ? `${cpu.apiCoresEach.map((c) => c.toFixed(2)).join(' + ')} = ` : ''}${cpu.apiCores.toFixed(2)}, redis ${cpu.redisCores.toFixed(2)}, postgres ${cpu.postgresCores.toFixed(2)}, load generator ${cpu.loadGeneratorCores.toFixed(2)}, other processes ${cpu.otherCores.toFixed(2)}`);
 
-function parsePlan(): BenchPlan & { keep: boolean; noBuild: boolean; renderFrom?: string; onlySingle: boolean; onlyTwoApi: boolean; onlyTracing: boolean; onlyLitellm: boolean; onlyLedgerFetch: boolean; onlyLedgerCheck: boolean; ledgerCheckEvents: number; history: { events: number; steps: number } | null } {
+function parsePlan(): BenchPlan & { keep: boolean; noBuild: boolean; renderFrom?: string; onlySingle: boolean; onlyTwoApi: boolean; onlyTracing: boolean; onlyLitellm: boolean; onlyLedgerFetch: boolean; onlyLedgerCheck: boolean; onlyStreamAudit: boolean; ledgerCheckEvents: number; history: { events: number; steps: number } | null } {
   const { values } = parseArgs({
     options: {
       quick: { type: 'boolean', default: false },
@@ -124,7 +144,8 @@ function parsePlan(): BenchPlan & { keep: boolean; noBuild: boolean; renderFrom?
       // events), "two-api" (batch 1000 and single events on one API and on two, alternating),
       // "litellm" (LiteLLM batches of 500 payloads vs /v1/usage-events/batch, same events, alternating),
       // "ledger-check" (440,000 seeded events, the checkpointed ledger check timed), "tracing"
-      // (batch 1000 and single events, tracing off then on, --rounds rounds of --duration s).
+      // (batch 1000 and single events, tracing off then on, --rounds rounds of --duration s),
+      // "stream-audit" (the stream route with the usage audit off vs on, then the worker's audit timed).
       only: { type: 'string' },
       'ledger-check-events': { type: 'string', default: String(LEDGER_CHECK_EVENTS) },
     },
@@ -142,10 +163,10 @@ function parsePlan(): BenchPlan & { keep: boolean; noBuild: boolean; renderFrom?
   const historySteps = Number(values['history-steps']);
   if (!Number.isSafeInteger(historyEvents) || historyEvents < 1 || !Number.isSafeInteger(historySteps) || historySteps < 1) throw new Error('--history-events and --history-steps must be positive integers');
   const history = values.history ? { events: historyEvents, steps: historySteps } : null;
-  if (values.only !== undefined && !['single', 'two-api', 'tracing', 'litellm', 'ledger-fetch', 'ledger-check'].includes(values.only)) throw new Error('--only takes "single", "two-api", "tracing", "litellm", "ledger-fetch" or "ledger-check"');
+  if (values.only !== undefined && !['single', 'two-api', 'tracing', 'litellm', 'ledger-fetch', 'ledger-check', 'stream-audit'].includes(values.only)) throw new Error('--only takes "single", "two-api", "tracing", "litellm", "ledger-fetch", "ledger-check" or "stream-audit"');
   const ledgerCheckEvents = Number(values['ledger-check-events']);
   if (!Number.isSafeInteger(ledgerCheckEvents) || ledgerCheckEvents < 1) throw new Error('--ledger-check-events must be a positive integer');
-  return { ...base, quick, durationS, ingestionRounds, earningsEvents, keep: values.keep ?? false, noBuild: values['no-build'] ?? false, renderFrom: values['render-from'], onlySingle: values.only === 'single', onlyTwoApi: values.only === 'two-api', onlyTracing: values.only === 'tracing', onlyLitellm: values.only === 'litellm', onlyLedgerFetch: values.only === 'ledger-fetch', onlyLedgerCheck: values.only === 'ledger-check', ledgerCheckEvents, history };
+  return { ...base, quick, durationS, ingestionRounds, earningsEvents, keep: values.keep ?? false, noBuild: values['no-build'] ?? false, renderFrom: values['render-from'], onlySingle: values.only === 'single', onlyTwoApi: values.only === 'two-api', onlyTracing: values.only === 'tracing', onlyLitellm: values.only === 'litellm', onlyLedgerFetch: values.only === 'ledger-fetch', onlyLedgerCheck: values.only === 'ledger-check', onlyStreamAudit: values.only === 'stream-audit', ledgerCheckEvents, history };
 }
 
 async function machineInfo(databaseUrl: string): Promise<MachineInfo> {
@@ -511,6 +532,124 @@ async function measureLedgerCheckOnly(stack: Stack, plan: BenchPlan & { ledgerCh
   say(`load average (1/5/15 min) at start ${load(loadAvgStart)}, at end ${load(loadavg())}`);
 }
 
+const medianOf = (xs: number[]) => {
+  const sorted = [...xs].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+};
+
+/**
+ * (i) The usage audit's cost on the request path and in the worker. A second API process with
+ * USAGE_AUDIT_ENABLED=false beside the stack's (audit on), both warmed. Off and on phases alternate
+ * (off-on, then on-off), one API busy at a time,
+ * each charged with its own process's CPU (and Postgres's and Redis's). The worker runs throughout
+ * on a paused audit queue; once the phases are done the queue resumes and the worker counts the
+ * waiting samples: the time until the last is stored vs the audit-on phases' ingestion time.
+ */
+async function measureStreamAudit(stack: Stack, cleanup: CleanupStack, key: string, plan: BenchPlan): Promise<StreamAuditFigure> {
+  const loadAvgStart = loadavg();
+  const total = plan.quick ? STREAM_AUDIT_STREAMS_QUICK : STREAM_AUDIT_STREAMS;
+  const rounds = plan.quick ? 1 : STREAM_AUDIT_ROUNDS;
+  const perPhase = { on: Math.ceil(total / rounds), off: Math.ceil(total / rounds / STREAM_AUDIT_OFF_SHARE) };
+  const { bodies, meanBytes, meanCompletionTokens } = streamBodies();
+  const off = await startApi({ runDir: stack.runDir, env: { ...stack.apiEnv, USAGE_AUDIT_ENABLED: 'false' }, name: 'api-audit-off' });
+  cleanup.add('stop api-audit-off', () => off.api.stop());
+  const queue = auditQueue(stack.apiEnv.REDIS_URL!, stack.apiEnv.QUEUE_PREFIX!);
+  cleanup.add('close the audit queue client', () => queue.close());
+  // The worker runs from the start, on a paused audit queue: its start-up is not the audit's time.
+  await queue.pause();
+  const worker = await startWorker({ runDir: stack.runDir, env: { ...stack.apiEnv, LOG_LEVEL: 'info' } });
+  cleanup.add('stop worker', () => worker.stop());
+  const warm = plan.quick ? STREAM_AUDIT_WARMUP_STREAMS / 5 : STREAM_AUDIT_WARMUP_STREAMS;
+  say(`(i) stream route, usage audit off (pid ${off.api.pid}) vs on (pid ${stack.api.pid}): ${bodies.length} realistic SSE bodies (mean ${Math.round(meanBytes)} bytes, ${Math.round(meanCompletionTokens)} completion tokens), ${STREAM_AUDIT_CONNECTIONS} connections, ${rounds} round(s) of ${perPhase.off} streams with the audit off then ${perPhase.on} with it on; warm-up ${warm} streams each`);
+  await runStreamLoad({ baseUrl: off.baseUrl, key, connections: STREAM_AUDIT_CONNECTIONS, amount: warm, prefix: 'sa-warm-off', bodies });
+  await runStreamLoad({ baseUrl: stack.baseUrl, key, connections: STREAM_AUDIT_CONNECTIONS, amount: warm, prefix: 'sa-warm-on', bodies });
+  await sleep(AUDIT_FLUSH_WAIT_MS);
+  // The warm-up's samples are not part of the measured 10,000 (and no worker has counted any yet).
+  await queue.drain();
+  if ((await auditSampleCount(stack.databaseUrl)) !== 0) throw new Error('stream-audit: samples were counted while the audit queue was paused');
+  const runs: StreamAuditRun[] = [];
+  let ingestionSeconds = 0;
+  let stored = 0;
+  for (let round = 1; round <= rounds; round += 1) {
+    // off, on, then on, off: a drift of the shared machine over the rounds falls on both sides alike.
+    for (const side of round % 2 === 1 ? (['off', 'on'] as const) : (['on', 'off'] as const)) {
+      const api = side === 'off' ? off : { api: stack.api, baseUrl: stack.baseUrl };
+      const name = `stream audit ${side}`;
+      const meters = startCpuMeters(stack, [api.api]);
+      const load = await runStreamLoad({ baseUrl: api.baseUrl, key, connections: STREAM_AUDIT_CONNECTIONS, amount: perPhase[side], prefix: `sa-${side}-r${round}`, bodies });
+      const cpu = meters.stop();
+      assertPhaseClean(stack, name, load, [api.api]);
+      if (load.pricedEvents !== perPhase[side]) throw new Error(`${name}: ${load.pricedEvents} of ${perPhase[side]} streams priced`);
+      const run: StreamAuditRun = {
+        audit: side,
+        eventsPerSecond: load.eventsPerSecond,
+        latencyP99Ms: load.latencyP99Ms,
+        apiUs: perEventUs(cpu.apiCores, load.eventsPerSecond),
+        postgresUs: perEventUs(cpu.postgresCores, load.eventsPerSecond),
+        redisUs: perEventUs(cpu.redisCores, load.eventsPerSecond),
+      };
+      runs.push(run);
+      if (side === 'on') {
+        ingestionSeconds += load.seconds;
+        stored += load.pricedEvents;
+      }
+      say(`round ${round} ${name}: ${Math.round(run.eventsPerSecond)} streams/s, p99 ${run.latencyP99Ms} ms, CPU per event api ${run.apiUs.toFixed(0)} us + postgres ${run.postgresUs.toFixed(0)} us + redis ${run.redisUs.toFixed(0)} us; load average ${loadavg().map((x) => x.toFixed(2)).join('/')}`);
+    }
+  }
+  await sleep(AUDIT_FLUSH_WAIT_MS);
+  const waiting = await waitingAuditStreams(queue);
+  if (waiting !== stored) throw new Error(`stream-audit: ${waiting} streams wait in the audit queue, the audit-on phases stored ${stored}`);
+  say(`${stored} streams stored in ${ingestionSeconds.toFixed(1)} s with the audit on, all ${waiting} waiting in the paused audit queue; resuming it (worker pid ${worker.pid})`);
+  const workerCpu = cpuMeter(() => [worker.pid]);
+  const startedMs = performance.now();
+  await queue.resume();
+  let firstMs: number | null = null;
+  let counted = 0;
+  while (counted < stored) {
+    if (performance.now() - startedMs > AUDIT_TIMEOUT_MS) throw new Error(`stream-audit: the worker counted ${counted} of ${stored} streams in ${AUDIT_TIMEOUT_MS / 1000} s`);
+    if (!worker.isRunning()) throw new Error(`stream-audit: the worker ended (${worker.exitDescription()}):\n${worker.logTail()}`);
+    await sleep(AUDIT_POLL_MS);
+    counted = await auditSampleCount(stack.databaseUrl);
+    if (counted > 0 && firstMs === null) firstMs = performance.now();
+  }
+  const doneMs = performance.now();
+  const workerCpuSeconds = workerCpu.stop();
+  await worker.stop();
+  await off.api.stop();
+  const workerSeconds = (doneMs - startedMs) / 1000;
+  const countingSeconds = (doneMs - (firstMs ?? startedMs)) / 1000;
+  const sideOf = (side: 'off' | 'on') => {
+    const mine = runs.filter((r) => r.audit === side);
+    return { apiUs: medianOf(mine.map((r) => r.apiUs)), totalUs: medianOf(mine.map((r) => r.apiUs + r.postgresUs + r.redisUs)), eventsPerSecond: medianOf(mine.map((r) => r.eventsPerSecond)) };
+  };
+  const figure: StreamAuditFigure = {
+    connections: STREAM_AUDIT_CONNECTIONS,
+    rounds,
+    streamsPerPhase: perPhase,
+    meanBodyBytes: meanBytes,
+    meanCompletionTokens,
+    runs,
+    off: sideOf('off'),
+    on: sideOf('on'),
+    audit: { streams: stored, ingestionSeconds, workerSeconds, countingSeconds, workerCpuSeconds },
+    loadAvgStart,
+    loadAvgEnd: loadavg(),
+  };
+  const cpuRatio = figure.on.apiUs / figure.off.apiUs;
+  say(`stream audit: API CPU per event off ${figure.off.apiUs.toFixed(0)} us, on ${figure.on.apiUs.toFixed(0)} us = ${cpuRatio.toFixed(3)}x (target <= ${TARGET_STREAM_AUDIT_CPU_RATIO_MAX}x) ${cpuRatio <= TARGET_STREAM_AUDIT_CPU_RATIO_MAX ? 'MET' : 'NOT MET'}; with postgres and redis ${figure.off.totalUs.toFixed(0)} / ${figure.on.totalUs.toFixed(0)} us = ${(figure.on.totalUs / figure.off.totalUs).toFixed(3)}x`);
+  say(`stream audit: the worker audited ${stored} streams in ${workerSeconds.toFixed(1)} s from the queue's resume (first to last sample stored ${countingSeconds.toFixed(1)} s, ${workerCpuSeconds.toFixed(1)} CPU s) vs ${ingestionSeconds.toFixed(1)} s to ingest them = ${(workerSeconds / ingestionSeconds).toFixed(2)}x ${workerSeconds < ingestionSeconds ? 'MET' : 'NOT MET'}; load average at start ${loadAvgStart.map((x) => x.toFixed(2)).join('/')}, at end ${figure.loadAvgEnd.map((x) => x.toFixed(2)).join('/')}`);
+  return figure;
+}
+
+/** --only stream-audit: phase (i) alone, printed and kept in the run directory. */
+async function measureStreamAuditOnly(stack: Stack, cleanup: CleanupStack, plan: BenchPlan): Promise<void> {
+  const key = await seedForIngestion({ baseUrl: stack.baseUrl, adminKey: stack.adminKey });
+  const figure = await measureStreamAudit(stack, cleanup, key, plan);
+  writeFileSync(join(stack.runDir, 'stream-audit-figures.json'), JSON.stringify(figure, null, 2));
+  say(`figures: ${join(stack.runDir, 'stream-audit-figures.json')}`);
+}
+
 async function measureBatch(stack: Stack, key: string, plan: BenchPlan, size: number, round: number, apis: 1 | 2 = 1): Promise<BatchFigure> {
   const name = apis === 1 ? `batch ${size}` : `two-api batch ${size}`;
   const { processes, target } = phaseTarget(stack, apis, BATCH_CONNECTIONS);
@@ -642,6 +781,7 @@ async function runAll(plan: BenchPlan, stack: Stack, cleanup: CleanupStack): Pro
   // The second API served only the two-API phases; the earnings, gas and RSS figures are the first one's.
   await stack.api2!.api.stop();
   const tracing = await measureTracing(stack, cleanup, key, plan.quick ? { durationS: plan.durationS, rounds: 1, warmupS: plan.warmupS } : { durationS: TRACING_PHASE_S, rounds: TRACING_ROUNDS_FULL, warmupS: TRACING_WARMUP_S });
+  const streamAudit = await measureStreamAudit(stack, cleanup, key, plan);
   say('(d) earnings query');
   const earnings = await measureEarnings(stack, plan);
   say('(h) ledger check over the earnings database');
@@ -654,7 +794,7 @@ async function runAll(plan: BenchPlan, stack: Stack, cleanup: CleanupStack): Pro
   await measureLedgerFetch({ rounds: plan.quick ? 100 : LEDGER_FETCH_ROUNDS_DEFAULT, say });
   say(`gas per recipient (new/existing): BatchPayout ${gas.batchPayout.newHolders}/${gas.batchPayout.existingHolders}, Disperse ${gas.disperseToken.newHolders}/${gas.disperseToken.existingHolders}, single transfer ${gas.singleTransfer.newHolders}/${gas.singleTransfer.existingHolders}`);
   machine.loadAvgEnd = loadavg();
-  return { quick: plan.quick, machine, durationS: plan.durationS, raw, batch, single, signedSingle, dimensionsSingle, twoApi, tracing, earnings, ledgerCheck, gas, rss: { idleBytes, peakBytes: rssPeak.peakBytes, samples: rssPeak.samples } };
+  return { quick: plan.quick, machine, durationS: plan.durationS, raw, batch, single, signedSingle, dimensionsSingle, twoApi, tracing, earnings, ledgerCheck, gas, rss: { idleBytes, peakBytes: rssPeak.peakBytes, samples: rssPeak.samples }, streamAudit };
 }
 
 async function main(): Promise<number> {
@@ -698,6 +838,10 @@ async function main(): Promise<number> {
     }
     if (plan.onlyTracing) {
       await measureTracingOnly(stack, cleanup, plan);
+      return 0;
+    }
+    if (plan.onlyStreamAudit) {
+      await measureStreamAuditOnly(stack, cleanup, plan);
       return 0;
     }
     if (plan.onlyLitellm) {

@@ -182,6 +182,10 @@ export interface LoadSpec {
   /** Accepted events in one response body. */
   countPriced?: (status: number, body: string) => { priced: number; notPriced: number };
   pathFor?: () => string;
+  /** Content-Type of every request (default application/json). */
+  contentType?: string;
+  /** Exactly this many requests instead of `durationS` seconds of load. */
+  amount?: number;
 }
 
 export async function runLoad(spec: LoadSpec): Promise<LoadResult> {
@@ -191,13 +195,13 @@ export async function runLoad(spec: LoadSpec): Promise<LoadResult> {
     // autocannon takes a url list at run time (connection i on url i mod length); its types say string.
     url: spec.baseUrl as string,
     connections: spec.connections,
-    duration: spec.durationS,
+    ...(spec.amount === undefined ? { duration: spec.durationS } : { amount: spec.amount }),
     timeout: AUTOCANNON_TIMEOUT_S,
     requests: [
       {
         method: spec.method,
         path: spec.path,
-        headers: { authorization: `Bearer ${spec.key}`, 'content-type': 'application/json' },
+        headers: { authorization: `Bearer ${spec.key}`, 'content-type': spec.contentType ?? 'application/json' },
         setupRequest: (request) => {
           if (spec.body) request.body = spec.body();
           if (spec.pathFor) request.path = spec.pathFor();

@@ -80,6 +80,69 @@ export interface BenchFigures {
   ledgerCheck?: LedgerCheckFigure;
   gas: PayoutGasMeasurement;
   rss: { idleBytes: number; peakBytes: number; samples: number };
+  /** The usage audit's cost on the stream route (audit off vs on) and the worker's audit time (absent in runs before it existed). */
+  streamAudit?: StreamAuditFigure;
+}
+
+/** One stream-route phase: its rate and CPU per event (us) by process. */
+export interface StreamAuditRun {
+  audit: 'off' | 'on';
+  eventsPerSecond: number;
+  latencyP99Ms: number;
+  apiUs: number;
+  postgresUs: number;
+  redisUs: number;
+}
+
+export interface StreamAuditFigure {
+  connections: number;
+  rounds: number;
+  streamsPerPhase: { off: number; on: number };
+  meanBodyBytes: number;
+  meanCompletionTokens: number;
+  runs: StreamAuditRun[];
+  /** Medians over the rounds, CPU per event in us. */
+  off: { apiUs: number; totalUs: number; eventsPerSecond: number };
+  on: { apiUs: number; totalUs: number; eventsPerSecond: number };
+  /** The streams the audit-on phases stored (each audited), their ingestion time and the worker's (from the paused queue's resume). */
+  audit: { streams: number; ingestionSeconds: number; workerSeconds: number; countingSeconds: number; workerCpuSeconds: number };
+  loadAvgStart: number[];
+  loadAvgEnd: number[];
+}
+
+/** Issue 27: the audit adds at most 3% CPU per event on the request path. */
+export const TARGET_STREAM_AUDIT_CPU_RATIO_MAX = 1.03;
+
+function streamAuditRows(f: BenchFigures): Row[] {
+  const a = f.streamAudit;
+  if (!a) return [];
+  const us = (n: number) => `${n.toFixed(0)} us`;
+  const cpuRatio = a.on.apiUs / a.off.apiUs;
+  const totalRatio = a.on.totalUs / a.off.totalUs;
+  const auditRatio = a.audit.workerSeconds / a.audit.ingestionSeconds;
+  return [
+    {
+      figure: `Stream route (POST /v1/usage-events/stream, ${int(a.meanBodyBytes)}-byte SSE bodies of ${int(a.meanCompletionTokens)} completion tokens, ${a.connections} connections): API CPU per event, usage audit off / on (median of ${a.rounds} round(s) of ${int(a.streamsPerPhase.off)} streams off then ${int(a.streamsPerPhase.on)} on, back to back)`,
+      value: `${us(a.off.apiUs)} / ${us(a.on.apiUs)}`,
+      ratio: `${cpuRatio.toFixed(3)}x`,
+      target: `<= ${TARGET_STREAM_AUDIT_CPU_RATIO_MAX}x`,
+      met: met(cpuRatio <= TARGET_STREAM_AUDIT_CPU_RATIO_MAX),
+    },
+    {
+      figure: 'Same phases: API + Postgres + Redis CPU per event, audit off / on; events/s off / on',
+      value: `${us(a.off.totalUs)} / ${us(a.on.totalUs)}; ${int(a.off.eventsPerSecond)} / ${int(a.on.eventsPerSecond)}`,
+      ratio: `${totalRatio.toFixed(3)}x`,
+      target: `<= ${TARGET_STREAM_AUDIT_CPU_RATIO_MAX}x`,
+      met: met(totalRatio <= TARGET_STREAM_AUDIT_CPU_RATIO_MAX),
+    },
+    {
+      figure: `Usage audit of the ${int(a.audit.streams)} streams the audit-on phases stored: the worker's time from the audit queue's resume to the last sample stored (${a.audit.workerCpuSeconds.toFixed(1)} worker CPU s) vs their ingestion time`,
+      value: `${a.audit.workerSeconds.toFixed(1)} s vs ${a.audit.ingestionSeconds.toFixed(1)} s`,
+      ratio: `${auditRatio.toFixed(2)}x of ingestion`,
+      target: '< 1.00x of ingestion',
+      met: met(auditRatio < 1),
+    },
+  ];
 }
 
 const int = (n: number) => Math.round(n).toLocaleString('en-US');
@@ -371,7 +434,7 @@ ${machineSection(f)}
 
 ## Results
 
-${table([...ingestionRows(f), ...earningsRows(f), ...tracingRows(f), ...ledgerCheckRows(f), ...gasRows(f), ...rssRows(f)])}
+${table([...ingestionRows(f), ...streamAuditRows(f), ...earningsRows(f), ...tracingRows(f), ...ledgerCheckRows(f), ...gasRows(f), ...rssRows(f)])}
 
 ![Ingestion throughput vs batch size](${chartFile})
 
@@ -397,6 +460,7 @@ npm run bench -- --quick --only two-api    # short run: batch 1000 and single on
 npm run bench -- --only tracing --rounds 2     # batch 1000 and single, tracing off vs on (printed only)
 npm run bench -- --only single --rounds 2 --duration 6   # plain, price-dimension and signed single events: CPU per event (printed only)
 npm run bench -- --only ledger-check       # 440,000 events over 30 days, the checkpointed ledger check timed (printed only)
+npm run bench -- --only stream-audit       # stream route with the usage audit off vs on (CPU per event), then the worker's audit of 10,000 streams vs their ingestion (printed only)
 BENCH_CPU_PROF_DIR=/tmp/prof npm run bench -- --only single --rounds 1   # the API under node --cpu-prof
 \`\`\`
 

@@ -150,6 +150,8 @@ export const envSchema = z.object({
   PAYOUT_ADDRESS_PROOF: z.enum(['optional', 'required']).default('optional'),
   /** Hours after a payout address *changes* during which the new address is paid nothing (0: off). */
   PAYOUT_ADDRESS_COOLDOWN_HOURS: intFromEnv(24, 0, 24 * 365),
+  /** false: the stream route hands nothing to the usage audit (the bench's audit-off API; nothing is flagged). */
+  USAGE_AUDIT_ENABLED: booleanFromEnv(true),
   /** true: a contributor the usage audit flagged is paid nothing (under_review) until reviewed. */
   USAGE_AUDIT_HOLD: booleanFromEnv(false),
   /** Audited events of a model a contributor needs before the audit may flag it. */

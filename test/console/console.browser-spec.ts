@@ -14,7 +14,8 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { Webhook } from 'standardwebhooks';
-import { getAddress } from 'viem';
+import { getAddress, hexToString, type Hex } from 'viem';
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { displayUsd, formatUsdc, parseDecimal, roundUnits } from '../../web/src/money/decimal.js';
 import { exampleEvent, seedBilling } from '../support/billing-fixtures.js';
 import { launchChromium } from './support/browser.js';
@@ -26,6 +27,9 @@ const NARROW = { width: 390, height: 844 };
 const CONFIRM_TIMEOUT_MS = 60_000;
 const OVERVIEW_MONEY_FIELDS = ['charged_usd', 'revenue_usd', 'users_balance_usd', 'held_usd', 'contributors_payable_usd', 'in_settlement_usd', 'paid_usd'];
 const BALANCE_FIELDS = ['payable_usd', 'in_settlement_usd', 'paid_usd', 'accrued_usd'];
+/** Anvil dev key #3 (public, default mnemonic): the injected wallet stub of the portal signs with it. */
+const ANVIL_KEY_WALLET: Hex = '0x7c852118294e51e653712a81e05800f419141751be58f605c371e15141b007a6';
+const PROOF_REFUSED_WRONG_KEY = "payout address proof refused: the signature is not the address's signature of the challenge message";
 
 let stack: ConsoleStack;
 let browser: Browser;
@@ -124,6 +128,8 @@ beforeAll(async () => {
     SETTLEMENT_APPROVAL_THRESHOLD_USD: '0.01',
     WEBHOOK_ALLOW_PRIVATE: 'true',
     WEBHOOK_RETRY_BASE_MS: '100',
+    // The default cool-down (test/setup/env.ts turns it off): a proven new address shows when it becomes payable.
+    PAYOUT_ADDRESS_COOLDOWN_HOURS: '24',
   });
   await seed();
   ({ browser, close: closeBrowser } = await launchChromium());
@@ -510,6 +516,59 @@ describe('web console in Chromium', () => {
     expect((await stack.get('/v1/contributors/c_prem/balance', contributorKey)).status).toBe(403);
   });
 
+  it('proves the payout address from the portal with the injected wallet (EIP-1193 personal_sign), the key staying in the test', async () => {
+    const account = privateKeyToAccount(ANVIL_KEY_WALLET);
+    // window.ethereum is a stub whose personal_sign is answered here, in Node, by the Anvil key.
+    const walletCalls: Array<{ data: Hex; address: string }> = [];
+    await page.exposeFunction('__consoleTestPersonalSign', async (data: Hex, address: string) => {
+      walletCalls.push({ data, address });
+      if (address.toLowerCase() !== account.address.toLowerCase()) throw new Error(`stub wallet holds ${account.address}, asked for ${address}`);
+      return account.signMessage({ message: { raw: data } });
+    });
+    await page.addInitScript(`window.ethereum = { request: async ({ method, params }) => {
+      if (method === 'eth_requestAccounts' || method === 'eth_accounts') return [${JSON.stringify(account.address)}];
+      if (method === 'personal_sign') return window.__consoleTestPersonalSign(params[0], params[1]);
+      throw new Error('stub wallet: ' + method + ' not supported');
+    } };`);
+    await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: stack.baseUrl });
+    await page.reload();
+    const before = (await stack.get('/v1/contributors/c_std/payout-address', contributorKey)).body;
+    expect(before).toMatchObject({ payout_address: getAddress('0x1111111111111111111111111111111111111111'), payout_address_proven: false });
+    const ask = page.getByRole('form', { name: 'Prove the payout address of c_std' });
+    await expect(ask.getByLabel('Address to prove').inputValue()).resolves.toBe(before.payout_address);
+    await ask.getByLabel('Address to prove').fill(account.address);
+    await ask.getByRole('button', { name: 'Get the message to sign' }).click();
+    const sign = page.getByRole('form', { name: `Send the signature for ${account.address}` });
+    const shown = sign.locator('[data-proof-message]');
+    const message = await shown.innerText();
+    const nonce = (await shown.getAttribute('data-nonce'))!;
+    expect(message).toContain('c_std');
+    expect(message).toContain(account.address);
+    expect(message).toContain(`Nonce: ${nonce}`);
+    await sign.getByRole('button', { name: 'Copy message' }).click();
+    await sign.getByRole('status').filter({ hasText: 'Copied.' }).waitFor();
+    expect(await page.evaluate<string>('navigator.clipboard.readText()')).toBe(message);
+    await sign.getByRole('button', { name: 'Sign with the browser wallet' }).click();
+    const field = sign.getByLabel('Signature (0x…)');
+    for (let i = 0; i < 100 && !/^0x[0-9a-f]{130}$/.test(await field.inputValue()); i += 1) await new Promise((r) => setTimeout(r, 100));
+    expect(await field.inputValue()).toMatch(/^0x[0-9a-f]{130}$/);
+    // The wallet was asked for exactly the shown message, as UTF-8 hex, by the address.
+    expect(walletCalls).toHaveLength(1);
+    expect(hexToString(walletCalls[0]!.data)).toBe(message);
+    expect(await field.inputValue()).toBe(await account.signMessage({ message }));
+    await shot('25-portal-address-proof');
+    await sign.getByRole('button', { name: 'Prove address' }).click();
+    await page.locator(`[data-address-proven="${account.address}"]`).waitFor();
+    const after = (await stack.get('/v1/contributors/c_std/payout-address', contributorKey)).body;
+    expect(after).toMatchObject({ payout_address: account.address, payout_address_proven: true });
+    // A changed address: proven, and cooling down (default 24 h) until payable_from.
+    expect(Date.parse(after.payout_address_payable_from)).toBeGreaterThan(Date.now());
+    const trust = page.locator('[data-payout-address-trust]');
+    await trust.getByText('address proven').waitFor();
+    await trust.getByText('new address: payable from').waitFor();
+    await shot('26-portal-address-proven');
+  });
+
   it('fits a 390 px wide screen without sideways scrolling of the page', async () => {
     await page.setViewportSize(NARROW);
     await page.reload();
@@ -527,6 +586,38 @@ describe('web console in Chromium', () => {
     expect(await overflowing()).toEqual([]);
     await shot('18-settlement-390px');
     await page.setViewportSize(DESKTOP);
+  });
+
+  it('proves a payout address on the admin screen with a pasted signature: a wrong key\'s 422 shown as is, nothing changed, then proven', async () => {
+    const owner = privateKeyToAccount(generatePrivateKey());
+    const stranger = privateKeyToAccount(generatePrivateKey());
+    await page.goto(`${stack.baseUrl}/console/contributors/c_prem`);
+    await page.getByRole('heading', { name: 'Contributor c_prem' }).waitFor();
+    const ask = page.getByRole('form', { name: 'Prove the payout address of c_prem' });
+    await ask.getByLabel('Address to prove').fill(owner.address);
+    await ask.getByRole('button', { name: 'Get the message to sign' }).click();
+    const sign = page.getByRole('form', { name: `Send the signature for ${owner.address}` });
+    const message = await sign.locator('[data-proof-message]').innerText();
+    // Signed outside the browser (as `cast wallet sign` would), pasted: first by the wrong key.
+    await sign.getByLabel('Signature (0x…)').fill(await stranger.signMessage({ message }));
+    await sign.getByRole('button', { name: 'Prove address' }).click();
+    const refused = sign.getByRole('alert');
+    await expect(refused.locator('.error-message').innerText()).resolves.toBe(PROOF_REFUSED_WRONG_KEY);
+    await refused.getByText('address_proof_invalid').waitFor();
+    await refused.getByText('HTTP 422', { exact: false }).waitFor();
+    const unchanged = (await stack.get('/v1/admin/contributors/c_prem')).body;
+    expect(unchanged).toMatchObject({ payout_address: getAddress('0x2222222222222222222222222222222222222222'), payout_address_proven: false });
+    await shot('27-address-proof-refused');
+    // The same challenge (a refused proof does not use the nonce up), the owner's signature pasted with a line break.
+    const signature = await owner.signMessage({ message });
+    await sign.getByLabel('Signature (0x…)').fill(`${signature.slice(0, 66)}\n${signature.slice(66)}`);
+    await sign.getByRole('button', { name: 'Prove address' }).click();
+    await page.locator(`[data-address-proven="${owner.address}"]`).waitFor();
+    const proven = (await stack.get('/v1/admin/contributors/c_prem')).body;
+    expect(proven).toMatchObject({ payout_address: owner.address, payout_address_proven: true });
+    await page.locator('[data-payout-address-trust]').getByText('address proven').waitFor();
+    await expect(page.getByRole('form', { name: 'Edit c_prem' }).getByLabel('Payout address').inputValue()).resolves.toBe(owner.address);
+    await shot('28-contributor-address-proven');
   });
 
   it('ran without a CSP violation or a page error', () => {

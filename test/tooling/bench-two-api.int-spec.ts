@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import type { LoadResult } from '../../scripts/lib/bench-http.js';
-import { renderMarkdown, type BenchFigures } from '../../scripts/lib/bench-report.js';
+import { renderMarkdown, type BenchFigures, type StreamAuditFigure } from '../../scripts/lib/bench-report.js';
 import { compareTwoApi, cpuPerEventUs, medianByRate, renderTwoApiTable, roundRobinTargets, type ApiPhaseRun, type TwoApiComparison } from '../../scripts/lib/bench-two-api.js';
 
 function load(eventsPerSecond: number, p99 = 20): LoadResult {
@@ -113,5 +113,26 @@ describe('docs/performance.md with the two-API phase', () => {
 
   it('leaves the section out for figures of a run without it (--render-from an older run)', () => {
     expect(renderMarkdown(figures(undefined), 'chart.png')).not.toContain('## Two API processes');
+  });
+
+  it('has the stream-audit rows (audit off vs on CPU per event, the worker\'s audit vs the ingestion) when the run measured them', () => {
+    const streamAudit: StreamAuditFigure = {
+      connections: 32,
+      rounds: 2,
+      streamsPerPhase: { off: 2500, on: 5000 },
+      meanBodyBytes: 39_362,
+      meanCompletionTokens: 262,
+      runs: [],
+      off: { apiUs: 3690, totalUs: 4327, eventsPerSecond: 106 },
+      on: { apiUs: 3416, totalUs: 4047, eventsPerSecond: 126 },
+      audit: { streams: 10_000, ingestionSeconds: 79.2, workerSeconds: 12.2, countingSeconds: 10.6, workerCpuSeconds: 3.8 },
+      loadAvgStart: [1, 1, 1],
+      loadAvgEnd: [1, 1, 1],
+    };
+    const md = renderMarkdown({ ...figures(undefined), streamAudit }, 'chart.png');
+    expect(md).toContain('| 3690 us / 3416 us | 0.926x | <= 1.03x | yes |');
+    expect(md).toContain('| 12.2 s vs 79.2 s | 0.15x of ingestion | < 1.00x of ingestion | yes |');
+    expect(md).toContain('--only stream-audit');
+    expect(renderMarkdown(figures(undefined), 'chart.png')).not.toContain('usage audit off / on');
   });
 });

@@ -85,7 +85,7 @@ export class StreamsController {
     const parsed = this.usage.parse(plan.payload, 'stream', plan.details);
     if ('issues' in parsed) throw validationFailed(parsed.issues, 'stream usage is not billable');
     const result = await this.usage.ingestOne(parsed.event);
-    if (!result.replayed) this.offerToAudit(stream, result.event);
+    if (!result.replayed && this.config.USAGE_AUDIT_ENABLED) this.offerToAudit(stream, result.event);
     return sendEvent(res, result, { stream: result.event.stream ?? plan.details });
   }
 

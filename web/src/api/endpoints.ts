@@ -3,6 +3,8 @@
 import { apiBlob, apiJson } from './client';
 import type {
   AuditLogPage,
+  PayoutAddressChallenge,
+  ProvenContributor,
   Contributor,
   ContributorBalance,
   ContributorPage,
@@ -94,6 +96,10 @@ export const api = {
   review: (contributorId: string, decision: 'clear' | 'suspend', reason: string) =>
     apiJson<Review>(`/v1/admin/contributors/${id(contributorId)}/review`, { method: 'POST', json: { decision, reason } }),
   payoutAddress: (contributorId: string) => apiJson<PayoutAddressState>(`/v1/contributors/${id(contributorId)}/payout-address`),
+  payoutAddressChallenge: (contributorId: string, address: string) =>
+    apiJson<PayoutAddressChallenge>(`/v1/contributors/${id(contributorId)}/payout-address/challenge`, { query: { address } }),
+  provePayoutAddress: (contributorId: string, body: { address: string; signature: string; nonce: string }) =>
+    apiJson<ProvenContributor>(`/v1/contributors/${id(contributorId)}/payout-address`, { method: 'POST', json: body }),
   auditLog: (cursor?: string) => apiJson<AuditLogPage>('/v1/admin/audit-log', { query: { limit: 50, cursor } }),
 
   // Contributors

@@ -5,6 +5,7 @@ import { QueryView } from '../../components/states';
 import { StatusBadge } from '../../components/status-badge';
 import { formatTimestamp } from '../../lib/format';
 import { BalanceStats } from '../shared/balances';
+import { PayoutAddressProofForm } from '../shared/payout-address-proof';
 import { PayoutAddressTrustNote } from '../shared/payout-address-trust';
 import { EarningsPanel } from '../shared/earnings-panel';
 import { PayoutsTable } from '../shared/payouts-table';
@@ -43,6 +44,10 @@ export function ContributorDetailScreen() {
                 <PortalKeyButton contributorId={c.id} />
               </section>
             </div>
+            <section className="panel" aria-labelledby="proof-title">
+              <h2 id="proof-title">Prove the payout address</h2>
+              <PayoutAddressProofForm contributorId={c.id} currentAddress={c.payout_address} />
+            </section>
           </>
         )}
       </QueryView>

@@ -3,6 +3,7 @@ import { api, queryKeys } from '../../api/endpoints';
 import { usePrincipal } from '../../auth/auth';
 import { QueryView } from '../../components/states';
 import { BalanceStats } from '../shared/balances';
+import { PayoutAddressProofForm } from '../shared/payout-address-proof';
 import { PayoutAddressTrustNote } from '../shared/payout-address-trust';
 import { EarningsPanel } from '../shared/earnings-panel';
 import { PayoutsTable } from '../shared/payouts-table';
@@ -32,6 +33,10 @@ export function PortalScreen() {
               Payout address <code>{a.payout_address}</code>
             </p>
             <PayoutAddressTrustNote trust={a} />
+            <section className="panel" aria-labelledby="proof-title">
+              <h2 id="proof-title">Prove your payout address</h2>
+              <PayoutAddressProofForm contributorId={contributorId} currentAddress={a.payout_address} />
+            </section>
           </>
         )}
       </QueryView>
