@@ -5,7 +5,7 @@
 import { sleep } from '../../scripts/lib/processes.js';
 import { waitFor } from '../support/test-worker.js';
 import { RELIABILITY_ADMIN_KEY } from './support/built-service.js';
-import { AttemptLog, createGatewayKey, getJson, runPool, type Client } from './support/http-client.js';
+import { AttemptLog, createGatewayKey, getJson, pollReadiness, runPool, type Client, type LatencySummary } from './support/http-client.js';
 import { billingFigures, ledgerCheck } from './support/ledger-probe.js';
 import { waitQueueDrained } from './support/queue-client.js';
 import { startReliabilityStack, type ReliabilityStackFor } from './support/reliability-stack.js';
@@ -26,7 +26,7 @@ interface Outage {
   /** Requests answered while Postgres was down, by status:code, and their latency. */
   duringOutage: ReturnType<AttemptLog['summary']>;
   readyWhileDown: Record<string, number>;
-  readyLatencyMs: { p50: number; p99: number; max: number };
+  readyLatencyMs: LatencySummary;
   /** From Postgres accepting connections again to the API's first 2xx on ingestion. */
   recoveryMs: number;
 }
@@ -60,12 +60,7 @@ describe('reliability 3: Postgres restart during load (own Postgres instance)', 
       const downAt = Date.now();
       if (how === 'fast shutdown') await s.ownPostgres.stop();
       else await s.ownPostgres.crash();
-      const readyWhileDown: Record<string, number> = {};
-      while (Date.now() - downAt < DOWN_MS) {
-        const r = await getJson(readyClient, '/health/ready');
-        readyWhileDown[String(r.status)] = (readyWhileDown[String(r.status)] ?? 0) + 1;
-        await sleep(250);
-      }
+      const readyWhileDown = (await pollReadiness(readyClient, { sinceMs: downAt, durationMs: DOWN_MS })).byStatus;
       await s.ownPostgres.start();
       const upAt = Date.now();
       const firstOk = await waitFor(async () => log.attempts.find((a) => a.startedAtMs >= upAt && a.status >= 200 && a.status < 300), RECOVERY_MS_MAX, 50);

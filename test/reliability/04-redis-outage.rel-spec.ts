@@ -6,7 +6,7 @@
 import { waitFor } from '../support/test-worker.js';
 import { sleep } from '../../scripts/lib/processes.js';
 import { RELIABILITY_ADMIN_KEY, startWorker } from './support/built-service.js';
-import { AttemptLog, getJson, runPool, type Client } from './support/http-client.js';
+import { AttemptLog, getJson, pollReadiness, runPool, type Client, type LatencySummary } from './support/http-client.js';
 import { billingFigures, ledgerCheck, storedWithPrefix } from './support/ledger-probe.js';
 import { startOwnRedis } from './support/own-redis.js';
 import { queueClient, queueDrained, waitQueueDrained } from './support/queue-client.js';
@@ -27,7 +27,7 @@ interface Outage {
   storedQueueJobsAtEnd: number;
   rest: ReturnType<AttemptLog['summary']>;
   ready: Record<string, number>;
-  readyLatencyMs: { p50: number; p99: number; max: number };
+  readyLatencyMs: LatencySummary;
   readyRedisDown: number;
   workerAlive: boolean;
 }
@@ -66,14 +66,7 @@ describe('reliability 4: Redis outage (own Redis instance)', () => {
       const downAt = Date.now();
       if (how === 'kill -9') await s.ownRedis.crash();
       else s.ownRedis.freeze();
-      const ready: Record<string, number> = {};
-      let readyRedisDown = 0;
-      while (Date.now() - downAt < durationMs) {
-        const r = await getJson(readyClient, '/health/ready');
-        ready[String(r.status)] = (ready[String(r.status)] ?? 0) + 1;
-        if (r.json?.checks?.redis?.status === 'down') readyRedisDown += 1;
-        await sleep(250);
-      }
+      const { byStatus: ready, saidDown: readyRedisDown } = await pollReadiness(readyClient, { sinceMs: downAt, durationMs, downCheck: 'redis' });
       const upAt = Date.now();
       if (how === 'kill -9') await s.ownRedis.start();
       else s.ownRedis.thaw();
