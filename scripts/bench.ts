@@ -1,4 +1,4 @@
-// npm run bench [-- --quick] [--earnings-events N] [--duration S] [--rounds N] [--keep] [--no-build] [--render-from RUN/figures.json] [--only single|two-api|litellm|ledger-fetch|ledger-check [--ledger-check-events N]]
+// npm run bench [-- --quick] [--earnings-events N] [--duration S] [--rounds N] [--keep] [--no-build] [--render-from RUN/figures.json] [--only single|two-api|tracing|litellm|ledger-fetch|ledger-check [--ledger-check-events N]]
 //   [--history [--history-events N] [--history-steps K]]: only the history phase (scripts/lib/bench-history.ts, docs/history-bench.md)
 //   BENCH_CPU_PROF_DIR=DIR in the environment: every API process writes a V8 CPU profile there (node --cpu-prof).
 // Every figure of docs/performance.md, measured side by side in ONE run on the same Postgres:
@@ -7,7 +7,8 @@
 // clients, (d) earnings query latency over a seeded N-event database, (e) settlement gas per
 // recipient (BatchPayout vs Disperse vs one transfer per tx), (f) the API's resident memory,
 // (g) batch 1000 and single events on two API processes (same database, Redis and queue prefix)
-// behind a round-robin client, next to the one-process runs of the same rounds.
+// behind a round-robin client, next to the one-process runs of the same rounds, (i) batch 1000 and
+// single events with tracing off and on (a traced API exporting to a local OTLP sink), back to back.
 // Writes docs/performance.md and docs/performance-ingestion.png.
 import { cpus, loadavg, totalmem } from 'node:os';
 import { join } from 'node:path';
@@ -18,6 +19,7 @@ import { runBatchLoad, runEarningsLoad, runSingleLoad, seedDimensionPrices, seed
 import { compareTwoApi, medianByRate, renderTwoApiTable, roundRobinTargets, type ApiPhaseRun, type MultiApiCpu, type TwoApiComparison } from './lib/bench-two-api.js';
 import { measureRawLimits } from './lib/bench-raw.js';
 import { startOtlpSink } from './lib/otlp-sink.js';
+import { compareTracing, renderTracingTable, tracingLine, tracingRunOrder, type TracingComparison, type TracingWorkload } from './lib/bench-tracing.js';
 import { LITELLM_BATCH_SIZE, LITELLM_TARGET_RATIO, litellmPayloadBytes, runLitellmLoad, runSameEventsBatchLoad, seedLitellmDeployments } from './lib/bench-litellm.js';
 import { renderChartSvg, renderMarkdown, writeChartPng, type BatchFigure, type BenchFigures, type SingleFigure, type EarningsFigure, type MachineInfo } from './lib/bench-report.js';
 import {
@@ -40,6 +42,7 @@ import { cpuPerEventLine, readCommittedCpu } from './lib/bench-committed.js';
 import { measureLedgerCheck, type LedgerCheckFigure } from './lib/ledger-check-bench.js';
 import { CleanupStack, cpuMeter, findPidsByCmdline, readMachineBusySeconds, readRssBytes, sampleRss, sleep, type ManagedProcess } from './lib/processes.js';
 import { LEDGER_FETCH_ROUNDS_DEFAULT, measureLedgerFetch } from './lib/ledger-fetch-bench.js';
+import { DAY_MS, nextUtcMidnight } from './lib/utc-day.js';
 
 interface BenchPlan {
   quick: boolean;
@@ -77,7 +80,6 @@ const EARNINGS_GROUP_BY = 'day';
 const RSS_SAMPLE_MS = 250;
 const SETTLE_POLL_MS = 500;
 const SETTLE_TIMEOUT_MS = 60_000;
-const DAY_MS = 86_400_000;
 const DOCS_DIR = join(REPO_ROOT, 'docs');
 const CHART_FILE = 'performance-ingestion.png';
 const FIGURES_FILE = 'figures.json';
@@ -105,7 +107,7 @@ const say = (line: string) => console.log(`[bench] ${line}`);
 const sayCpu = (phase: string, cpu: MultiApiCpu) =>
   say(`${phase} CPU (cores): api ${cpu.apiCoresEach.length > 1 ? `${cpu.apiCoresEach.map((c) => c.toFixed(2)).join(' + ')} = ` : ''}${cpu.apiCores.toFixed(2)}, redis ${cpu.redisCores.toFixed(2)}, postgres ${cpu.postgresCores.toFixed(2)}, load generator ${cpu.loadGeneratorCores.toFixed(2)}, other processes ${cpu.otherCores.toFixed(2)}`);
 
-function parsePlan(): BenchPlan & { keep: boolean; noBuild: boolean; renderFrom?: string; onlySingle: boolean; onlyTwoApi: boolean; onlyLitellm: boolean; onlyLedgerFetch: boolean; onlyLedgerCheck: boolean; ledgerCheckEvents: number; history: { events: number; steps: number } | null } {
+function parsePlan(): BenchPlan & { keep: boolean; noBuild: boolean; renderFrom?: string; onlySingle: boolean; onlyTwoApi: boolean; onlyTracing: boolean; onlyLitellm: boolean; onlyLedgerFetch: boolean; onlyLedgerCheck: boolean; ledgerCheckEvents: number; history: { events: number; steps: number } | null } {
   const { values } = parseArgs({
     options: {
       quick: { type: 'boolean', default: false },
@@ -121,7 +123,8 @@ function parsePlan(): BenchPlan & { keep: boolean; noBuild: boolean; renderFrom?
       // A short targeted run, printed, docs untouched: "single" (plain and price-dimension single
       // events), "two-api" (batch 1000 and single events on one API and on two, alternating),
       // "litellm" (LiteLLM batches of 500 payloads vs /v1/usage-events/batch, same events, alternating),
-      // "ledger-check" (440,000 seeded events, the checkpointed ledger check timed).
+      // "ledger-check" (440,000 seeded events, the checkpointed ledger check timed), "tracing"
+      // (batch 1000 and single events, tracing off then on, --rounds rounds of --duration s).
       only: { type: 'string' },
       'ledger-check-events': { type: 'string', default: String(LEDGER_CHECK_EVENTS) },
     },
@@ -139,10 +142,10 @@ function parsePlan(): BenchPlan & { keep: boolean; noBuild: boolean; renderFrom?
   const historySteps = Number(values['history-steps']);
   if (!Number.isSafeInteger(historyEvents) || historyEvents < 1 || !Number.isSafeInteger(historySteps) || historySteps < 1) throw new Error('--history-events and --history-steps must be positive integers');
   const history = values.history ? { events: historyEvents, steps: historySteps } : null;
-  if (values.only !== undefined && !['single', 'two-api', 'litellm', 'ledger-fetch', 'ledger-check'].includes(values.only)) throw new Error('--only takes "single", "two-api", "litellm", "ledger-fetch" or "ledger-check"');
+  if (values.only !== undefined && !['single', 'two-api', 'tracing', 'litellm', 'ledger-fetch', 'ledger-check'].includes(values.only)) throw new Error('--only takes "single", "two-api", "tracing", "litellm", "ledger-fetch" or "ledger-check"');
   const ledgerCheckEvents = Number(values['ledger-check-events']);
   if (!Number.isSafeInteger(ledgerCheckEvents) || ledgerCheckEvents < 1) throw new Error('--ledger-check-events must be a positive integer');
-  return { ...base, quick, durationS, ingestionRounds, earningsEvents, keep: values.keep ?? false, noBuild: values['no-build'] ?? false, renderFrom: values['render-from'], onlySingle: values.only === 'single', onlyTwoApi: values.only === 'two-api', onlyLitellm: values.only === 'litellm', onlyLedgerFetch: values.only === 'ledger-fetch', onlyLedgerCheck: values.only === 'ledger-check', ledgerCheckEvents, history };
+  return { ...base, quick, durationS, ingestionRounds, earningsEvents, keep: values.keep ?? false, noBuild: values['no-build'] ?? false, renderFrom: values['render-from'], onlySingle: values.only === 'single', onlyTwoApi: values.only === 'two-api', onlyTracing: values.only === 'tracing', onlyLitellm: values.only === 'litellm', onlyLedgerFetch: values.only === 'ledger-fetch', onlyLedgerCheck: values.only === 'ledger-check', ledgerCheckEvents, history };
 }
 
 async function machineInfo(databaseUrl: string): Promise<MachineInfo> {
@@ -304,16 +307,22 @@ function asRun(apis: 1 | 2, figure: { load: LoadResult; cpu: PhaseCpu }): ApiPha
   return { apis, load: figure.load, cpu: figure.cpu as MultiApiCpu };
 }
 
+/** The targeted runs' start: the ingestion seed, then warm-up batches of 100 and single events on the first API. */
+async function seedAndWarmUp(stack: Stack, plan: BenchPlan): Promise<string> {
+  const key = await seedForIngestion({ baseUrl: stack.baseUrl, adminKey: stack.adminKey });
+  say(`warm-up: ${plan.warmupS} s of batch 100 and ${plan.warmupS} s of single events`);
+  await runBatchLoad({ baseUrl: stack.baseUrl, key, size: 100, connections: BATCH_CONNECTIONS, durationS: plan.warmupS, prefix: 'warm' });
+  await runSingleLoad({ baseUrl: stack.baseUrl, key, connections: SINGLE_CONNECTIONS, durationS: plan.warmupS, prefix: 'warms' });
+  return key;
+}
+
 /**
  * --only two-api: batch 1000 and single events on one API, then on two behind the round-robin
  * client, alternating round after round; the comparison is printed and kept in the run directory.
  */
 async function measureTwoApiOnly(stack: Stack, cleanup: CleanupStack, plan: BenchPlan): Promise<void> {
   const loadAvgStart = loadavg();
-  const key = await seedForIngestion({ baseUrl: stack.baseUrl, adminKey: stack.adminKey });
-  say(`warm-up: ${plan.warmupS} s of batch 100 and ${plan.warmupS} s of single events`);
-  await runBatchLoad({ baseUrl: stack.baseUrl, key, size: 100, connections: BATCH_CONNECTIONS, durationS: plan.warmupS, prefix: 'warm' });
-  await runSingleLoad({ baseUrl: stack.baseUrl, key, connections: SINGLE_CONNECTIONS, durationS: plan.warmupS, prefix: 'warms' });
+  const key = await seedAndWarmUp(stack, plan);
   await startSecondApi(stack, cleanup, key, plan);
   const runs = { batch1: [] as ApiPhaseRun[], batch2: [] as ApiPhaseRun[], single1: [] as ApiPhaseRun[], single2: [] as ApiPhaseRun[] };
   for (let round = 1; round <= plan.ingestionRounds; round += 1) {
@@ -332,6 +341,75 @@ async function measureTwoApiOnly(stack: Stack, cleanup: CleanupStack, plan: Benc
   writeFileSync(join(stack.runDir, 'two-api-figures.json'), JSON.stringify({ durationS: plan.durationS, rounds: plan.ingestionRounds, loadAvgStart, loadAvgEnd, comparisons }, null, 2));
   console.log(`\n${renderTwoApiTable(comparisons)}\n`);
   say(`load average (1/5/15 min) at start ${load(loadAvgStart)}, at end ${load(loadAvgEnd)}; figures: ${join(stack.runDir, 'two-api-figures.json')}`);
+}
+
+/** The tracing phase (i) of a full run: short runs, two rounds (ABBA), within ~1.5 minutes. */
+const TRACING_PHASE_S = 7;
+const TRACING_ROUNDS_FULL = 2;
+const TRACING_WARMUP_S = 3;
+
+/**
+ * (i) Tracing off vs on, back to back in the same run: a second API process of the same build and
+ * environment plus OTEL_EXPORTER_OTLP_ENDPOINT (default sampler parentbased_always_on, default
+ * protocol http/protobuf) exporting to a local OTLP/HTTP sink that drops what it gets; batch 1000
+ * and single events alternate between the untraced first API and the traced one, ABBA over the
+ * rounds. Undefined when the first API is itself traced (BENCH_TRACING=1): there is no "off".
+ */
+async function measureTracing(stack: Stack, cleanup: CleanupStack, key: string, options: { durationS: number; rounds: number; warmupS: number }): Promise<TracingComparison[] | undefined> {
+  if (stack.apiEnv.OTEL_EXPORTER_OTLP_ENDPOINT || process.env.OTEL_EXPORTER_OTLP_ENDPOINT || process.env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT) {
+    say('(i) tracing off vs on: skipped, the first API is traced itself (BENCH_TRACING=1 or OTEL_* in the environment)');
+    return undefined;
+  }
+  const sink = await startOtlpSink();
+  const traced = await startApi({ runDir: stack.runDir, env: { ...stack.apiEnv, OTEL_EXPORTER_OTLP_ENDPOINT: sink.url, OTEL_TRACES_SAMPLER: 'parentbased_always_on' }, name: 'api-traced' });
+  const stopTraced = async () => {
+    if (traced.api.isRunning()) await traced.api.stop();
+    await sink.close();
+  };
+  cleanup.add('stop api-traced and the OTLP sink', stopTraced);
+  say(`(i) tracing off (api pid ${stack.api.pid}) vs on (api-traced pid ${traced.api.pid}, exporting to ${sink.url}): warm-up ${options.warmupS} s of batch 100 and of single events on the traced API, then ${options.rounds} round(s) of ${options.durationS} s per run`);
+  await runBatchLoad({ baseUrl: traced.baseUrl, key, size: 100, connections: BATCH_CONNECTIONS, durationS: options.warmupS, prefix: 'warm-t' });
+  await runSingleLoad({ baseUrl: traced.baseUrl, key, connections: SINGLE_CONNECTIONS, durationS: options.warmupS, prefix: 'warm-ts' });
+  const sides = { off: { process: stack.api, baseUrl: stack.baseUrl }, on: { process: traced.api, baseUrl: traced.baseUrl } };
+  const runs: Record<TracingWorkload, Record<'off' | 'on', ApiPhaseRun[]>> = { 'batch 1000': { off: [], on: [] }, single: { off: [], on: [] } };
+  for (let round = 1; round <= options.rounds; round += 1) {
+    for (const workload of ['batch 1000', 'single'] as const) {
+      for (const side of tracingRunOrder(round)) {
+        const { process: api, baseUrl } = sides[side];
+        const name = `tracing ${side}, ${workload}`;
+        await settledEventCounts(stack.databaseUrl);
+        const meters = startCpuMeters(stack, [api]);
+        const prefix = `trace-${side}-${workload === 'single' ? 's' : 'b'}r${round}`;
+        const load = workload === 'single'
+          ? await runSingleLoad({ baseUrl, key, connections: SINGLE_CONNECTIONS, durationS: options.durationS, prefix })
+          : await runBatchLoad({ baseUrl, key, size: TWO_API_BATCH_SIZE, connections: BATCH_CONNECTIONS, durationS: options.durationS, prefix });
+        const cpu = meters.stop();
+        assertPhaseClean(stack, name, load, [api]);
+        say(`${name}: ${Math.round(load.eventsPerSecond)} events/s, p99 ${load.latencyP99Ms} ms, CPU per event api ${perEventUs(cpu.apiCores, load.eventsPerSecond).toFixed(0)} us + postgres ${perEventUs(cpu.postgresCores, load.eventsPerSecond).toFixed(0)} us`);
+        runs[workload][side].push({ apis: 1, load, cpu });
+      }
+    }
+  }
+  const exports = sink.exports();
+  await stopTraced();
+  if (exports === 0) throw new Error('(i) the traced API exported nothing to the OTLP sink: the "on" runs were not traced');
+  const comparisons = (['batch 1000', 'single'] as const).map((w) => compareTracing(w, w === 'single' ? SINGLE_CONNECTIONS : BATCH_CONNECTIONS, runs[w].off, runs[w].on));
+  for (const c of comparisons) say(tracingLine(c));
+  say(`(i) the OTLP sink received ${exports} exports`);
+  return comparisons;
+}
+
+/** --only tracing: the tracing phase alone (--rounds rounds of --duration s), printed, docs untouched. */
+async function measureTracingOnly(stack: Stack, cleanup: CleanupStack, plan: BenchPlan): Promise<void> {
+  const loadAvgStart = loadavg();
+  const key = await seedAndWarmUp(stack, plan);
+  const comparisons = await measureTracing(stack, cleanup, key, { durationS: plan.durationS, rounds: plan.ingestionRounds, warmupS: plan.warmupS });
+  const load = (l: number[]) => l.map((x) => x.toFixed(2)).join(' / ');
+  if (comparisons) {
+    writeFileSync(join(stack.runDir, 'tracing-figures.json'), JSON.stringify({ durationS: plan.durationS, rounds: plan.ingestionRounds, loadAvgStart, loadAvgEnd: loadavg(), comparisons }, null, 2));
+    console.log(`\n${renderTracingTable(comparisons)}\n`);
+  }
+  say(`load average (1/5/15 min) at start ${load(loadAvgStart)}, at end ${load(loadavg())}`);
 }
 
 /**
@@ -424,7 +502,7 @@ async function measureLedgerCheckOnly(stack: Stack, plan: BenchPlan & { ledgerCh
     users: LEDGER_CHECK_CONTRIBUTORS,
     models: EARNINGS_MODELS,
     days: LEDGER_CHECK_DAYS,
-    endDay: new Date((Math.floor(Date.now() / DAY_MS) + 1) * DAY_MS),
+    endDay: nextUtcMidnight(),
     chunkEvents: EARNINGS_SEED_CHUNK,
     log: (line) => say(`seed: ${line}`),
   });
@@ -485,7 +563,7 @@ async function settledEventCounts(databaseUrl: string): Promise<{ priced: number
  */
 async function measureEarnings(stack: Stack, plan: BenchPlan): Promise<EarningsFigure | { skipped: string }> {
   if (plan.earningsEvents === 0) return { skipped: '--earnings-events 0' };
-  const endDay = new Date((Math.floor(Date.now() / DAY_MS) + 1) * DAY_MS);
+  const endDay = nextUtcMidnight();
   const range = { from: new Date(endDay.getTime() - EARNINGS_DAYS * DAY_MS).toISOString().slice(0, 10), to: endDay.toISOString().slice(0, 10) };
   say(`earnings: seeding ${plan.earningsEvents.toLocaleString('en-US')} events over ${EARNINGS_DAYS} days for one contributor`);
   const seeded = await seedEvents({
@@ -563,6 +641,7 @@ async function runAll(plan: BenchPlan, stack: Stack, cleanup: CleanupStack): Pro
   const { batch, single, signedSingle, dimensionsSingle, twoApi } = await measureIngestion(stack, key, signed, plan);
   // The second API served only the two-API phases; the earnings, gas and RSS figures are the first one's.
   await stack.api2!.api.stop();
+  const tracing = await measureTracing(stack, cleanup, key, plan.quick ? { durationS: plan.durationS, rounds: 1, warmupS: plan.warmupS } : { durationS: TRACING_PHASE_S, rounds: TRACING_ROUNDS_FULL, warmupS: TRACING_WARMUP_S });
   say('(d) earnings query');
   const earnings = await measureEarnings(stack, plan);
   say('(h) ledger check over the earnings database');
@@ -575,7 +654,7 @@ async function runAll(plan: BenchPlan, stack: Stack, cleanup: CleanupStack): Pro
   await measureLedgerFetch({ rounds: plan.quick ? 100 : LEDGER_FETCH_ROUNDS_DEFAULT, say });
   say(`gas per recipient (new/existing): BatchPayout ${gas.batchPayout.newHolders}/${gas.batchPayout.existingHolders}, Disperse ${gas.disperseToken.newHolders}/${gas.disperseToken.existingHolders}, single transfer ${gas.singleTransfer.newHolders}/${gas.singleTransfer.existingHolders}`);
   machine.loadAvgEnd = loadavg();
-  return { quick: plan.quick, machine, durationS: plan.durationS, raw, batch, single, signedSingle, dimensionsSingle, twoApi, earnings, ledgerCheck, gas, rss: { idleBytes, peakBytes: rssPeak.peakBytes, samples: rssPeak.samples } };
+  return { quick: plan.quick, machine, durationS: plan.durationS, raw, batch, single, signedSingle, dimensionsSingle, twoApi, tracing, earnings, ledgerCheck, gas, rss: { idleBytes, peakBytes: rssPeak.peakBytes, samples: rssPeak.samples } };
 }
 
 async function main(): Promise<number> {
@@ -615,6 +694,10 @@ async function main(): Promise<number> {
     }
     if (plan.onlyTwoApi) {
       await measureTwoApiOnly(stack, cleanup, plan);
+      return 0;
+    }
+    if (plan.onlyTracing) {
+      await measureTracingOnly(stack, cleanup, plan);
       return 0;
     }
     if (plan.onlyLitellm) {

@@ -5,9 +5,9 @@
 import { parseArgs } from 'node:util';
 import { migrate } from './lib/migrate.js';
 import { seedEvents } from './lib/seed-events.js';
+import { nextUtcMidnight } from './lib/utc-day.js';
 
 const DEFAULT_DATABASE_URL = 'postgresql://postgres@127.0.0.1:5432/ledger';
-const DAY_MS = 86_400_000;
 
 const { values } = parseArgs({
   options: {
@@ -33,7 +33,7 @@ async function main() {
   const databaseUrl = process.env.DATABASE_URL ?? DEFAULT_DATABASE_URL;
   const contributors = toInt('contributors', values.contributors);
   // Default end: tomorrow (UTC), so the seeded days end with today and "last 30 days" hits data.
-  const endDay = values['end-day'] ? new Date(`${values['end-day']}T00:00:00Z`) : new Date((Math.floor(Date.now() / DAY_MS) + 1) * DAY_MS);
+  const endDay = values['end-day'] ? new Date(`${values['end-day']}T00:00:00Z`) : nextUtcMidnight();
   if (!values['no-migrate']) await migrate(databaseUrl);
   const result = await seedEvents({
     databaseUrl,

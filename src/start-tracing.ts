@@ -10,6 +10,7 @@
 import { register } from 'node:module';
 import { parseTracingEnv } from './config/tracing.config.js';
 import { markTracingStarted } from './common/tracing/tracing.js';
+import { pgStatementHook, redisStatement } from './common/tracing/db-statement.js';
 
 /** Modules loaded through the ESM loader that an instrumentation must patch. */
 const ESM_HOOKED_MODULES = ['ioredis'];
@@ -39,9 +40,11 @@ export async function startTracing(processKind: 'api' | 'worker', env: NodeJS.Pr
       // Outgoing calls only inside a trace (no root spans for background polling).
       new http.HttpInstrumentation({ requireParentforOutgoingSpans: true }),
       // No pool-checkout spans: two per query of the hot path, and a slow checkout shows as the
-      // gap before a query anyway.
-      new pg.PgInstrumentation({ requireParentSpan: true, ignoreConnectSpans: true }),
-      new ioredis.IORedisInstrumentation({ requireParentSpan: true }),
+      // gap before a query anyway. The statement text is cut to its start: the group commit's
+      // kilobytes of SQL were encoded into every one of its spans (common/tracing/db-statement.ts).
+      new pg.PgInstrumentation({ requireParentSpan: true, ignoreConnectSpans: true, enhancedDatabaseReporting: false, requestHook: pgStatementHook }),
+      // The command name only: the default serializer matched ~10 regexes per command.
+      new ioredis.IORedisInstrumentation({ requireParentSpan: true, dbStatementSerializer: redisStatement }),
       new undici.UndiciInstrumentation({ requireParentforSpans: true }),
     ],
     // Traces only: metrics stay on /metrics (Prometheus), logs on stdout.

@@ -13,8 +13,8 @@ import { runBatchLoad, runSingleLoad, type LoadResult } from './bench-http.js';
 import { measureEarningsQuery } from './earnings-bench.js';
 import { seedEvents } from './seed-events.js';
 import { archiveUsage } from './usage-archive.js';
+import { DAY_MS, nextUtcMidnight } from './utc-day.js';
 
-const DAY_MS = 86_400_000;
 const HISTORY_DAYS = 365;
 const HISTORY_CONTRIBUTORS = 1000;
 const HISTORY_USERS = 100;
@@ -111,7 +111,7 @@ async function measureStep(stack: Stack, key: string, durationS: number, step: n
     const body = await adminCall(stack, 'GET', '/v1/admin/ledger/check?full=true');
     if (body.ok !== true) throw new Error(`full ledger check: ${JSON.stringify(body).slice(0, 500)}`);
   });
-  const endDay = new Date((Math.floor(Date.now() / DAY_MS) + 1) * DAY_MS);
+  const endDay = nextUtcMidnight();
   const earnings = await measureEarningsQuery({
     baseUrl: stack.baseUrl, apiKey: stack.adminKey, contributorId: 'seed-c000000', iterations: 50,
     from: new Date(endDay.getTime() - 30 * DAY_MS).toISOString().slice(0, 10), to: endDay.toISOString().slice(0, 10), groupBy: 'day',
@@ -141,7 +141,7 @@ export async function measureHistory(stack: Stack, key: string, options: { event
   // Warm-up (JIT, pools, prepared statements), as the main bench does before measuring.
   await runBatchLoad({ baseUrl: stack.baseUrl, key, size: 100, connections: BATCH_CONNECTIONS, durationS: Math.min(5, options.durationS), prefix: 'histwarm' });
   const steps: HistoryStep[] = [await measureStep(stack, key, options.durationS, 0, 0, say)];
-  const endDay = new Date((Math.floor(Date.now() / DAY_MS) + 1) * DAY_MS);
+  const endDay = nextUtcMidnight();
   for (let step = 1; step <= options.steps; step += 1) {
     const events = Math.round(options.events / options.steps);
     say(`history: seeding ${events.toLocaleString('en-US')} events over ${HISTORY_DAYS} days (step ${step} of ${options.steps})`);

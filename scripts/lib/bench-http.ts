@@ -35,6 +35,16 @@ export async function call(api: AdminApi, method: string, path: string, body: un
   return text ? JSON.parse(text) : null;
 }
 
+/** GET `url` with a bearer key as a client sees it, timed from send to the body's last byte; throws unless 200. */
+export async function timedGetJson<T>(url: string, apiKey: string, timeoutMs: number, what: string): Promise<{ ms: number; body: T }> {
+  const startedMs = performance.now();
+  const response = await fetch(url, { headers: { authorization: `Bearer ${apiKey}` }, signal: AbortSignal.timeout(timeoutMs) });
+  const text = await response.text();
+  const ms = performance.now() - startedMs;
+  if (response.status !== 200) throw new Error(`${what} answered ${response.status}: ${text.slice(0, 500)}`);
+  return { ms, body: JSON.parse(text) as T };
+}
+
 async function eachLimited<T>(items: T[], limit: number, fn: (item: T) => Promise<unknown>): Promise<void> {
   let next = 0;
   await Promise.all(Array.from({ length: limit }, async () => {
@@ -221,17 +231,29 @@ export async function runLoad(spec: LoadSpec): Promise<LoadResult> {
   };
 }
 
-/** POST /v1/usage-events/batch with `size` fresh events per request. */
-export function runBatchLoad(options: { baseUrl: LoadTarget; key: string; size: number; connections: number; durationS: number; prefix: string }): Promise<LoadResult> {
+export interface BatchLoadOptions {
+  baseUrl: LoadTarget;
+  key: string;
+  size: number;
+  connections: number;
+  durationS: number;
+  prefix: string;
+}
+
+/**
+ * POST `path` with `size` fresh items per request (`itemJson` of the next n, comma-joined, then
+ * `wrap`ped); a request's priced items are its "status":"priced" results, all of them when not 200.
+ */
+export function runBatchPostLoad(options: BatchLoadOptions, path: string, itemJson: (prefix: string, n: number) => string, wrap: (items: string) => string): Promise<LoadResult> {
   let n = 0;
   return runLoad({
     ...options,
     method: 'POST',
-    path: '/v1/usage-events/batch',
+    path,
     body: () => {
-      const events: string[] = new Array(options.size);
-      for (let i = 0; i < options.size; i += 1) events[i] = eventJson(options.prefix, n++);
-      return `{"events":[${events.join(',')}]}`;
+      const items: string[] = new Array(options.size);
+      for (let i = 0; i < options.size; i += 1) items[i] = itemJson(options.prefix, n++);
+      return wrap(items.join(','));
     },
     countPriced: (status, body) => {
       if (status !== 200) return { priced: 0, notPriced: options.size };
@@ -239,6 +261,11 @@ export function runBatchLoad(options: { baseUrl: LoadTarget; key: string; size: 
       return { priced, notPriced: options.size - priced };
     },
   });
+}
+
+/** POST /v1/usage-events/batch with `size` fresh events per request. */
+export function runBatchLoad(options: BatchLoadOptions): Promise<LoadResult> {
+  return runBatchPostLoad(options, '/v1/usage-events/batch', eventJson, (events) => `{"events":[${events}]}`);
 }
 
 /** POST /v1/usage-events, one fresh event per request. */

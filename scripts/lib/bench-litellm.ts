@@ -3,7 +3,7 @@
 // a user question with pasted context, an assistant answer: about 6 KB a payload, as LiteLLM's
 // generic_api logger sends them) against /v1/usage-events/batch with the same events, in the same
 // run, alternating. Target (design.md): LiteLLM at least 0.8x the batch events/s.
-import { benchContributorId, benchEvent, BENCH_CONTRIBUTORS, call, countOccurrences, runBatchLoad, runLoad, type AdminApi, type LoadResult, type LoadTarget } from './bench-http.js';
+import { benchContributorId, benchEvent, BENCH_CONTRIBUTORS, call, runBatchLoad, runBatchPostLoad, type AdminApi, type BatchLoadOptions, type LoadResult, type LoadTarget } from './bench-http.js';
 
 export const LITELLM_BATCH_SIZE = 500;
 export const LITELLM_TARGET_RATIO = 0.8;
@@ -49,23 +49,8 @@ function litellmPayloadJson(prefix: string, n: number): string {
 export const litellmPayloadBytes = () => Buffer.byteLength(litellmPayloadJson('size', 1));
 
 /** POST /v1/integrations/litellm with `size` fresh payloads per request (json_array, LiteLLM's default). */
-export function runLitellmLoad(options: { baseUrl: LoadTarget; key: string; size: number; connections: number; durationS: number; prefix: string }): Promise<LoadResult> {
-  let n = 0;
-  return runLoad({
-    ...options,
-    method: 'POST',
-    path: '/v1/integrations/litellm',
-    body: () => {
-      const payloads: string[] = new Array(options.size);
-      for (let i = 0; i < options.size; i += 1) payloads[i] = litellmPayloadJson(options.prefix, n++);
-      return `[${payloads.join(',')}]`;
-    },
-    countPriced: (status, body) => {
-      if (status !== 200) return { priced: 0, notPriced: options.size };
-      const priced = countOccurrences(body, '"status":"priced"');
-      return { priced, notPriced: options.size - priced };
-    },
-  });
+export function runLitellmLoad(options: BatchLoadOptions): Promise<LoadResult> {
+  return runBatchPostLoad(options, '/v1/integrations/litellm', litellmPayloadJson, (payloads) => `[${payloads}]`);
 }
 
 /** The batch endpoint with the same events (same n: same user, contributor, model and usage). */

@@ -148,13 +148,19 @@ function copyText(rows: RawRow[]): Buffer[] {
   return chunks;
 }
 
+/** `rows` generated rows in batches of `batchRows` (the last one shorter), each encoded for one statement. */
+function rowBatches<T>(rows: number, batchRows: number, prefix: string, encode: (batch: RawRow[]) => T): T[] {
+  const batches: T[] = [];
+  for (let start = 0; start < rows; start += batchRows) {
+    const count = Math.min(batchRows, rows - start);
+    batches.push(encode(Array.from({ length: count }, (_, i) => rawRow(prefix, start + i))));
+  }
+  return batches;
+}
+
 async function measureCopy(client: pg.Client, rows: number, prefix: string): Promise<number> {
   // Text is generated before the clock starts: the figure is the server's limit, not ours.
-  const statements: Buffer[][] = [];
-  for (let start = 0; start < rows; start += COPY_ROWS_PER_STATEMENT) {
-    const count = Math.min(COPY_ROWS_PER_STATEMENT, rows - start);
-    statements.push(copyText(Array.from({ length: count }, (_, i) => rawRow(prefix, start + i))));
-  }
+  const statements = rowBatches(rows, COPY_ROWS_PER_STATEMENT, prefix, copyText);
   const startedMs = performance.now();
   let copied = 0;
   for (const chunks of statements) {
@@ -181,11 +187,7 @@ function unnestParams(rows: RawRow[]): unknown[] {
 }
 
 async function measureUnnest(client: pg.Client, rows: number, prefix: string): Promise<number> {
-  const batches: unknown[][] = [];
-  for (let start = 0; start < rows; start += UNNEST_BATCH_ROWS) {
-    const count = Math.min(UNNEST_BATCH_ROWS, rows - start);
-    batches.push(unnestParams(Array.from({ length: count }, (_, i) => rawRow(prefix, start + i))));
-  }
+  const batches = rowBatches(rows, UNNEST_BATCH_ROWS, prefix, unnestParams);
   const startedMs = performance.now();
   // Each statement is its own transaction (autocommit): one commit per 500 rows.
   for (const params of batches) await client.query(UNNEST_INSERT, params);

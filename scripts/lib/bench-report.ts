@@ -8,6 +8,7 @@ import type { LoadResult, PhaseCpu } from './bench-http.js';
 import type { EarningsBenchResult } from './earnings-bench.js';
 import type { RawLimits } from './bench-raw.js';
 import { renderTwoApiTable, type TwoApiComparison } from './bench-two-api.js';
+import { renderTracingTable, type TracingComparison } from './bench-tracing.js';
 
 export const TARGET_BATCH_EVENTS_PER_S = 25_000;
 export const TARGET_SINGLE_EVENTS_PER_S = 3_000;
@@ -72,6 +73,8 @@ export interface BenchFigures {
   dimensionsSingle?: SingleFigure;
   /** Batch 1000 and single events on two API processes (round-robin client) next to one, same rounds. */
   twoApi?: TwoApiComparison[];
+  /** Batch 1000 and single events with tracing off and on, back to back (absent in older runs). */
+  tracing?: TracingComparison[];
   earnings: EarningsFigure | { skipped: string };
   /** GET /v1/admin/ledger/check over the earnings database (absent in runs before it existed). */
   ledgerCheck?: LedgerCheckFigure;
@@ -319,6 +322,28 @@ const NOTES = `- **Raw limits** are one client on one connection, rows generated
   database (not Postgres' WAL writer, checkpointer or background writer), so it is a lower bound
   on the machine's cost per event.`;
 
+/** Issue 28's targets: CPU per event with tracing on over off, same run. */
+function tracingRows(f: BenchFigures): Row[] {
+  return (f.tracing ?? []).map((c) => ({
+    figure: `Tracing on / off, ${c.workload} (CPU per event, API + Postgres, us)`,
+    value: `${int(c.off.service)} -> ${int(c.on.service)}`,
+    ratio: `${c.ratio.toFixed(3)}x`,
+    target: `<= ${c.target.toFixed(2)}x`,
+    met: met(c.ratio <= c.target),
+  }));
+}
+
+function tracingSection(f: BenchFigures): string {
+  if (!f.tracing || f.tracing.length === 0) return '';
+  return `## Tracing off and on
+
+The untraced API and a second API process of the same build and environment with \`OTEL_EXPORTER_OTLP_ENDPOINT\` set (default sampler \`parentbased_always_on\`, http/protobuf) exporting to a local OTLP/HTTP sink that drops the spans, the same load generator, back to back (off, on, then on, off in the next round); CPU per event pooled over the runs of each side. See [docs/observability.md](observability.md#cost).
+
+${renderTracingTable(f.tracing)}
+
+`;
+}
+
 function twoApiSection(f: BenchFigures): string {
   if (!f.twoApi || f.twoApi.length === 0) return '';
   const single = f.twoApi.find((c) => c.workload === 'single');
@@ -346,7 +371,7 @@ ${machineSection(f)}
 
 ## Results
 
-${table([...ingestionRows(f), ...earningsRows(f), ...ledgerCheckRows(f), ...gasRows(f), ...rssRows(f)])}
+${table([...ingestionRows(f), ...earningsRows(f), ...tracingRows(f), ...ledgerCheckRows(f), ...gasRows(f), ...rssRows(f)])}
 
 ![Ingestion throughput vs batch size](${chartFile})
 
@@ -354,7 +379,7 @@ ${table([...ingestionRows(f), ...earningsRows(f), ...ledgerCheckRows(f), ...gasR
 
 ${cpuSection(f)}
 
-${twoApiSection(f)}## Delivery checks during the load
+${twoApiSection(f)}${tracingSection(f)}## Delivery checks during the load
 
 ${checksSection(f)}
 
@@ -369,6 +394,7 @@ npm run bench                              # full run (10,000,000-event earnings
 npm run bench -- --quick                   # smoke run: short phases, small database
 npm run bench -- --earnings-events 2000000 # another earnings database size
 npm run bench -- --quick --only two-api    # short run: batch 1000 and single on one API vs two (printed only)
+npm run bench -- --only tracing --rounds 2     # batch 1000 and single, tracing off vs on (printed only)
 npm run bench -- --only single --rounds 2 --duration 6   # plain, price-dimension and signed single events: CPU per event (printed only)
 npm run bench -- --only ledger-check       # 440,000 events over 30 days, the checkpointed ledger check timed (printed only)
 BENCH_CPU_PROF_DIR=/tmp/prof npm run bench -- --only single --rounds 1   # the API under node --cpu-prof

@@ -1,9 +1,11 @@
 // Latency of GET /v1/contributors/:id/earnings over HTTP, as a client sees it: sequential
 // requests (one in flight), after a warm-up, timed from send to the last byte of the body.
+import { timedGetJson } from './bench-http.js';
+import { DAY_MS, nextUtcMidnight } from './utc-day.js';
+
 export const EARNINGS_BENCH_ITERATIONS_MAX = 100_000;
 const WARMUP_ITERATIONS = 20;
 const REQUEST_TIMEOUT_MS = 10_000;
-const DAY_MS = 86_400_000;
 
 export interface EarningsBenchOptions {
   baseUrl: string;
@@ -36,21 +38,13 @@ export function percentile(sortedMs: readonly number[], fraction: number): numbe
 }
 
 function earningsUrl(o: EarningsBenchOptions): string {
-  const today = Math.floor(Date.now() / DAY_MS) * DAY_MS;
-  const to = o.to ?? new Date(today + DAY_MS).toISOString().slice(0, 10);
+  const to = o.to ?? nextUtcMidnight().toISOString().slice(0, 10);
   const from = o.from ?? new Date(Date.parse(`${to.slice(0, 10)}T00:00:00Z`) - 30 * DAY_MS).toISOString().slice(0, 10);
   const query = new URLSearchParams({ from, to, group_by: o.groupBy ?? 'day' });
   return `${o.baseUrl.replace(/\/$/, '')}/v1/contributors/${encodeURIComponent(o.contributorId)}/earnings?${query}`;
 }
 
-async function timedRequest(url: string, apiKey: string): Promise<{ ms: number; body: { rows: unknown[]; totals: { events: number } } }> {
-  const started = process.hrtime.bigint();
-  const res = await fetch(url, { headers: { authorization: `Bearer ${apiKey}` }, signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS) });
-  const text = await res.text();
-  const ms = Number(process.hrtime.bigint() - started) / 1e6;
-  if (res.status !== 200) throw new Error(`earnings query answered ${res.status}: ${text.slice(0, 300)}`);
-  return { ms, body: JSON.parse(text) };
-}
+const timedRequest = (url: string, apiKey: string) => timedGetJson<{ rows: unknown[]; totals: { events: number } }>(url, apiKey, REQUEST_TIMEOUT_MS, 'earnings query');
 
 /** Measures p50/p99 of the earnings query; throws on any non-200 answer. */
 export async function measureEarningsQuery(o: EarningsBenchOptions): Promise<EarningsBenchResult> {

@@ -3,10 +3,11 @@
 // the window is compared with its events once), a check with nothing new (only the per-day rollup
 // digests are hashed), and a check after new events today (today's day is compared again); plus
 // one ?full=true for reference (every day, every event).
+import { timedGetJson } from './bench-http.js';
 import { seedEvents } from './seed-events.js';
+import { nextUtcMidnight } from './utc-day.js';
 
 const REQUEST_TIMEOUT_MS = 120_000;
-const DAY_MS = 86_400_000;
 /** Checks timed per state; the median is reported. */
 const CHECKS_PER_STATE = 3;
 
@@ -23,13 +24,12 @@ export interface LedgerCheckFigure {
   daysUnchanged: number;
 }
 
-async function timedCheck(baseUrl: string, adminKey: string, full: boolean): Promise<{ ms: number; body: { ok: boolean; rollups?: { days_verified?: number; days_unchanged?: number } } }> {
-  const started = performance.now();
-  const response = await fetch(`${baseUrl}/v1/admin/ledger/check${full ? '?full=true' : ''}`, { headers: { authorization: `Bearer ${adminKey}` }, signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS) });
-  const body = (await response.json()) as { ok: boolean; rollups?: { days_verified?: number; days_unchanged?: number } };
-  const ms = performance.now() - started;
-  if (response.status !== 200 || !body.ok) throw new Error(`ledger check answered ${response.status}: ${JSON.stringify(body).slice(0, 500)}`);
-  return { ms, body };
+type CheckBody = { ok: boolean; rollups?: { days_verified?: number; days_unchanged?: number } };
+
+async function timedCheck(baseUrl: string, adminKey: string, full: boolean): Promise<{ ms: number; body: CheckBody }> {
+  const check = await timedGetJson<CheckBody>(`${baseUrl}/v1/admin/ledger/check${full ? '?full=true' : ''}`, adminKey, REQUEST_TIMEOUT_MS, 'ledger check');
+  if (!check.body.ok) throw new Error(`ledger check answered ok: false: ${JSON.stringify(check.body).slice(0, 500)}`);
+  return check;
 }
 
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
@@ -42,7 +42,7 @@ export async function measureLedgerCheck(o: { baseUrl: string; adminKey: string;
   let last = first;
   for (let i = 0; i < CHECKS_PER_STATE; i += 1) {
     // New priced events today (with their rollups and journal): today's digest changes every time.
-    await seedEvents({ databaseUrl: o.databaseUrl, events: o.newEvents, contributors: 1, users: 1, models: 1, days: 1, endDay: new Date((Math.floor(Date.now() / DAY_MS) + 1) * DAY_MS), chunkEvents: o.newEvents });
+    await seedEvents({ databaseUrl: o.databaseUrl, events: o.newEvents, contributors: 1, users: 1, models: 1, days: 1, endDay: nextUtcMidnight(), chunkEvents: o.newEvents });
     last = await timedCheck(o.baseUrl, o.adminKey, false);
     afterNew.push(last.ms);
   }

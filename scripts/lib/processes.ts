@@ -192,14 +192,19 @@ export async function findFreePort(): Promise<number> {
   return address.port;
 }
 
-/** Resident set size in bytes from /proc/<pid>/status (VmRSS), or null when the process is gone. */
-export function readRssBytes(pid: number): number | null {
-  let status: string;
+/** /proc/<pid>/<name> as text, or null when the process is gone. */
+function readProcFile(pid: number, name: string): string | null {
   try {
-    status = readFileSync(`/proc/${pid}/status`, 'utf8');
+    return readFileSync(`/proc/${pid}/${name}`, 'utf8');
   } catch {
     return null;
   }
+}
+
+/** Resident set size in bytes from /proc/<pid>/status (VmRSS), or null when the process is gone. */
+export function readRssBytes(pid: number): number | null {
+  const status = readProcFile(pid, 'status');
+  if (status === null) return null;
   const match = /^VmRSS:\s+(\d+)\s+kB$/m.exec(status);
   return match ? Number(match[1]) * 1024 : null;
 }
@@ -208,12 +213,8 @@ const CLOCK_TICKS_PER_S = 100;
 
 /** CPU time (user + system) a process has used, in seconds, from /proc/<pid>/stat; null when gone. */
 export function readCpuSeconds(pid: number): number | null {
-  let stat: string;
-  try {
-    stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  } catch {
-    return null;
-  }
+  const stat = readProcFile(pid, 'stat');
+  if (stat === null) return null;
   // Fields after the parenthesised command name; utime and stime are fields 14 and 15.
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS_PER_S;
@@ -224,11 +225,8 @@ export function findPidsByCmdline(text: string): number[] {
   const pids: number[] = [];
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
-    try {
-      if (readFileSync(`/proc/${entry}/cmdline`, 'utf8').includes(text)) pids.push(Number(entry));
-    } catch {
-      // the process ended while we looked
-    }
+    // null: the process ended while we looked.
+    if (readProcFile(Number(entry), 'cmdline')?.includes(text)) pids.push(Number(entry));
   }
   return pids;
 }

@@ -24,9 +24,9 @@ import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { createGunzip, createGzip } from 'node:zlib';
 import pg from 'pg';
+import { DAY_MS } from './utc-day.js';
 
 const EXPORT_CHUNK_ROWS = 20_000;
-const DAY_MS = 86_400_000;
 
 export interface ArchiveOptions {
   databaseUrl: string;

@@ -4,6 +4,7 @@ import pg from 'pg';
 import { APP_CONFIG, type AppConfig } from '../config/index.js';
 import { PrismaClient } from '../generated/prisma/client.js';
 import { isRetryableTransactionError } from '../common/errors/database-errors.js';
+import { TableFingerprints } from './table-fingerprints.js';
 
 export type SqlClient = pg.PoolClient;
 /** Anything that runs a statement: the pool (autocommit) or a checked-out client. */
@@ -33,6 +34,8 @@ export class DatabaseService implements OnModuleDestroy {
   readonly readPool: pg.Pool;
   readonly readPrisma: PrismaClient;
   readonly hasReplica: boolean;
+  /** Fingerprints of small cached tables, read on the primary; requests of one tick share a query. */
+  readonly fingerprints: TableFingerprints;
   private readonly logger = new Logger('Database');
 
   constructor(@Inject(APP_CONFIG) config: AppConfig) {
@@ -41,6 +44,7 @@ export class DatabaseService implements OnModuleDestroy {
     this.hasReplica = config.READ_DATABASE_URL !== undefined;
     this.readPool = config.READ_DATABASE_URL ? this.createPool(config.READ_DATABASE_URL, config.DATABASE_POOL_MAX, 'replica') : this.pool;
     this.readPrisma = this.hasReplica ? new PrismaClient({ adapter: new PrismaPg(this.readPool) }) : this.prisma;
+    this.fingerprints = new TableFingerprints(this.pool);
   }
 
   private createPool(connectionString: string, max: number, role: 'primary' | 'replica'): pg.Pool {

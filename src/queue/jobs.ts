@@ -154,6 +154,12 @@ interface JobSpec<S extends z.ZodType> {
 }
 
 const spec = <S extends z.ZodType>(s: JobSpec<S>) => s;
+/** `attempts` runs at most, the retries spaced by exponential backoff from `backoffMs`. */
+const retried = (attempts: number, backoffMs: number) => ({ attempts, backoff: { type: 'exponential' as const, delay: backoffMs } });
+/** The last `count` completed and the last `count` failed jobs are kept (for an operator), older ones removed. */
+const keptLast = (count: number) => ({ removeOnComplete: { count }, removeOnFail: { count } });
+/** A job a scheduler starts (SCHEDULERS): no payload, a handler, the last SCHEDULED_JOBS_KEPT kept; not retried (the next run comes). */
+const schedulerJob = (queue: QueueName) => spec({ queue, payload: noPayload, handled: true, options: () => keptLast(SCHEDULED_JOBS_KEPT) });
 
 export const JOBS = {
   /**
@@ -168,8 +174,7 @@ export const JOBS = {
     handled: true,
     options: (p) => ({
       jobId: usageJobId(p),
-      attempts: USAGE_JOB_ATTEMPTS,
-      backoff: { type: 'exponential', delay: USAGE_JOB_BACKOFF_MS },
+      ...retried(USAGE_JOB_ATTEMPTS, USAGE_JOB_BACKOFF_MS),
       removeOnComplete: { age: USAGE_JOB_KEPT_S, count: USAGE_JOBS_KEPT },
       removeOnFail: false,
     }),
@@ -195,51 +200,24 @@ export const JOBS = {
     queue: QUEUE_SETTLEMENT,
     payload: noPayload,
     handled: true,
-    options: () => ({
-      attempts: RUN_JOB_ATTEMPTS,
-      backoff: { type: 'exponential', delay: RUN_JOB_BACKOFF_MS },
-      removeOnComplete: { count: SCHEDULED_JOBS_KEPT },
-      removeOnFail: { count: SCHEDULED_JOBS_KEPT },
-    }),
+    options: () => ({ ...retried(RUN_JOB_ATTEMPTS, RUN_JOB_BACKOFF_MS), ...keptLast(SCHEDULED_JOBS_KEPT) }),
   }),
   /** Job id = settlement id: one send job per settlement. */
   [JOB_SETTLEMENT_SEND]: spec({
     queue: QUEUE_SETTLEMENT,
     payload: settlementRef,
     handled: true,
-    options: (p) => ({
-      jobId: p.settlement_id,
-      attempts: SEND_JOB_ATTEMPTS,
-      backoff: { type: 'exponential', delay: SEND_JOB_BACKOFF_MS },
-      removeOnComplete: { count: SETTLEMENT_JOBS_KEPT },
-      removeOnFail: { count: SETTLEMENT_JOBS_KEPT },
-    }),
+    options: (p) => ({ jobId: p.settlement_id, ...retried(SEND_JOB_ATTEMPTS, SEND_JOB_BACKOFF_MS), ...keptLast(SETTLEMENT_JOBS_KEPT) }),
   }),
   [JOB_SETTLEMENT_RECONCILE]: spec({
     queue: QUEUE_SETTLEMENT,
     payload: settlementRef,
     handled: true,
-    options: (p) => ({
-      jobId: `reconcile-${p.settlement_id}-${Date.now()}`,
-      attempts: RECONCILE_JOB_ATTEMPTS,
-      backoff: { type: 'exponential', delay: SEND_JOB_BACKOFF_MS },
-      removeOnComplete: { count: SETTLEMENT_JOBS_KEPT },
-      removeOnFail: { count: SETTLEMENT_JOBS_KEPT },
-    }),
+    options: (p) => ({ jobId: `reconcile-${p.settlement_id}-${Date.now()}`, ...retried(RECONCILE_JOB_ATTEMPTS, SEND_JOB_BACKOFF_MS), ...keptLast(SETTLEMENT_JOBS_KEPT) }),
   }),
-  [JOB_SETTLEMENT_FINALITY]: spec({
-    queue: QUEUE_SETTLEMENT,
-    payload: noPayload,
-    handled: true,
-    options: () => ({ removeOnComplete: { count: SCHEDULED_JOBS_KEPT }, removeOnFail: { count: SCHEDULED_JOBS_KEPT } }),
-  }),
+  [JOB_SETTLEMENT_FINALITY]: schedulerJob(QUEUE_SETTLEMENT),
   /** Moves matured earnings from pending to payable (a scheduler). */
-  [JOB_EARNINGS_MATURE]: spec({
-    queue: QUEUE_EARNINGS,
-    payload: noPayload,
-    handled: true,
-    options: () => ({ removeOnComplete: { count: SCHEDULED_JOBS_KEPT }, removeOnFail: { count: SCHEDULED_JOBS_KEPT } }),
-  }),
+  [JOB_EARNINGS_MATURE]: schedulerJob(QUEUE_EARNINGS),
   /** Fans the outbox out into deliveries and enqueues the endpoints with due work (a scheduler). */
   [JOB_WEBHOOK_RELAY]: spec({
     queue: QUEUE_WEBHOOKS,
@@ -259,43 +237,23 @@ export const JOBS = {
     options: (p) => ({ jobId: `dispatch-${p.endpoint_id}`, attempts: 1, removeOnComplete: true, removeOnFail: true }),
   }),
   /** Creates usage_events' monthly partitions ahead (and moves stray rows out of the default one). */
-  [JOB_USAGE_PARTITIONS]: spec({
-    queue: QUEUE_HISTORY,
-    payload: noPayload,
-    handled: true,
-    options: () => ({ removeOnComplete: { count: SCHEDULED_JOBS_KEPT }, removeOnFail: { count: SCHEDULED_JOBS_KEPT } }),
-  }),
+  [JOB_USAGE_PARTITIONS]: schedulerJob(QUEUE_HISTORY),
   /** Writes a verified ledger checkpoint at the journal's frontier (the check then reads only what follows). */
-  [JOB_LEDGER_CHECKPOINT]: spec({
-    queue: QUEUE_HISTORY,
-    payload: noPayload,
-    handled: true,
-    options: () => ({ removeOnComplete: { count: SCHEDULED_JOBS_KEPT }, removeOnFail: { count: SCHEDULED_JOBS_KEPT } }),
-  }),
+  [JOB_LEDGER_CHECKPOINT]: schedulerJob(QUEUE_HISTORY),
   /** Counts the completion tokens of a batch of streams and records their ratios (no content kept). */
   [JOB_USAGE_AUDIT_COUNT]: spec({
     queue: QUEUE_USAGE_AUDIT,
     payload: z.object({ samples: z.array(usageAuditSampleSchema).min(1).max(USAGE_AUDIT_SAMPLES_PER_JOB_MAX) }).strict(),
     handled: true,
-    options: () => ({ attempts: USAGE_AUDIT_JOB_ATTEMPTS, backoff: { type: 'exponential', delay: USAGE_JOB_BACKOFF_MS }, removeOnComplete: true, removeOnFail: true }),
+    options: () => ({ ...retried(USAGE_AUDIT_JOB_ATTEMPTS, USAGE_JOB_BACKOFF_MS), removeOnComplete: true, removeOnFail: true }),
   }),
   /** The audit's verdicts per contributor and model (a scheduler, USAGE_AUDIT_INTERVAL_SECONDS). */
-  [JOB_USAGE_AUDIT_RUN]: spec({
-    queue: QUEUE_USAGE_AUDIT,
-    payload: noPayload,
-    handled: true,
-    options: () => ({ removeOnComplete: { count: SCHEDULED_JOBS_KEPT }, removeOnFail: { count: SCHEDULED_JOBS_KEPT } }),
-  }),
+  [JOB_USAGE_AUDIT_RUN]: schedulerJob(QUEUE_USAGE_AUDIT),
   /**
    * Reads LiteLLM's spend log from the checkpoint (a scheduler every LITELLM_BACKFILL_SECONDS, only
    * with LITELLM_DATABASE_URL). Not retried: the next run re-reads from the same checkpoint.
    */
-  [JOB_LITELLM_BACKFILL]: spec({
-    queue: QUEUE_LITELLM,
-    payload: noPayload,
-    handled: true,
-    options: () => ({ removeOnComplete: { count: SCHEDULED_JOBS_KEPT }, removeOnFail: { count: SCHEDULED_JOBS_KEPT } }),
-  }),
+  [JOB_LITELLM_BACKFILL]: schedulerJob(QUEUE_LITELLM),
 } as const;
 
 export type JobName = keyof typeof JOBS;

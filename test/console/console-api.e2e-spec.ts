@@ -7,6 +7,8 @@ import { join } from 'node:path';
 import { CONSOLE_CSP } from '../../src/common/http/console-static.js';
 import { exampleEvent, GPT4O, seedBilling } from '../support/billing-fixtures.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
+import { expectDeclaredAnswer } from '../support/declared-answer.js';
+import { unpricedByModelResponseSchema } from '../../src/modules/usage/usage.schemas.js';
 
 const INDEX_HTML = '<!doctype html><html><head><script type="module" src="/console/assets/app-abc123.js"></script></head><body><div id="root"></div></body></html>';
 
@@ -173,6 +175,7 @@ describe('console API reads', () => {
       { model: 'lab/new-model', events: 2, first_occurred_at: '2026-11-20T08:00:00.000Z', last_occurred_at: '2026-11-21T09:00:00.000Z' },
       { model: 'lab/other', events: 1, first_occurred_at: '2026-11-22T10:00:00.000Z', last_occurred_at: '2026-11-22T10:00:00.000Z' },
     ]);
+    expectDeclaredAnswer(unpricedByModelResponseSchema, listed.body);
     await t.http.get('/v1/admin/usage-events/unpriced-by-model').set('Authorization', `Bearer ${gatewayKey}`).expect(403);
     for (const model of ['lab/new-model', 'lab/other']) {
       await t.admin(t.http.post('/v1/admin/prices')).send({ model, input_usd_per_mtok: '1', output_usd_per_mtok: '2', effective_from: '2026-11-01T00:00:00Z' }).expect(201);
@@ -186,5 +189,48 @@ describe('console API reads', () => {
     const docs = await t.http.get('/docs-json').expect(200);
     for (const path of ['/v1/me', '/v1/admin/overview/daily', '/v1/admin/usage-events/unpriced-by-model']) expect(docs.body.paths[path]?.get).toBeDefined();
     expect(JSON.stringify(docs.body.paths['/v1/admin/contributors'].get.parameters)).toContain('"q"');
+  });
+
+  // web/src/api/wire.ts takes every answer's type from the SDK generated from this document.
+  it('declares a JSON response schema for every endpoint the console reads an answer of', async () => {
+    const docs = await t.http.get('/docs-json').expect(200);
+    const consoleCalls: Array<[method: string, path: string, status: string]> = [
+      ['get', '/v1/me', '200'],
+      ['post', '/v1/admin/api-keys', '201'],
+      ['get', '/v1/admin/overview', '200'],
+      ['get', '/v1/admin/overview/daily', '200'],
+      ['get', '/v1/admin/ledger/check', '200'],
+      ['get', '/v1/admin/usage-audit', '200'],
+      ['post', '/v1/admin/contributors/{id}/review', '200'],
+      ['get', '/v1/contributors/{id}/payout-address', '200'],
+      ['get', '/v1/admin/audit-log', '200'],
+      ['get', '/v1/admin/contributors', '200'],
+      ['get', '/v1/admin/contributors/{id}', '200'],
+      ['put', '/v1/admin/contributors/{id}', '200'],
+      ['get', '/v1/contributors/{id}/balance', '200'],
+      ['get', '/v1/contributors/{id}/earnings', '200'],
+      ['get', '/v1/contributors/{id}/payouts', '200'],
+      ['get', '/v1/admin/settlements', '200'],
+      ['get', '/v1/admin/settlements/{id}', '200'],
+      ['post', '/v1/admin/settlements', '201'],
+      ['post', '/v1/admin/settlements/{id}/approve', '200'],
+      ['get', '/v1/admin/prices', '200'],
+      ['post', '/v1/admin/prices', '201'],
+      ['post', '/v1/admin/prices/import', '201'],
+      ['get', '/v1/admin/usage-events/unpriced-by-model', '200'],
+      ['post', '/v1/admin/usage-events/reprice', '200'],
+      ['post', '/v1/admin/settlements/{id}/reconciliation/resolve', '201'],
+      ['get', '/v1/contributors/{id}/statements/{month}', '200'],
+      ['post', '/v1/admin/usage-events/{event_id}/refunds', '201'],
+      ['get', '/v1/admin/refunds', '200'],
+      ['get', '/v1/admin/webhooks', '200'],
+      ['post', '/v1/admin/webhooks', '201'],
+      ['post', '/v1/admin/webhooks/{id}/enable', '200'],
+      ['get', '/v1/admin/webhooks/event-types', '200'],
+      ['get', '/v1/admin/webhooks/{id}/deliveries', '200'],
+      ['post', '/v1/admin/webhooks/{id}/deliveries/{delivery_id}/retry', '200'],
+    ];
+    const undeclared = consoleCalls.filter(([method, path, status]) => docs.body.paths[path]?.[method]?.responses?.[status]?.content?.['application/json']?.schema === undefined);
+    expect(undeclared).toEqual([]);
   });
 });

@@ -13,6 +13,7 @@ import { QUEUE_USAGE_EVENTS } from '../../src/queue/queue-names.js';
 import { exampleEvent, seedBilling } from '../support/billing-fixtures.js';
 import { startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from '../support/otlp-receiver.js';
 import { createTestDatabase } from '../support/test-db.js';
+import { DB_QUERY_TEXT, DB_STATEMENT_MAX_CHARS } from '../../src/common/tracing/db-statement.js';
 import { TEST_ADMIN_KEY, type TestApp } from '../support/test-app.js';
 import { waitFor } from '../support/wait-for.js';
 
@@ -97,7 +98,12 @@ describe('tracing (OTEL_EXPORTER_OTLP_ENDPOINT set)', () => {
     expect(commit.attributes['usage.group_commit.events']).toBe(1);
     expect(commit.links.map((l) => l.spanId)).toContain(server.spanId);
     // Postgres calls of the commit are its children.
-    expect(spans.filter((s) => s.parentSpanId === commit.spanId && s.name.startsWith('pg.')).length).toBeGreaterThan(0);
+    const commitQueries = spans.filter((s) => s.parentSpanId === commit.spanId && s.name.startsWith('pg.'));
+    expect(commitQueries.length).toBeGreaterThan(0);
+    // The commit's statement is kilobytes of SQL: its span keeps the start and the length only.
+    const texts = commitQueries.map((s) => String(s.attributes[DB_QUERY_TEXT]));
+    expect(texts.some((text) => /\.\.\. \(\d{4,} chars\)$/.test(text))).toBe(true);
+    for (const text of texts) expect(text.length).toBeLessThanOrEqual(DB_STATEMENT_MAX_CHARS + 20);
     expect(spans.every((s) => s.service === 'contributor-ledger-api')).toBe(true);
 
     const logged = api.stdout.filter((line) => line.includes(traceId)).map((line) => JSON.parse(line) as Record<string, unknown>);
@@ -137,5 +143,13 @@ describe('tracing (OTEL_EXPORTER_OTLP_ENDPOINT set)', () => {
     } finally {
       await queue.close();
     }
+  });
+
+  it('names Redis commands on their spans without keys or arguments', async () => {
+    const redisSpans = await waitFor(async () => {
+      const found = [...receiver.spans, ...protobufReceiver.spans].filter((s) => s.attributes['db.system.name'] === 'redis');
+      return found.length > 0 && found;
+    }, SPAN_WAIT_MS);
+    for (const span of redisSpans) expect(span.attributes[DB_QUERY_TEXT]).toBe(span.name);
   });
 });

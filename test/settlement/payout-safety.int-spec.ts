@@ -11,6 +11,8 @@ import type { Address, Hex } from 'viem';
 import { PayoutAddressPolicy } from '../../src/modules/payout-safety/payout-address-policy.service.js';
 import { PayoutChainClient } from '../../src/modules/chain/payout-chain.client.js';
 import { anvil, balancesOf, creditPayable, MICRO_ATTO, randomAddress, sqlRows, startSettlementHarness, usdcAdmin, usdcBalance, USD_ATTO, type SettlementHarness } from './support/settlement-harness.js';
+import { expectDeclaredAnswer } from '../support/declared-answer.js';
+import { reconciliationResolutionResponseSchema } from '../../src/modules/settlement/settlement.schemas.js';
 
 let h: SettlementHarness;
 let dir: string;
@@ -285,6 +287,7 @@ describe('an operator resolves a reconciliation failure (audited, history kept)'
     const reason = 'hot wallet paid itself (pre-screening registration); USDC stayed in the wallet, contributor re-paid by hand';
     const resolved = (await resolve(settlementId, { reason }).expect(201)).body;
     expect(resolved).toMatchObject({ settlement_id: settlementId, reason, resolved_by: expect.any(String), reconciliation: found });
+    expectDeclaredAnswer(reconciliationResolutionResponseSchema, resolved);
     expect(await ledgerCheck()).toMatchObject({ ok: true, settlement: { ok: true, reconciliation_failures: 0, reconciliation_failures_resolved: 1 } });
 
     // History is kept: the stored reconciliation still says what was found; the resolution is append-only.

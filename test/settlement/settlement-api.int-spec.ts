@@ -3,6 +3,10 @@
 import type { Address } from 'viem';
 import { testAppForSuite } from '../support/test-app.js';
 import { balancesOf, creditPayable, registerContributors, sqlRows, startSettlementHarness, USD_ATTO, type SettlementHarness } from './support/settlement-harness.js';
+import { expectDeclaredAnswer } from '../support/declared-answer.js';
+import { apiKeyCreatedSchema } from '../../src/modules/auth/auth.schemas.js';
+import { ledgerCheckResponseSchema } from '../../src/modules/ledger/ledger.schemas.js';
+import { createdSettlementResponseSchema, payoutListResponseSchema, settlementDetailResponseSchema, settlementListResponseSchema, settlementResponseSchema } from '../../src/modules/settlement/settlement.schemas.js';
 
 describe('settlement API without a chain', () => {
   const t = testAppForSuite('settlement_disabled', { RPC_URL: '', USDC_ADDRESS: '', PAYOUT_CONTRACT_ADDRESS: '', PAYOUT_PRIVATE_KEY: '' });
@@ -13,6 +17,7 @@ describe('settlement API without a chain', () => {
     expect(res.body.error.message).toMatch(/RPC_URL/);
     const dry = await t.admin(t.http.post('/v1/admin/settlements')).send({ dry_run: true }).expect(201);
     expect(dry.body).toMatchObject({ settlement_id: null, status: 'dry_run', payout_count: 0, total_usdc: '0', lines: [] });
+    expectDeclaredAnswer(createdSettlementResponseSchema, dry.body);
     await t.admin(t.http.post('/v1/admin/settlements')).expect(422); // no body at all: same as {}
     await t.admin(t.http.post('/v1/admin/settlements')).send({ dry_run: 'yes' }).expect(400);
     const ready = await t.http.get('/health/ready').expect(200);
@@ -43,6 +48,7 @@ describe('settlement API on Anvil', () => {
   it('answers 200 "empty" when nobody qualifies, and probes the RPC in /health/ready', async () => {
     const res = await h.t.admin(h.t.http.post('/v1/admin/settlements')).send({}).expect(200);
     expect(res.body).toEqual({ settlement_id: null, status: 'empty', payout_count: 0, total_usdc: '0' });
+    expectDeclaredAnswer(createdSettlementResponseSchema, res.body);
     const ready = await h.t.http.get('/health/ready').expect(200);
     expect(ready.body.checks.rpc.status).toBe('up');
     const wallet = await h.settlements.hotWalletStatus();
@@ -76,6 +82,7 @@ describe('settlement API on Anvil', () => {
     expect(conflicts).toHaveLength(4);
     for (const c of conflicts) expect(c.body.error.code).toBe('conflict');
     expect(created[0]!.body).toMatchObject({ status: 'queued', payout_count: 2, total_usdc: '42.999999', trigger: 'admin' });
+    expectDeclaredAnswer(createdSettlementResponseSchema, created[0]!.body);
     expect(await sqlRows(h, 'SELECT id FROM settlements')).toHaveLength(1);
     // Reserved: payable -> in_settlement, the sub-micro remainder stays payable.
     expect(await balancesOf(h, 'api-b')).toEqual({ payableAtto: 999_999_999_999n, inSettlementAtto: 30_999_999n * 10n ** 12n, paidAtto: 0n });
@@ -94,6 +101,7 @@ describe('settlement API on Anvil', () => {
     const [tx] = detail.body.transactions;
     expect(tx).toMatchObject({ hash: expect.stringMatching(/^0x[0-9a-f]{64}$/), block: tx.block_number });
     expect(tx.hash).toBe(tx.tx_hash);
+    expectDeclaredAnswer(settlementDetailResponseSchema, detail.body);
     const reconciled = await h.t.admin(h.t.http.post(`/v1/admin/settlements/${settlementId}/reconcile`)).expect(200);
     expect(reconciled.body).toMatchObject({ ok: true, paid_lines: 2, chain_payouts: 2 });
   });
@@ -107,6 +115,7 @@ describe('settlement API on Anvil', () => {
     await h.t.admin(h.t.http.post('/v1/admin/settlements/00000000-0000-4000-8000-000000000000/approve')).expect(404);
     const approved = await h.t.admin(h.t.http.post(`/v1/admin/settlements/${id}/approve`)).expect(200);
     expect(approved.body).toMatchObject({ settlement_id: id, status: 'queued', approved_by: expect.any(String), approved_at: expect.any(String) });
+    expectDeclaredAnswer(settlementResponseSchema, approved.body);
     const again = await h.t.admin(h.t.http.post(`/v1/admin/settlements/${id}/approve`)).expect(409);
     expect(again.body.error.code).toBe('conflict');
     const audit = await sqlRows<{ action: string; target: string }>(h, `SELECT action, target FROM audit_log WHERE action LIKE 'settlement.%' ORDER BY id`);
@@ -119,18 +128,21 @@ describe('settlement API on Anvil', () => {
     const first = await h.t.admin(h.t.http.get('/v1/admin/settlements?limit=1')).expect(200);
     expect(first.body.data).toHaveLength(1);
     expect(first.body.next_cursor).toEqual(expect.any(String));
+    expectDeclaredAnswer(settlementListResponseSchema, first.body);
     const second = await h.t.admin(h.t.http.get(`/v1/admin/settlements?limit=1&cursor=${first.body.next_cursor}`)).expect(200);
     expect(second.body.data).toHaveLength(1);
     expect(second.body.data[0].settlement_id).not.toBe(first.body.data[0].settlement_id);
     await h.t.admin(h.t.http.get('/v1/admin/settlements?cursor=nope')).expect(400);
 
     const key = await h.t.admin(h.t.http.post('/v1/admin/api-keys')).send({ role: 'contributor', contributor_id: 'api-a' }).expect(201);
+    expectDeclaredAnswer(apiKeyCreatedSchema, key.body);
     const own = await h.t.http.get('/v1/contributors/api-a/payouts').set('Authorization', `Bearer ${key.body.key}`).expect(200);
     expect(own.body.data).toEqual([
       expect.objectContaining({ amount_usdc: '150', status: 'paid', tx_hash: expect.stringMatching(/^0x/), confirmed_at: expect.any(String) }),
       expect.objectContaining({ amount_usdc: '12', status: 'paid' }),
     ]);
     expect(own.body.data[0]).toEqual(expect.objectContaining({ payout_id: expect.any(String), settlement_id: expect.any(String) }));
+    expectDeclaredAnswer(payoutListResponseSchema, own.body);
     const paged = await h.t.http.get('/v1/contributors/api-a/payouts?limit=1').set('Authorization', `Bearer ${key.body.key}`).expect(200);
     expect(paged.body.next_cursor).toEqual(expect.any(String));
     const rest = await h.t.http.get(`/v1/contributors/api-a/payouts?limit=1&cursor=${paged.body.next_cursor}`).set('Authorization', `Bearer ${key.body.key}`).expect(200);
@@ -142,5 +154,6 @@ describe('settlement API on Anvil', () => {
     const check = await h.t.admin(h.t.http.get('/v1/admin/ledger/check')).expect(200);
     expect(check.body.ok).toBe(true);
     expect(check.body.settlement).toMatchObject({ ok: true, reconciliation_failures: 0 });
+    expectDeclaredAnswer(ledgerCheckResponseSchema, check.body);
   });
 });

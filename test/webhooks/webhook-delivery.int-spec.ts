@@ -3,6 +3,8 @@
 import { startWebhookReceiver, type WebhookReceiver } from './support/webhook-receiver.js';
 import { holdExpired, startWebhookHarness, type WebhookHarness } from './support/webhook-harness.js';
 import { waitFor } from '../support/test-worker.js';
+import { expectDeclaredAnswer } from '../support/declared-answer.js';
+import { webhookDeliveryListResponseSchema, webhookDeliveryResponseSchema, webhookEndpointResponseSchema } from '../../src/modules/webhooks/webhooks.schemas.js';
 
 let h: WebhookHarness;
 let receiver: WebhookReceiver;
@@ -141,9 +143,11 @@ describe('webhook delivery', () => {
     const failed = await deliveryOf(messageId);
     expect(failed).toMatchObject({ status: 'failed', last_status_code: 500, next_attempt_at: null });
     expect(failed!.failed_at).not.toBeNull();
+    expectDeclaredAnswer(webhookDeliveryListResponseSchema, (await h.t.admin(h.t.http.get(`/v1/admin/webhooks/${endpointId}/deliveries?limit=100`)).expect(200)).body);
     receiver.fallback = 200;
     const retried = await h.t.admin(h.t.http.post(`/v1/admin/webhooks/${endpointId}/deliveries/${failed!.delivery_id}/retry`)).expect(200);
     expect(retried.body).toMatchObject({ status: 'pending', delivery_id: failed!.delivery_id });
+    expectDeclaredAnswer(webhookDeliveryResponseSchema, retried.body);
     await waitFor(async () => (await deliveryOf(messageId))?.status === 'delivered');
     expect(new Set(receiver.received.map((r) => r.id))).toEqual(new Set([messageId]));
     expect(receiver.received.at(-1)!.answeredStatus).toBe(200);
@@ -163,6 +167,7 @@ describe('webhook delivery', () => {
       other.fallback = 200;
       const enabled = await h.t.admin(h.t.http.post(`/v1/admin/webhooks/${otherEndpointId}/enable`)).expect(200);
       expect(enabled.body).toMatchObject({ status: 'active', disabled_reason: null, failing_since: null });
+      expectDeclaredAnswer(webhookEndpointResponseSchema, enabled.body);
       await waitFor(async () => other.received.filter((r) => r.answeredStatus === 200).length >= 2, 20_000);
       expect(other.received.filter((r) => r.answeredStatus === 200).map((r) => r.body.data.hold_id)).toEqual(['dl-disable-1', 'dl-disable-2']);
       await h.t.admin(h.t.http.delete(`/v1/admin/webhooks/${otherEndpointId}`)).expect(204);

@@ -5,6 +5,8 @@
 import { startWebhookReceiver } from './support/webhook-receiver.js';
 import { holdExpired, startWebhookHarness, type WebhookHarness } from './support/webhook-harness.js';
 import { waitFor } from '../support/test-worker.js';
+import { expectDeclaredAnswer } from '../support/declared-answer.js';
+import { webhookEndpointResponseSchema, webhookEventTypesResponseSchema, webhookListResponseSchema } from '../../src/modules/webhooks/webhooks.schemas.js';
 
 let h: WebhookHarness;
 let contributorKey: string;
@@ -61,8 +63,10 @@ describe('webhook endpoints', () => {
     const list = await h.t.admin(h.t.http.get('/v1/admin/webhooks')).expect(200);
     expect(list.body.data.map((e: { id: string }) => e.id)).toContain(created.body.id);
     expect(JSON.stringify(list.body)).not.toContain(created.body.secret);
+    expectDeclaredAnswer(webhookListResponseSchema, list.body);
     const one = await h.t.admin(h.t.http.get(`/v1/admin/webhooks/${created.body.id}`)).expect(200);
     expect(one.body.secret).toBeUndefined();
+    expectDeclaredAnswer(webhookEndpointResponseSchema, one.body);
     const audit = await h.sql<{ after: unknown }>(`SELECT after FROM audit_log WHERE action = 'webhook.create'`);
     expect(JSON.stringify(audit)).not.toContain(created.body.secret);
     await h.t.admin(h.t.http.delete(`/v1/admin/webhooks/${created.body.id}`)).expect(204);
@@ -75,6 +79,7 @@ describe('webhook endpoints', () => {
     const res = await h.t.admin(h.t.http.get('/v1/admin/webhooks/event-types')).expect(200);
     expect(res.body.data.map((t: { type: string }) => t.type)).toContain('user.balance_low');
     for (const entry of res.body.data) expect(entry.schema).toMatchObject({ type: 'object' });
+    expectDeclaredAnswer(webhookEventTypesResponseSchema, res.body);
   });
 
   it('lets a contributor key register only payout.* and settlement.* endpoints for itself', async () => {
@@ -86,6 +91,7 @@ describe('webhook endpoints', () => {
     await asContributor(h.t.http.post('/v1/admin/webhooks')).send({ url: 'https://93.184.216.34/x', events: ['payout.paid'] }).expect(403);
     const list = await asContributor(h.t.http.get('/v1/contributors/c_hook/webhooks')).expect(200);
     expect(list.body.data.map((e: { id: string }) => e.id)).toEqual([mine.body.id]);
+    expectDeclaredAnswer(webhookListResponseSchema, list.body);
     // An admin endpoint is not the contributor's to read.
     const adminOwned = await h.t.admin(h.t.http.post('/v1/admin/webhooks')).send({ url: 'https://93.184.216.34/admin', events: ['payout.paid'] }).expect(201);
     await asContributor(h.t.http.get(`/v1/contributors/c_hook/webhooks/${adminOwned.body.id}`)).expect(404);
@@ -93,8 +99,10 @@ describe('webhook endpoints', () => {
     await h.sql(`UPDATE webhook_endpoints SET status = 'disabled', disabled_reason = 'the endpoint answered 410 Gone' WHERE id = $1`, [mine.body.id]);
     const disabled = await asContributor(h.t.http.get(`/v1/contributors/c_hook/webhooks/${mine.body.id}`)).expect(200);
     expect(disabled.body).toMatchObject({ status: 'disabled', disabled_reason: 'the endpoint answered 410 Gone' });
+    expectDeclaredAnswer(webhookEndpointResponseSchema, disabled.body);
     const enabled = await asContributor(h.t.http.post(`/v1/contributors/c_hook/webhooks/${mine.body.id}/enable`)).expect(200);
     expect(enabled.body).toMatchObject({ status: 'active', disabled_reason: null });
+    expectDeclaredAnswer(webhookEndpointResponseSchema, enabled.body);
     await asContributor(h.t.http.post(`/v1/contributors/c_hook/webhooks/${adminOwned.body.id}/enable`)).expect(404);
     await asContributor(h.t.http.delete(`/v1/contributors/c_hook/webhooks/${mine.body.id}`)).expect(204);
     await h.t.admin(h.t.http.delete(`/v1/admin/webhooks/${adminOwned.body.id}`)).expect(204);

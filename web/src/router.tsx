@@ -24,43 +24,36 @@ const admin = (Screen: () => React.JSX.Element) => () => (
   </AdminOnly>
 );
 
+const adminRoute = <const P extends string>(path: P, Screen: () => React.JSX.Element) => createRoute({ getParentRoute: () => rootRoute, path, component: admin(Screen) });
+
+/** An admin screen that reads the named string search parameters (empty ones are dropped). */
+const adminSearchRoute = <const P extends string, const N extends string>(path: P, Screen: () => React.JSX.Element, names: readonly N[]) =>
+  createRoute({ getParentRoute: () => rootRoute, path, component: admin(Screen), validateSearch: (search: Record<string, unknown>) => nonEmptyStrings(search, names) });
+
+function nonEmptyStrings<N extends string>(search: Record<string, unknown>, names: readonly N[]): Partial<Record<N, string>> {
+  const out: Partial<Record<N, string>> = {};
+  for (const name of names) {
+    const value = search[name];
+    if (typeof value === 'string' && value !== '') out[name] = value;
+  }
+  return out;
+}
+
 const routes = [
   createRoute({ getParentRoute: () => rootRoute, path: '/', component: Home }),
-  createRoute({ getParentRoute: () => rootRoute, path: '/overview', component: admin(OverviewScreen) }),
-  createRoute({
-    getParentRoute: () => rootRoute,
-    path: '/contributors',
-    component: admin(ContributorsScreen),
-    validateSearch: (search: Record<string, unknown>): { q?: string } => (typeof search.q === 'string' && search.q !== '' ? { q: search.q } : {}),
-  }),
-  createRoute({ getParentRoute: () => rootRoute, path: '/contributors/$contributorId', component: admin(ContributorDetailScreen) }),
-  createRoute({ getParentRoute: () => rootRoute, path: '/settlements', component: admin(SettlementsScreen) }),
-  createRoute({ getParentRoute: () => rootRoute, path: '/settlements/$settlementId', component: admin(SettlementDetailScreen) }),
-  createRoute({ getParentRoute: () => rootRoute, path: '/unpriced', component: admin(UnpricedScreen) }),
-  createRoute({
-    getParentRoute: () => rootRoute,
-    path: '/prices',
-    component: admin(PricesScreen),
-    // Model names hold slashes ("openai/gpt-4o"): the history is a search parameter, not a path.
-    validateSearch: (search: Record<string, unknown>): { model?: string } => (typeof search.model === 'string' && search.model !== '' ? { model: search.model } : {}),
-  }),
-  createRoute({
-    getParentRoute: () => rootRoute,
-    path: '/refunds',
-    component: admin(RefundsScreen),
-    validateSearch: (search: Record<string, unknown>): { event_id?: string; contributor_id?: string; user_id?: string } => {
-      const out: { event_id?: string; contributor_id?: string; user_id?: string } = {};
-      for (const name of ['event_id', 'contributor_id', 'user_id'] as const) {
-        const value = search[name];
-        if (typeof value === 'string' && value !== '') out[name] = value;
-      }
-      return out;
-    },
-  }),
-  createRoute({ getParentRoute: () => rootRoute, path: '/webhooks', component: admin(WebhooksScreen) }),
-  createRoute({ getParentRoute: () => rootRoute, path: '/audit-log', component: admin(AuditLogScreen) }),
-  createRoute({ getParentRoute: () => rootRoute, path: '/usage-audit', component: admin(UsageAuditScreen) }),
-  createRoute({ getParentRoute: () => rootRoute, path: '/ledger', component: admin(LedgerScreen) }),
+  adminRoute('/overview', OverviewScreen),
+  adminSearchRoute('/contributors', ContributorsScreen, ['q']),
+  adminRoute('/contributors/$contributorId', ContributorDetailScreen),
+  adminRoute('/settlements', SettlementsScreen),
+  adminRoute('/settlements/$settlementId', SettlementDetailScreen),
+  adminRoute('/unpriced', UnpricedScreen),
+  // Model names hold slashes ("openai/gpt-4o"): the history is a search parameter, not a path.
+  adminSearchRoute('/prices', PricesScreen, ['model']),
+  adminSearchRoute('/refunds', RefundsScreen, ['event_id', 'contributor_id', 'user_id']),
+  adminRoute('/webhooks', WebhooksScreen),
+  adminRoute('/audit-log', AuditLogScreen),
+  adminRoute('/usage-audit', UsageAuditScreen),
+  adminRoute('/ledger', LedgerScreen),
   createRoute({
     getParentRoute: () => rootRoute,
     path: '/portal',

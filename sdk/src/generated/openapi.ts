@@ -980,6 +980,19 @@ export interface components {
             reason: string;
             reference: string;
         };
+        ApiKeyCreatedResponseDto: {
+            contributor_id: string | null;
+            created_at: string;
+            /** Format: uuid */
+            id: string;
+            key: string;
+            name: string | null;
+            /** @enum {string} */
+            role: "admin" | "gateway" | "contributor";
+            signed: boolean;
+            /** @description whsec_...: signs every request of this key; shown only here */
+            signing_secret?: string;
+        };
         AuditLogResponseDto: {
             data: {
                 action: string;
@@ -1105,6 +1118,34 @@ export interface components {
             description?: string;
             events: ("settlement.created" | "settlement.pending_approval" | "settlement.confirmed" | "settlement.partially_failed" | "settlement.failed" | "payout.paid" | "payout.failed" | "payout.reorged" | "hold.expired" | "user.balance_low" | "usage.unpriced" | "refund.created" | "ledger.check_failed" | "contributor.payout_address_changed" | "contributor.usage_anomaly")[];
             url: string;
+        };
+        CreatedSettlementResponseDto: {
+            approved_at?: string | null;
+            approved_by?: string | null;
+            completed_at?: string | null;
+            created_at?: string;
+            last_error?: string | null;
+            /** @description absent when "empty" */
+            lines?: {
+                amount_usdc: string;
+                contributor_id: string;
+                payout_address: string;
+            }[];
+            payout_count: number;
+            requires_approval?: boolean;
+            /**
+             * Format: uuid
+             * @description null for a dry run and for "empty"
+             */
+            settlement_id: string | null;
+            /** @description a settlement status, "dry_run" or "empty" */
+            status: string;
+            /** @description the exact total in micro-USDC (6 decimals), as a decimal string */
+            total_micro_usdc?: string;
+            total_usdc: string;
+            /** @description "admin" or "schedule" */
+            trigger?: string;
+            updated_at?: string;
         };
         CreateHoldDto: {
             amount_usd: string;
@@ -1284,6 +1325,56 @@ export interface components {
             /** @description names to import the history of; default: every model priced here */
             models?: string[];
         };
+        LedgerCheckResponseDto: {
+            /** @description the verified checkpoint the check started from; null in full mode */
+            checkpoint: {
+                created_at: string;
+                entries_since: number;
+                id: string;
+                intact: boolean;
+                through_entry_id: string;
+            } | null;
+            held_mismatches: {
+                account: string;
+                active_holds_usd: string;
+                held_usd: string;
+            }[];
+            journal_entries: number;
+            mismatched_accounts: {
+                account: string;
+                postings_usd: string;
+                stored_usd: string | null;
+            }[];
+            /** @enum {string} */
+            mode: "checkpoint" | "full";
+            /** @description the ledger and every registered check hold */
+            ok: boolean;
+            /** @description decimal USD; "0" when the ledger balances */
+            postings_sum: string;
+            postings_sum_atto: string;
+            refunds?: {
+                ok: boolean;
+            } & {
+                [key: string]: unknown;
+            };
+            /** @description earnings rollups against the raw events */
+            rollups?: {
+                ok: boolean;
+            } & {
+                [key: string]: unknown;
+            };
+            /** @description paid lines against on-chain transfers */
+            settlement?: {
+                ok: boolean;
+            } & {
+                [key: string]: unknown;
+            };
+            /** @description milliseconds per check */
+            timings_ms: {
+                [key: string]: number;
+            };
+            unbalanced_entries: number;
+        };
         LitellmPayloadDto: {
             cache_hit?: boolean | null;
             /** @description chat and text completions, responses, embeddings are billed; others skipped */
@@ -1430,6 +1521,19 @@ export interface components {
             /** @description whether the current address was proven by its own signature */
             payout_address_proven: boolean;
             payout_address_proven_at: string | null;
+        };
+        PayoutListResponseDto: {
+            data: {
+                amount_usdc: string;
+                confirmed_at: string | null;
+                failure_reason: string | null;
+                payout_id: string;
+                /** Format: uuid */
+                settlement_id: string;
+                status: string;
+                tx_hash: string | null;
+            }[];
+            next_cursor: string | null;
         };
         PriceImportResponseDto: {
             /** @description what the catalog holds, whether or not it was new */
@@ -1763,6 +1867,16 @@ export interface components {
             /** @enum {string} */
             tier: "standard" | "premium";
         };
+        ReconciliationResolutionResponseDto: {
+            reason: string;
+            /** @description the findings accepted, as they were stored */
+            reconciliation: unknown;
+            resolution_id: string;
+            resolved_at: string;
+            resolved_by: string | null;
+            /** Format: uuid */
+            settlement_id: string;
+        };
         RefundBodyDto: {
             /** @description USD decimal string; default: everything not refunded yet */
             amount_usd?: string;
@@ -1836,6 +1950,105 @@ export interface components {
             /** @description the contributor status after the review */
             status: string;
         };
+        SettlementDetailResponseDto: {
+            approved_at: string | null;
+            approved_by: string | null;
+            completed_at: string | null;
+            created_at: string;
+            last_error: string | null;
+            lines: {
+                amount_usdc: string;
+                confirmed_at: string | null;
+                contributor_id: string;
+                failure_reason: string | null;
+                line_id: string;
+                payout_address: string;
+                /** @description queued, submitted, paid or failed */
+                status: string;
+                tx_hash: string | null;
+            }[];
+            payout_count: number;
+            /** @description the stored on-chain reconciliation, or null before one ran */
+            reconciliation: unknown;
+            requires_approval: boolean;
+            /** Format: uuid */
+            settlement_id: string;
+            /** @enum {string} */
+            status: "pending_approval" | "queued" | "submitting" | "confirmed" | "partially_failed" | "failed";
+            /** @description the exact total in micro-USDC (6 decimals), as a decimal string */
+            total_micro_usdc: string;
+            /** @description decimal USDC */
+            total_usdc: string;
+            transactions: {
+                attempt: number;
+                /** @description bytes32 hex: the contract runs each batch once */
+                batch_id: string;
+                block: string | null;
+                block_hash: string | null;
+                /** @description alias of block */
+                block_number: string | null;
+                created_at: string;
+                error: string | null;
+                final: boolean;
+                gas_used: string | null;
+                hash: string;
+                line_count: number;
+                max_fee_per_gas_wei: string;
+                nonce: number;
+                /** @description set when the chain paid more than the ledger booked after a reorganisation */
+                reorg_conflict: string | null;
+                reorg_count: number;
+                status: string;
+                /** @description alias of hash */
+                tx_hash: string;
+            }[];
+            /** @description "admin" or "schedule" */
+            trigger: string;
+            updated_at: string;
+        };
+        SettlementListResponseDto: {
+            data: {
+                approved_at: string | null;
+                approved_by: string | null;
+                completed_at: string | null;
+                created_at: string;
+                last_error: string | null;
+                payout_count: number;
+                requires_approval: boolean;
+                /** Format: uuid */
+                settlement_id: string;
+                /** @enum {string} */
+                status: "pending_approval" | "queued" | "submitting" | "confirmed" | "partially_failed" | "failed";
+                /** @description the exact total in micro-USDC (6 decimals), as a decimal string */
+                total_micro_usdc: string;
+                /** @description decimal USDC */
+                total_usdc: string;
+                /** @description "admin" or "schedule" */
+                trigger: string;
+                updated_at: string;
+            }[];
+            next_cursor: string | null;
+        };
+        SettlementResponseDto: {
+            approved_at: string | null;
+            approved_by: string | null;
+            completed_at: string | null;
+            created_at: string;
+            last_error: string | null;
+            payout_count: number;
+            requires_approval: boolean;
+            /** Format: uuid */
+            settlement_id: string;
+            /** @enum {string} */
+            status: "pending_approval" | "queued" | "submitting" | "confirmed" | "partially_failed" | "failed";
+            /** @description the exact total in micro-USDC (6 decimals), as a decimal string */
+            total_micro_usdc: string;
+            /** @description decimal USDC */
+            total_usdc: string;
+            /** @description "admin" or "schedule" */
+            trigger: string;
+            updated_at: string;
+        };
         StatementResponseDto: {
             /** @description Signed */
             adjustments_usd: string;
@@ -1894,6 +2107,14 @@ export interface components {
             prompt_tokens: number;
             /** @description First instant of the next month (exclusive) */
             to: string;
+        };
+        UnpricedByModelResponseDto: {
+            data: {
+                events: number;
+                first_occurred_at: string;
+                last_occurred_at: string;
+                model: string;
+            }[];
         };
         UsageAuditResponseDto: {
             data: {
@@ -1988,6 +2209,73 @@ export interface components {
             status: "active" | "disabled";
             url: string;
         };
+        WebhookDeliveryListResponseDto: {
+            data: {
+                attempt_log: {
+                    attempt: number;
+                    error: string | null;
+                    finished_at: string | null;
+                    latency_ms: number | null;
+                    started_at: string;
+                    status_code: number | null;
+                }[];
+                attempts: number;
+                created_at: string;
+                deadline_at: string;
+                delivered_at: string | null;
+                /** @description bigint as a decimal string */
+                delivery_id: string;
+                event: {
+                    id: string;
+                    timestamp: string;
+                    type: string;
+                };
+                failed_at: string | null;
+                last_attempt_at: string | null;
+                last_error: string | null;
+                last_latency_ms: number | null;
+                last_status_code: number | null;
+                /** @description null unless pending */
+                next_attempt_at: string | null;
+                /** @description pending, delivered or failed */
+                status: string;
+                /** Format: uuid */
+                webhook_id: string;
+            }[];
+            next_cursor: string | null;
+        };
+        WebhookDeliveryResponseDto: {
+            attempt_log: {
+                attempt: number;
+                error: string | null;
+                finished_at: string | null;
+                latency_ms: number | null;
+                started_at: string;
+                status_code: number | null;
+            }[];
+            attempts: number;
+            created_at: string;
+            deadline_at: string;
+            delivered_at: string | null;
+            /** @description bigint as a decimal string */
+            delivery_id: string;
+            event: {
+                id: string;
+                timestamp: string;
+                type: string;
+            };
+            failed_at: string | null;
+            last_attempt_at: string | null;
+            last_error: string | null;
+            last_latency_ms: number | null;
+            last_status_code: number | null;
+            /** @description null unless pending */
+            next_attempt_at: string | null;
+            /** @description pending, delivered or failed */
+            status: string;
+            /** Format: uuid */
+            webhook_id: string;
+        };
         WebhookEndpointResponseDto: {
             contributor_id: string | null;
             created_at: string;
@@ -2002,6 +2290,35 @@ export interface components {
             /** @enum {string} */
             status: "active" | "disabled";
             url: string;
+        };
+        WebhookEventTypesResponseDto: {
+            data: {
+                /** @description an example delivery body */
+                example: unknown;
+                /** @description the JSON Schema of the event data */
+                schema: unknown;
+                /** @enum {string} */
+                type: "settlement.created" | "settlement.pending_approval" | "settlement.confirmed" | "settlement.partially_failed" | "settlement.failed" | "payout.paid" | "payout.failed" | "payout.reorged" | "hold.expired" | "user.balance_low" | "usage.unpriced" | "refund.created" | "ledger.check_failed" | "contributor.payout_address_changed" | "contributor.usage_anomaly";
+            }[];
+        };
+        WebhookListResponseDto: {
+            data: {
+                contributor_id: string | null;
+                created_at: string;
+                description: string | null;
+                disabled_at: string | null;
+                disabled_reason: string | null;
+                events: string[];
+                failing_since: string | null;
+                /** Format: uuid */
+                id: string;
+                last_success_at: string | null;
+                /** @enum {string} */
+                status: "active" | "disabled";
+                url: string;
+            }[];
+            /** @description always null: every endpoint is on one page */
+            next_cursor: string | null;
         };
         WhoamiResponseDto: {
             /** @description The contributor a contributor key is bound to; null for other roles */
@@ -2083,11 +2400,14 @@ export interface operations {
             };
         };
         responses: {
+            /** @description the key is shown only here */
             201: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["ApiKeyCreatedResponseDto"];
+                };
             };
         };
     };
@@ -2350,7 +2670,9 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["LedgerCheckResponseDto"];
+                };
             };
         };
     };
@@ -2589,7 +2911,9 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["SettlementListResponseDto"];
+                };
             };
         };
     };
@@ -2606,11 +2930,23 @@ export interface operations {
             };
         };
         responses: {
+            /** @description status "empty": nobody qualifies */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreatedSettlementResponseDto"];
+                };
+            };
+            /** @description created, or a dry run (settlement_id null) */
             201: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["CreatedSettlementResponseDto"];
+                };
             };
         };
     };
@@ -2629,7 +2965,9 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["SettlementDetailResponseDto"];
+                };
             };
         };
     };
@@ -2648,7 +2986,9 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["SettlementResponseDto"];
+                };
             };
         };
     };
@@ -2686,11 +3026,23 @@ export interface operations {
             };
         };
         responses: {
+            /** @description replay for the same findings */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReconciliationResolutionResponseDto"];
+                };
+            };
+            /** @description resolved */
             201: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["ReconciliationResolutionResponseDto"];
+                };
             };
         };
     };
@@ -2795,7 +3147,9 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["UnpricedByModelResponseDto"];
+                };
             };
         };
     };
@@ -2835,7 +3189,9 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["WebhookListResponseDto"];
+                };
             };
         };
     };
@@ -2920,7 +3276,9 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["WebhookDeliveryListResponseDto"];
+                };
             };
         };
     };
@@ -2940,7 +3298,9 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["WebhookDeliveryResponseDto"];
+                };
             };
         };
     };
@@ -2959,7 +3319,9 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["WebhookEndpointResponseDto"];
+                };
             };
         };
     };
@@ -2976,7 +3338,9 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["WebhookEventTypesResponseDto"];
+                };
             };
         };
     };
@@ -3154,7 +3518,9 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["PayoutListResponseDto"];
+                };
             };
         };
     };
@@ -3201,7 +3567,9 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["WebhookListResponseDto"];
+                };
             };
         };
     };
@@ -3246,7 +3614,9 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["WebhookEndpointResponseDto"];
+                };
             };
         };
     };
@@ -3289,7 +3659,9 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["WebhookDeliveryListResponseDto"];
+                };
             };
         };
     };
@@ -3310,7 +3682,9 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["WebhookDeliveryResponseDto"];
+                };
             };
         };
     };
@@ -3330,7 +3704,9 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["WebhookEndpointResponseDto"];
+                };
             };
         };
     };

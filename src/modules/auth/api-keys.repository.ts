@@ -47,16 +47,8 @@ export class ApiKeysRepository {
   }
 }
 
-function toRecord(row: {
-  id: string;
-  role: string;
-  contributorId: string | null;
-  name: string | null;
-  keyPrefix: string;
-  createdAt: Date;
-  revokedAt: Date | null;
-  signingSecret: string | null;
-}): ApiKeyRecord {
+/** A stored row: the record's fields, with the role as the column holds it (a CHECK holds it to Role). */
+function toRecord(row: Omit<ApiKeyRecord, 'role'> & { role: string }): ApiKeyRecord {
   return {
     id: row.id,
     role: row.role as Role,

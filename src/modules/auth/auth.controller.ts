@@ -1,8 +1,8 @@
 import { Body, Controller, Delete, HttpCode, Param, ParseUUIDPipe, Post } from '@nestjs/common';
-import { ApiBearerAuth, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiCreatedResponse, ApiTags } from '@nestjs/swagger';
 import { AuthService } from './auth.service.js';
 import { createdKeyBody } from './auth.presenter.js';
-import { CreateApiKeyDto } from './auth.schemas.js';
+import { ApiKeyCreatedResponseDto, CreateApiKeyDto } from './auth.schemas.js';
 import type { Principal } from '../../common/auth/auth.types.js';
 import { CurrentPrincipal } from '../../common/auth/principal.decorator.js';
 import { Roles } from '../../common/auth/roles.decorator.js';
@@ -16,6 +16,7 @@ export class AuthController {
   constructor(private readonly auth: AuthService) {}
 
   @Post()
+  @ApiCreatedResponse({ type: ApiKeyCreatedResponseDto, description: 'the key is shown only here' })
   async create(@CurrentPrincipal() actor: Principal, @Body() body: CreateApiKeyDto) {
     const created = await this.auth.createKey(actor, {
       role: body.role,

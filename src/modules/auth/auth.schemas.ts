@@ -25,3 +25,4 @@ export const apiKeyCreatedSchema = z.object({
   signed: z.boolean(),
   signing_secret: z.string().optional().describe('whsec_...: signs every request of this key; shown only here'),
 });
+export class ApiKeyCreatedResponseDto extends createZodDto(apiKeyCreatedSchema) {}

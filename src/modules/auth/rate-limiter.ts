@@ -69,28 +69,20 @@ export class RateLimiter {
   }
 
   private async check(clientId: string, keyId: string, bucket: { name: string; cost: number } | null): Promise<void> {
-    if (this.shared.available) {
-      const leaseKey = bucket ? `${bucket.name}:${keyId}` : '';
-      if (bucket && this.leases.spend(clientId, leaseKey, bucket.cost)) return;
-      try {
-        const ask = bucket ? { ...bucket, ...this.leases.request(clientId, leaseKey, bucket.cost) } : null;
-        const result = await this.shared.admit(clientId, ask, keyId, this.config.AUTH_FAILURES_PER_MINUTE, this.config.RATE_LIMIT_BURST, this.config.RATE_LIMIT_PER_MINUTE);
-        if (result.outcome === 'admitted') {
-          if (bucket) this.leases.grant(clientId, leaseKey, result.grantedTokens, bucket.cost);
-          return;
-        }
-        if (result.outcome === 'blocked') this.leases.dropClient(clientId);
-        throw result.outcome === 'blocked' ? blockedError(result.retryAfterMs) : rateLimitedError(bucket!.name, result.retryAfterMs);
-      } catch (error) {
-        if (error instanceof RateLimitedError) throw error;
-        this.fellBack(error);
+    const leaseKey = bucket ? `${bucket.name}:${keyId}` : '';
+    if (this.shared.available && bucket && this.leases.spend(clientId, leaseKey, bucket.cost)) return;
+    const decided = await this.decideShared(clientId, async () => {
+      const ask = bucket ? { ...bucket, ...this.leases.request(clientId, leaseKey, bucket.cost) } : null;
+      const result = await this.shared.admit(clientId, ask, keyId, this.config.AUTH_FAILURES_PER_MINUTE, this.config.RATE_LIMIT_BURST, this.config.RATE_LIMIT_PER_MINUTE);
+      if (result.outcome === 'admitted') {
+        if (bucket) this.leases.grant(clientId, leaseKey, result.grantedTokens, bucket.cost);
+        return;
       }
-    } else {
-      this.fellBack(null);
-    }
-    this.localFailures.assertNotBlocked(clientId);
-    if (!bucket) return;
-    const local = this.buckets.take(`${bucket.name}:${keyId}`, bucket.cost);
+      if (result.outcome === 'blocked') this.leases.dropClient(clientId);
+      throw result.outcome === 'blocked' ? blockedError(result.retryAfterMs) : rateLimitedError(bucket!.name, result.retryAfterMs);
+    });
+    if (decided || !bucket) return;
+    const local = this.buckets.take(leaseKey, bucket.cost);
     if (!local.allowed) throw rateLimitedError(bucket.name, local.retryAfterMs);
   }
 
@@ -98,11 +90,23 @@ export class RateLimiter {
   async recordFailure(clientId: string): Promise<void> {
     // Its next keyed requests ask Redis again, which knows whether it is now blocked.
     this.leases.dropClient(clientId);
+    const decided = await this.decideShared(clientId, async () => {
+      const { count, retryAfterMs } = await this.shared.recordFailure(clientId, AUTH_FAILURE_WINDOW_MS);
+      if (count > this.config.AUTH_FAILURES_PER_MINUTE) throw blockedError(retryAfterMs);
+    });
+    if (!decided) this.localFailures.recordFailure(clientId);
+  }
+
+  /**
+   * Runs `decide` on the shared limits: true once it returns (admitted), its RateLimitedError
+   * passes through. Redis unavailable or failing: false after this process's own failed-auth
+   * block is checked, and the caller goes on with its local limits.
+   */
+  private async decideShared(clientId: string, decide: () => Promise<void>): Promise<boolean> {
     if (this.shared.available) {
       try {
-        const { count, retryAfterMs } = await this.shared.recordFailure(clientId, AUTH_FAILURE_WINDOW_MS);
-        if (count > this.config.AUTH_FAILURES_PER_MINUTE) throw blockedError(retryAfterMs);
-        return;
+        await decide();
+        return true;
       } catch (error) {
         if (error instanceof RateLimitedError) throw error;
         this.fellBack(error);
@@ -111,7 +115,7 @@ export class RateLimiter {
       this.fellBack(null);
     }
     this.localFailures.assertNotBlocked(clientId);
-    this.localFailures.recordFailure(clientId);
+    return false;
   }
 
   private fellBack(error: unknown): void {

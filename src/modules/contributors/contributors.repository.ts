@@ -2,37 +2,19 @@
 import { Injectable } from '@nestjs/common';
 import type { Address } from 'viem';
 import { isUniqueViolation } from '../../common/errors/database-errors.js';
-import { preparedStatement } from '../../database/sql.js';
 import { DatabaseService, type PrismaTx, type SqlClient } from '../../database/database.service.js';
 import type { Contributor, ContributorStatus, ContributorTier, PayeeState, TierVersion } from './contributors.types.js';
 
 const TRANSACTION_OPTIONS = { maxWait: 5_000, timeout: 15_000 } as const;
 
-interface ContributorRow {
-  id: string;
-  tier: string;
-  payoutAddress: string;
-  status: string;
-  flaggedReason: string | null;
-  payoutAddressProvenAt: Date | null;
-  payoutAddressChangedAt: Date | null;
-  underReviewSince: Date | null;
-  createdAt: Date;
-  updatedAt: Date;
-}
+/** A stored row: the contributor's fields, the enum-like columns as text (their CHECK constraints hold them). */
+type ContributorRow = Omit<Contributor, 'tier' | 'payoutAddress' | 'status'> & { tier: string; payoutAddress: string; status: string };
 
-export interface ContributorChanges {
-  tier: ContributorTier;
-  payoutAddress: Address;
-  status: ContributorStatus;
-  flaggedReason: string | null;
-  payoutAddressProvenAt: Date | null;
-  payoutAddressChangedAt: Date | null;
-  underReviewSince?: Date | null;
-  updatedAt: Date;
-}
+/** What update() writes: every mutable field; the review mark only when given. */
+export type ContributorChanges = Omit<Contributor, 'id' | 'createdAt' | 'underReviewSince'> & { underReviewSince?: Date | null };
 
-const READ_TIER_VERSION = preparedStatement('contributor_tiers_version', 'SELECT count(*)::text AS row_count, coalesce(max(id), 0)::text AS id_max FROM contributor_tiers');
+/** count:max(id), the text loadAllTiers's fingerprint has. */
+const TIER_FINGERPRINT = { name: 'contributor_tiers_version', sql: `SELECT count(*)::text || ':' || coalesce(max(id), 0)::text FROM contributor_tiers` };
 
 @Injectable()
 export class ContributorsRepository {
@@ -131,9 +113,7 @@ export class ContributorsRepository {
    * every insert. Raw SQL through the pool: the ingestion path runs this once per batch.
    */
   async readTierVersion(): Promise<string> {
-    const result = await this.db.pool.query<{ row_count: string; id_max: string }>(READ_TIER_VERSION([]));
-    const row = result.rows[0]!;
-    return `${row.row_count}:${row.id_max}`;
+    return this.db.fingerprints.read(TIER_FINGERPRINT);
   }
 
   /** Every tier row, with the fingerprint of exactly these rows (one statement, one snapshot). */

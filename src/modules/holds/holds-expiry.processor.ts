@@ -1,26 +1,22 @@
 import { InjectQueue, Processor } from '@nestjs/bullmq';
-import { Logger, type OnApplicationBootstrap } from '@nestjs/common';
+import { Logger } from '@nestjs/common';
 import type { Queue } from 'bullmq';
-import { SCHEDULERS, scheduledJob, WORKER_OPTIONS } from '../../queue/jobs.js';
-import { JobProcessor, OnJob } from '../../queue/on-job.js';
+import { SCHEDULERS, WORKER_OPTIONS } from '../../queue/jobs.js';
+import { OnJob } from '../../queue/on-job.js';
 import { JOB_EXPIRE_HOLDS, QUEUE_HOLDS } from '../../queue/queue-names.js';
+import { ScheduledJobProcessor } from '../../queue/scheduled-job-processor.js';
 import { HoldsService } from './holds.service.js';
 
 /** Releases expired holds on a schedule (a BullMQ job scheduler: one run at a time, any worker). */
 @Processor(QUEUE_HOLDS, WORKER_OPTIONS[QUEUE_HOLDS])
-export class HoldsExpiryProcessor extends JobProcessor implements OnApplicationBootstrap {
+export class HoldsExpiryProcessor extends ScheduledJobProcessor {
   private readonly logger = new Logger('HoldsExpiry');
 
   constructor(
     private readonly holds: HoldsService,
-    @InjectQueue(QUEUE_HOLDS) private readonly queue: Queue,
+    @InjectQueue(QUEUE_HOLDS) queue: Queue,
   ) {
-    super();
-  }
-
-  async onApplicationBootstrap(): Promise<void> {
-    const { id, job, repeat } = SCHEDULERS.holdExpiry;
-    await this.queue.upsertJobScheduler(id, repeat, scheduledJob(job));
+    super(queue, [SCHEDULERS.holdExpiry]);
   }
 
   @OnJob(JOB_EXPIRE_HOLDS)

@@ -1,9 +1,10 @@
 import { Controller, Get, HttpCode, Post, Query } from '@nestjs/common';
 import { DomainError } from '../../common/errors/index.js';
-import { ApiBearerAuth, ApiQuery, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiOkResponse, ApiQuery, ApiTags } from '@nestjs/swagger';
 import { Roles } from '../../common/auth/roles.decorator.js';
 import { ledgerCheckBody } from './ledger.presenter.js';
 import { LedgerCheckService } from './ledger-check.service.js';
+import { LedgerCheckResponseDto } from './ledger.schemas.js';
 
 @ApiTags('admin: ledger')
 @ApiBearerAuth()
@@ -17,6 +18,7 @@ export class LedgerController {
    * with ?full=true); proves each transaction and the total sum to zero.
    */
   @Get('check')
+  @ApiOkResponse({ type: LedgerCheckResponseDto })
   @ApiQuery({ name: 'full', required: false, enum: ['true', 'false'], description: 'true: recompute from every posting instead of the newest checkpoint' })
   async check(@Query('full') full?: string) {
     if (full !== undefined && full !== 'true' && full !== 'false') throw new DomainError('validation_failed', 'full must be true or false', [{ field: 'full', message: 'must be true or false' }]);

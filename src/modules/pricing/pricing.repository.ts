@@ -2,7 +2,7 @@
 import { Injectable } from '@nestjs/common';
 import { isUniqueViolation } from '../../common/errors/database-errors.js';
 import { DatabaseService, type PrismaTx } from '../../database/database.service.js';
-import { preparedStatement, toBigInt, toBigIntOrNull } from '../../database/sql.js';
+import { toBigInt, toBigIntOrNull } from '../../database/sql.js';
 import type { Prisma } from '../../generated/prisma/client.js';
 import { tiersFromStored, tiersToStored } from './price-terms.js';
 import type { PriceTerms, PriceVersion, WebSearchBilling } from './pricing.types.js';
@@ -55,7 +55,8 @@ type PriceRow = { [C in PriceColumn]: string | null } & {
 const SELECT_COLUMNS = `id::text AS id, model, variant, ${PRICE_COLUMNS.map((c) => `${c}::text AS ${c}`).join(', ')},
   tiers, web_search_billing, effective_from, source, created_at`;
 
-const READ_CATALOG_VERSION = preparedStatement('prices_version', 'SELECT count(*)::text AS row_count, coalesce(max(id), 0)::text AS id_max FROM prices');
+/** count:max(id), the text loadAll's fingerprint has (catalogVersion). */
+const CATALOG_FINGERPRINT = { name: 'prices_version', sql: `SELECT count(*)::text || ':' || coalesce(max(id), 0)::text FROM prices` };
 
 @Injectable()
 export class PricingRepository {
@@ -71,9 +72,7 @@ export class PricingRepository {
    * Raw SQL through the pool: this runs on the ingestion path several times per second.
    */
   async readCatalogVersion(): Promise<string> {
-    const result = await this.db.pool.query<{ row_count: string; id_max: string }>(READ_CATALOG_VERSION([]));
-    const row = result.rows[0]!;
-    return catalogVersion(BigInt(row.row_count), BigInt(row.id_max));
+    return this.db.fingerprints.read(CATALOG_FINGERPRINT);
   }
 
   /** Every version, with the fingerprint of exactly these rows (one statement, one snapshot). */

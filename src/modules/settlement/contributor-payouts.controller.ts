@@ -1,11 +1,11 @@
 import { Controller, Get, Param, Query } from '@nestjs/common';
-import { ApiBearerAuth, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiOkResponse, ApiTags } from '@nestjs/swagger';
 import type { Principal } from '../../common/auth/auth.types.js';
 import { CurrentPrincipal } from '../../common/auth/principal.decorator.js';
 import { Roles } from '../../common/auth/roles.decorator.js';
 import { payoutBody } from './settlement.presenter.js';
 import { SettlementQueryService } from './settlement-query.service.js';
-import { SettlementPageQueryDto } from './settlement.schemas.js';
+import { PayoutListResponseDto, SettlementPageQueryDto } from './settlement.schemas.js';
 
 @ApiTags('contributors')
 @ApiBearerAuth()
@@ -16,6 +16,7 @@ export class ContributorPayoutsController {
 
   /** Newest first: one payout per settlement line of the contributor. */
   @Get(':id/payouts')
+  @ApiOkResponse({ type: PayoutListResponseDto })
   async list(@CurrentPrincipal() principal: Principal, @Param('id') contributorId: string, @Query() query: SettlementPageQueryDto) {
     const page = await this.queries.listContributorPayouts(principal, contributorId, query.limit, query.cursor);
     return { data: page.data.map(payoutBody), next_cursor: page.nextCursor };

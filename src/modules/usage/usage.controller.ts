@@ -7,19 +7,20 @@ import { cursorRowIdSchema, decodeCursor, encodeCursor } from '../../common/http
 import { RateLimited } from '../auth/rate-limited.decorator.js';
 import { Roles } from '../../common/auth/roles.decorator.js';
 import { repriceBody, usageEventBody, usageEventDetailBody } from './usage.presenter.js';
-import { BATCH_EVENTS_MAX, RepriceResponseDto, UnpricedQueryDto, UsageBatchBodyDto, UsageBatchDto, UsageEventDto } from './usage.schemas.js';
+import { BATCH_EVENTS_MAX, RepriceResponseDto, UnpricedByModelResponseDto, UnpricedQueryDto, UsageBatchBodyDto, UsageBatchDto, UsageEventDto } from './usage.schemas.js';
 import { UsageService } from './usage.service.js';
 import type { StoredEvent } from './usage.types.js';
 
 /** Sends the api.md status for a stored event: 201 priced, 202 unpriced, 200 on replay. */
-export function sendEvent(res: FastifyReply, result: { event: StoredEvent; replayed: boolean }, extra: Record<string, unknown> = {}) {
+export function sendEvent(res: FastifyReply, result: { event: StoredEvent; replayed: boolean }, extra?: Record<string, unknown>) {
   if (result.replayed) {
     res.header('Idempotent-Replayed', 'true');
     res.status(200);
   } else {
     res.status(result.event.status === 'priced' ? 201 : 202);
   }
-  return { ...usageEventBody(result.event), ...extra };
+  // Without extra fields (every ingestion reply) the body is not copied again.
+  return extra === undefined ? usageEventBody(result.event) : { ...usageEventBody(result.event), ...extra };
 }
 
 const cursorSchema = z.object({ id: cursorRowIdSchema });
@@ -83,6 +84,7 @@ export class UsageController {
   /** What is waiting for a price, per model: add those prices, then reprice. */
   @Get('admin/usage-events/unpriced-by-model')
   @Roles('admin')
+  @ApiOkResponse({ type: UnpricedByModelResponseDto })
   async unpricedByModel() {
     const rows = await this.usage.unpricedByModel();
     return {

@@ -123,3 +123,8 @@ export const repriceResponseSchema = z.object({
   in_progress: z.boolean().describe('another reprice was running: this call priced nothing, that run is pricing them'),
 });
 export class RepriceResponseDto extends createZodDto(repriceResponseSchema) {}
+
+export const unpricedByModelResponseSchema = z.object({
+  data: z.array(z.object({ model: z.string(), events: z.number().int(), first_occurred_at: z.string(), last_occurred_at: z.string() })),
+});
+export class UnpricedByModelResponseDto extends createZodDto(unpricedByModelResponseSchema) {}

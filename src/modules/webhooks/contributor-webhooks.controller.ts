@@ -1,5 +1,5 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
-import { ApiBearerAuth, ApiBody, ApiCreatedResponse, ApiQuery, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiBody, ApiCreatedResponse, ApiOkResponse, ApiQuery, ApiTags } from '@nestjs/swagger';
 import { notFound } from '../../common/errors/index.js';
 import { assertCanReadContributor } from '../auth/access.js';
 import type { Principal } from '../../common/auth/auth.types.js';
@@ -10,7 +10,7 @@ import type { EndpointScope } from './webhook-endpoints.repository.js';
 import { WebhookEndpointsService } from './webhook-endpoints.service.js';
 import { endpointIdPipe } from './webhooks.controller.js';
 import { deliveriesCursor, deliveriesPage, deliveryJson, endpointJson, parseDeliveryId } from './webhooks.presenter.js';
-import { createContributorWebhookSchema, CreateContributorWebhookDto, deliveriesQuerySchema, WebhookCreatedResponseDto } from './webhooks.schemas.js';
+import { createContributorWebhookSchema, CreateContributorWebhookDto, deliveriesQuerySchema, WebhookCreatedResponseDto, WebhookDeliveryListResponseDto, WebhookDeliveryResponseDto, WebhookEndpointResponseDto, WebhookListResponseDto } from './webhooks.schemas.js';
 
 /**
  * A contributor's own endpoints (a contributor key for itself, an admin for anyone): only payout.*
@@ -39,11 +39,13 @@ export class ContributorWebhooksController {
   }
 
   @Get()
+  @ApiOkResponse({ type: WebhookListResponseDto })
   async list(@CurrentPrincipal() actor: Principal, @Param('id') contributorId: string) {
     return { data: (await this.endpoints.list(this.scope(actor, contributorId))).map(endpointJson), next_cursor: null };
   }
 
   @Get(':webhook_id')
+  @ApiOkResponse({ type: WebhookEndpointResponseDto })
   async get(@CurrentPrincipal() actor: Principal, @Param('id') contributorId: string, @Param('webhook_id', endpointIdPipe()) id: string) {
     return endpointJson(await this.endpoints.get(id, this.scope(actor, contributorId)));
   }
@@ -57,11 +59,13 @@ export class ContributorWebhooksController {
   /** Back in service after being disabled (its disabled_reason said why). */
   @Post(':webhook_id/enable')
   @HttpCode(200)
+  @ApiOkResponse({ type: WebhookEndpointResponseDto })
   async enable(@CurrentPrincipal() actor: Principal, @Param('id') contributorId: string, @Param('webhook_id', endpointIdPipe()) id: string) {
     return endpointJson(await this.endpoints.enable(actor, id, this.scope(actor, contributorId)));
   }
 
   @Get(':webhook_id/deliveries')
+  @ApiOkResponse({ type: WebhookDeliveryListResponseDto })
   @ApiQuery({ name: 'limit', required: false })
   @ApiQuery({ name: 'cursor', required: false })
   async deliveries(@CurrentPrincipal() actor: Principal, @Param('id') contributorId: string, @Param('webhook_id', endpointIdPipe()) id: string, @Query() rawQuery: unknown) {
@@ -72,6 +76,7 @@ export class ContributorWebhooksController {
 
   @Post(':webhook_id/deliveries/:delivery_id/retry')
   @HttpCode(200)
+  @ApiOkResponse({ type: WebhookDeliveryResponseDto })
   async retry(@CurrentPrincipal() actor: Principal, @Param('id') contributorId: string, @Param('webhook_id', endpointIdPipe()) id: string, @Param('delivery_id') deliveryIdText: string) {
     const scope = this.scope(actor, contributorId);
     const deliveryId = parseDeliveryId(deliveryIdText);

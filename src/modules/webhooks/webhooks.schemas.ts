@@ -55,3 +55,51 @@ export const webhookCreatedResponseSchema = webhookEndpointResponseSchema.extend
 });
 export class WebhookEndpointResponseDto extends createZodDto(webhookEndpointResponseSchema) {}
 export class WebhookCreatedResponseDto extends createZodDto(webhookCreatedResponseSchema) {}
+
+export const webhookListResponseSchema = z.object({
+  data: z.array(webhookEndpointResponseSchema),
+  next_cursor: z.string().nullable().describe('always null: every endpoint is on one page'),
+});
+export class WebhookListResponseDto extends createZodDto(webhookListResponseSchema) {}
+
+export const webhookEventTypesResponseSchema = z.object({
+  data: z.array(
+    z.object({
+      type: z.enum(WEBHOOK_EVENT_TYPES as [WebhookEventType, ...WebhookEventType[]]),
+      schema: z.unknown().describe('the JSON Schema of the event data'),
+      example: z.unknown().describe('an example delivery body'),
+    }),
+  ),
+});
+export class WebhookEventTypesResponseDto extends createZodDto(webhookEventTypesResponseSchema) {}
+
+export const webhookDeliveryResponseSchema = z.object({
+  delivery_id: z.string().describe('bigint as a decimal string'),
+  webhook_id: z.string().uuid(),
+  event: z.object({ id: z.string(), type: z.string(), timestamp: z.string() }),
+  status: z.string().describe('pending, delivered or failed'),
+  attempts: z.number().int(),
+  next_attempt_at: z.string().nullable().describe('null unless pending'),
+  deadline_at: z.string(),
+  last_attempt_at: z.string().nullable(),
+  last_status_code: z.number().int().nullable(),
+  last_latency_ms: z.number().nullable(),
+  last_error: z.string().nullable(),
+  delivered_at: z.string().nullable(),
+  failed_at: z.string().nullable(),
+  created_at: z.string(),
+  attempt_log: z.array(
+    z.object({
+      attempt: z.number().int(),
+      started_at: z.string(),
+      finished_at: z.string().nullable(),
+      status_code: z.number().int().nullable(),
+      latency_ms: z.number().nullable(),
+      error: z.string().nullable(),
+    }),
+  ),
+});
+export class WebhookDeliveryResponseDto extends createZodDto(webhookDeliveryResponseSchema) {}
+
+export const webhookDeliveryListResponseSchema = z.object({ data: z.array(webhookDeliveryResponseSchema), next_cursor: z.string().nullable() });
+export class WebhookDeliveryListResponseDto extends createZodDto(webhookDeliveryListResponseSchema) {}

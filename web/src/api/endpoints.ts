@@ -2,40 +2,53 @@
 // (refunds, statements, webhooks) starts with its functions here and its keys in queryKeys.
 import { apiBlob, apiJson } from './client';
 import type {
-  PayoutAddressState,
-  UsageAuditRow,
-  AuditEntry,
-  ConsoleConfig,
+  AuditLogPage,
   Contributor,
-  CreatedWebhook,
-  NewRefund,
-  Refund,
-  RefundFilters,
-  ReconciliationResolution,
-  Statement,
-  WebhookDelivery,
-  WebhookEndpoint,
   ContributorBalance,
-  ContributorRow,
+  ContributorPage,
   CreatedKey,
+  CreatedWebhook,
   Earnings,
   GroupBy,
   LedgerCheck,
   NewPrice,
+  NewRefund,
   Overview,
   OverviewDaily,
-  Page,
-  Payout,
+  PayoutAddressState,
+  PayoutPage,
   Price,
   PriceImportResult,
   PriceList,
+  PriceVersions,
+  ReconciliationResolution,
+  Refund,
+  RefundFilters,
+  RefundPage,
   RepriceResult,
-  SettlementCreated,
+  Review,
   Settlement,
+  SettlementCreated,
   SettlementDetail,
-  UnpricedModel,
+  SettlementPage,
+  Statement,
+  UnpricedByModel,
+  UsageAudit,
+  WebhookDelivery,
+  WebhookDeliveryPage,
+  WebhookEndpoint,
+  WebhookEventTypes,
+  WebhookList,
   Whoami,
 } from './wire';
+
+/**
+ * /console/config.json: the console's own settings file (src/common/http/console-static.ts), served
+ * beside the built files and not part of the API, so it has no place in the OpenAPI document.
+ */
+export interface ConsoleConfig {
+  chain_explorer_tx_url: string | null;
+}
 
 const id = (value: string) => encodeURIComponent(value);
 
@@ -77,14 +90,14 @@ export const api = {
   overview: () => apiJson<Overview>('/v1/admin/overview'),
   overviewDaily: (from: string, to: string) => apiJson<OverviewDaily>('/v1/admin/overview/daily', { query: { from, to } }),
   ledgerCheck: () => apiJson<LedgerCheck>('/v1/admin/ledger/check'),
-  usageAudit: () => apiJson<{ data: UsageAuditRow[] }>('/v1/admin/usage-audit'),
+  usageAudit: () => apiJson<UsageAudit>('/v1/admin/usage-audit'),
   review: (contributorId: string, decision: 'clear' | 'suspend', reason: string) =>
-    apiJson<{ contributor_id: string; decision: string; status: string; reviewed_at: string }>(`/v1/admin/contributors/${id(contributorId)}/review`, { method: 'POST', json: { decision, reason } }),
+    apiJson<Review>(`/v1/admin/contributors/${id(contributorId)}/review`, { method: 'POST', json: { decision, reason } }),
   payoutAddress: (contributorId: string) => apiJson<PayoutAddressState>(`/v1/contributors/${id(contributorId)}/payout-address`),
-  auditLog: (cursor?: string) => apiJson<Page<AuditEntry>>('/v1/admin/audit-log', { query: { limit: 50, cursor } }),
+  auditLog: (cursor?: string) => apiJson<AuditLogPage>('/v1/admin/audit-log', { query: { limit: 50, cursor } }),
 
   // Contributors
-  contributors: (q: string, cursor?: string) => apiJson<Page<ContributorRow>>('/v1/admin/contributors', { query: { q, cursor, limit: 50 } }),
+  contributors: (q: string, cursor?: string) => apiJson<ContributorPage>('/v1/admin/contributors', { query: { q, cursor, limit: 50 } }),
   contributor: (contributorId: string) => apiJson<Contributor>(`/v1/admin/contributors/${id(contributorId)}`),
   putContributor: (contributorId: string, body: { tier: string; payout_address: string; status?: string; allow_contract?: boolean }) =>
     apiJson<Contributor>(`/v1/admin/contributors/${id(contributorId)}`, { method: 'PUT', json: body }),
@@ -95,21 +108,21 @@ export const api = {
     apiJson<Earnings>(`/v1/contributors/${id(contributorId)}/earnings`, { query: { group_by: groupBy, from, to } }),
   earningsCsv: (contributorId: string, groupBy: GroupBy, from: string, to: string) =>
     apiBlob(`/v1/contributors/${id(contributorId)}/earnings.csv`, { query: { group_by: groupBy, from, to }, accept: 'text/csv' }),
-  payouts: (contributorId: string, cursor?: string) => apiJson<Page<Payout>>(`/v1/contributors/${id(contributorId)}/payouts`, { query: { cursor, limit: 50 } }),
+  payouts: (contributorId: string, cursor?: string) => apiJson<PayoutPage>(`/v1/contributors/${id(contributorId)}/payouts`, { query: { cursor, limit: 50 } }),
 
   // Settlements
-  settlements: (cursor?: string) => apiJson<Page<Settlement>>('/v1/admin/settlements', { query: { cursor, limit: 50 } }),
+  settlements: (cursor?: string) => apiJson<SettlementPage>('/v1/admin/settlements', { query: { cursor, limit: 50 } }),
   settlement: (settlementId: string) => apiJson<SettlementDetail>(`/v1/admin/settlements/${id(settlementId)}`),
   createSettlement: (dryRun: boolean) => apiJson<SettlementCreated>('/v1/admin/settlements', { method: 'POST', json: { dry_run: dryRun } }),
   approveSettlement: (settlementId: string) => apiJson<Settlement>(`/v1/admin/settlements/${id(settlementId)}/approve`, { method: 'POST', json: {} }),
 
   // Prices and unpriced usage
   prices: () => apiJson<PriceList>('/v1/admin/prices'),
-  priceHistory: (model: string) => apiJson<{ data: Price[] }>('/v1/admin/prices', { query: { model } }),
+  priceHistory: (model: string) => apiJson<PriceVersions>('/v1/admin/prices', { query: { model } }),
   createPrice: (price: NewPrice) => apiJson<Price>('/v1/admin/prices', { method: 'POST', json: price }),
   importPrices: (catalogText: string, effectiveFrom?: string) =>
     apiJson<PriceImportResult>('/v1/admin/prices/import', { method: 'POST', text: catalogText, query: { effective_from: effectiveFrom } }),
-  unpricedByModel: () => apiJson<{ data: UnpricedModel[] }>('/v1/admin/usage-events/unpriced-by-model'),
+  unpricedByModel: () => apiJson<UnpricedByModel>('/v1/admin/usage-events/unpriced-by-model'),
   reprice: () => apiJson<RepriceResult>('/v1/admin/usage-events/reprice', { method: 'POST', json: {} }),
   resolveReconciliation: (settlementId: string, reason: string) =>
     apiJson<ReconciliationResolution>(`/v1/admin/settlements/${id(settlementId)}/reconciliation/resolve`, { method: 'POST', json: { reason } }),
@@ -121,16 +134,16 @@ export const api = {
 
   // Refunds and clawbacks
   createRefund: (eventId: string, body: NewRefund) => apiJson<Refund>(`/v1/admin/usage-events/${id(eventId)}/refunds`, { method: 'POST', json: body }),
-  refunds: (filters: RefundFilters, cursor?: string) => apiJson<Page<Refund>>('/v1/admin/refunds', { query: { ...filters, cursor, limit: 50 } }),
+  refunds: (filters: RefundFilters, cursor?: string) => apiJson<RefundPage>('/v1/admin/refunds', { query: { ...filters, cursor, limit: 50 } }),
 
   // Webhooks
-  webhooks: () => apiJson<{ data: WebhookEndpoint[] }>('/v1/admin/webhooks'),
+  webhooks: () => apiJson<WebhookList>('/v1/admin/webhooks'),
   createWebhook: (body: { url: string; events: string[]; description?: string }) => apiJson<CreatedWebhook>('/v1/admin/webhooks', { method: 'POST', json: body }),
   removeWebhook: (webhookId: string) => apiJson<void>(`/v1/admin/webhooks/${id(webhookId)}`, { method: 'DELETE' }),
   enableWebhook: (webhookId: string) => apiJson<WebhookEndpoint>(`/v1/admin/webhooks/${id(webhookId)}/enable`, { method: 'POST', json: {} }),
-  webhookEventTypes: () => apiJson<{ data: Array<{ type: string }> }>('/v1/admin/webhooks/event-types'),
+  webhookEventTypes: () => apiJson<WebhookEventTypes>('/v1/admin/webhooks/event-types'),
   webhookDeliveries: (webhookId: string, cursor?: string) =>
-    apiJson<Page<WebhookDelivery>>(`/v1/admin/webhooks/${id(webhookId)}/deliveries`, { query: { cursor, limit: 50 } }),
+    apiJson<WebhookDeliveryPage>(`/v1/admin/webhooks/${id(webhookId)}/deliveries`, { query: { cursor, limit: 50 } }),
   retryDelivery: (webhookId: string, deliveryId: string) =>
     apiJson<WebhookDelivery>(`/v1/admin/webhooks/${id(webhookId)}/deliveries/${id(deliveryId)}/retry`, { method: 'POST', json: {} }),
 };

@@ -13,8 +13,9 @@ export function PagedTable<T>({
   queryKey,
   fetchPage,
   refetchIntervalMs,
-  loadingLabel,
-  errorTitle,
+  what,
+  loadingLabel = `Loading ${what ?? 'the list'}`,
+  errorTitle = `Could not load ${what ?? 'the list'}`,
   columns,
   fetchingMoreLabel = 'Load more',
   caption,
@@ -25,8 +26,10 @@ export function PagedTable<T>({
   fetchPage: (cursor: string | undefined) => Promise<Page<T>>;
   /** Re-read while shown (a delivery log that changes on its own). */
   refetchIntervalMs?: number;
-  loadingLabel: string;
-  errorTitle: string;
+  /** What the list holds ("payouts"): says "Loading payouts" and "Could not load payouts". */
+  what?: string;
+  loadingLabel?: string;
+  errorTitle?: string;
   /** The columns, or a function of the rows loaded (a column shown only when some row has it). */
   columns: Array<Column<T>> | ((rows: T[]) => Array<Column<T>>);
   /** The button's text while the next page loads. */

@@ -112,11 +112,7 @@ describe('tiersBody', () => {
 
 describe('microToUsdc', () => {
   it('moves the point six places as text', () => {
-    expect(microToUsdc('1500000')).toBe('1.5');
-    expect(microToUsdc('1')).toBe('0.000001');
-    expect(microToUsdc('0')).toBe('0');
-    expect(microToUsdc('-2000000')).toBe('-2');
-    expect(microToUsdc('-0')).toBe('0');
+    expect(['1500000', '1', '0', '-2000000', '-0'].map(microToUsdc)).toEqual(['1.5', '0.000001', '0', '-2', '0']);
   });
 
   it('is exact for any integer (property, bigint oracle)', () => {

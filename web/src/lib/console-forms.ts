@@ -84,13 +84,8 @@ export function webhookBody(draft: { url: string; events: string[]; description:
 export const PER_MTOK_DECIMALS = 6;
 export const FEE_DECIMALS = 12;
 
-export interface TierDraft {
-  above: string;
-  inclusive: boolean;
-  input: string;
-  output: string;
-  cached: string;
-}
+/** A tier row of the price form as typed: the threshold and its prices as text. */
+export type TierDraft = Record<'above' | 'input' | 'output' | 'cached', string> & { inclusive: boolean };
 
 /** Tier rows typed in the price form -> api.md `tiers`, prices as decimal strings. Empty rows are dropped. */
 export function tiersBody(rows: TierDraft[]): { tiers: NewPriceTier[] } | { problem: string } {

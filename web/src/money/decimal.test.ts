@@ -68,20 +68,13 @@ describe('formatDecimal', () => {
 
 describe('formatUsd and formatUsdc', () => {
   it('shows dollars with 2 to 6 decimals and the sign before the $', () => {
-    expect(formatUsd('1234.5')).toBe('$1,234.50');
-    expect(formatUsd('-12.3456789')).toBe('-$12.345679');
-    expect(formatUsd('0')).toBe('$0.00');
-    expect(formatUsdc('10000000')).toBe('10,000,000.00');
-    expect(formatUsdc('0.904391')).toBe('0.904391');
+    expect(['1234.5', '-12.3456789', '0'].map((v) => formatUsd(v))).toEqual(['$1,234.50', '-$12.345679', '$0.00']);
+    expect(['10000000', '0.904391'].map(formatUsdc)).toEqual(['10,000,000.00', '0.904391']);
   });
 
   it('marks a non-zero amount that rounds to zero, so "$0.00" means exactly nothing', () => {
-    expect(displayUsd('0.0000003')).toBe('≈$0.00');
-    expect(displayUsd('-0.0000003')).toBe('≈-$0.00');
-    expect(displayUsd('0')).toBe('$0.00');
-    expect(displayUsd('0.0000005')).toBe('$0.000001');
-    expect(roundsToZero('0.000000499999', 6)).toBe(true);
-    expect(roundsToZero('0.0000005', 6)).toBe(false);
+    expect(['0.0000003', '-0.0000003', '0', '0.0000005'].map((v) => displayUsd(v))).toEqual(['≈$0.00', '≈-$0.00', '$0.00', '$0.000001']);
+    expect([roundsToZero('0.000000499999', 6), roundsToZero('0.0000005', 6)]).toEqual([true, false]);
   });
 });
 

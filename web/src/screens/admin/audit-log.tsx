@@ -1,7 +1,7 @@
 import { api, queryKeys } from '../../api/endpoints';
 import type { AuditEntry } from '../../api/wire';
 import { PagedTable } from '../../components/paged-table';
-import { formatTimestamp } from '../../lib/format';
+import { timeColumn } from '../../components/columns';
 
 function Change({ entry }: { entry: AuditEntry }) {
   if (entry.before === null && entry.after === null) return null;
@@ -18,15 +18,10 @@ export function AuditLogScreen() {
     <section aria-labelledby="audit-title">
       <h1 id="audit-title">Audit log</h1>
       <PagedTable<AuditEntry>
-        queryKey={queryKeys.auditLog}
-        fetchPage={(cursor) => api.auditLog(cursor)}
-        loadingLabel="Loading the audit log"
-        errorTitle="Could not load the audit log"
-        caption="Admin actions, newest first"
-        rowKey={(e) => e.id}
-        empty="No admin action recorded yet."
+        queryKey={queryKeys.auditLog} fetchPage={api.auditLog} what="the audit log"
+        caption="Admin actions, newest first" rowKey={(e) => e.id} empty="No admin action recorded yet."
         columns={[
-          { header: 'When', cell: (e) => formatTimestamp(e.created_at) },
+          timeColumn('When', (e) => e.created_at),
           { header: 'Who', cell: (e) => `${e.actor_role}${e.actor_id ? ` ${e.actor_id}` : ''}` },
           { header: 'Action', cell: (e) => <code>{e.action}</code> },
           { header: 'Target', cell: (e) => e.target ?? '' },

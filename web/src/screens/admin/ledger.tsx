@@ -1,12 +1,13 @@
 import { useQuery } from '@tanstack/react-query';
 import { api, queryKeys } from '../../api/endpoints';
 import type { LedgerCheck } from '../../api/wire';
-import { DataTable } from '../../components/data-table';
+import { DataTable, type Column } from '../../components/data-table';
 import { Money } from '../../components/money';
 import { QueryView } from '../../components/states';
 import { Stat, StatGrid } from '../../components/stat';
 import { StatusBadge } from '../../components/status-badge';
 import { formatCount } from '../../lib/format';
+import { moneyColumn, statusColumn } from '../../components/columns';
 
 const CORE_FIELDS = new Set(['ok', 'journal_entries', 'postings_sum', 'postings_sum_atto', 'unbalanced_entries', 'mismatched_accounts', 'held_mismatches']);
 
@@ -15,6 +16,11 @@ export function extraChecks(report: LedgerCheck): Array<{ name: string; ok: bool
   return Object.entries(report)
     .filter(([name, value]) => !CORE_FIELDS.has(name) && typeof value === 'object' && value !== null && 'ok' in value)
     .map(([name, value]) => ({ name, ok: (value as { ok: unknown }).ok === true, detail: value }));
+}
+
+/** Accounts the check found off, with the two amounts it compared. */
+function AccountMismatches<T extends { account: string }>({ caption, rows, amounts }: { caption: string; rows: T[]; amounts: Array<Column<T>> }) {
+  return <DataTable<T> caption={caption} rows={rows} rowKey={(m) => m.account} empty="None." columns={[{ header: 'Account', cell: (m) => <code>{m.account}</code> }, ...amounts]} />;
 }
 
 export function LedgerScreen() {
@@ -37,36 +43,19 @@ export function LedgerScreen() {
               <Stat label="Sum of all postings" name="postings_sum"><Money value={r.postings_sum} /></Stat>
               <Stat label="Unbalanced entries" name="unbalanced_entries">{formatCount(r.unbalanced_entries)}</Stat>
             </StatGrid>
-            <DataTable
-              caption="Accounts whose stored balance differs from their postings"
-              rows={r.mismatched_accounts}
-              rowKey={(m) => m.account}
-              empty="None."
-              columns={[
-                { header: 'Account', cell: (m) => <code>{m.account}</code> },
-                { header: 'Stored', numeric: true, cell: (m) => <Money value={m.stored_usd} /> },
-                { header: 'From postings', numeric: true, cell: (m) => <Money value={m.postings_usd} /> },
-              ]}
+            <AccountMismatches<(typeof r.mismatched_accounts)[number]>
+              caption="Accounts whose stored balance differs from their postings" rows={r.mismatched_accounts}
+              amounts={[moneyColumn('Stored', (m) => m.stored_usd), moneyColumn('From postings', (m) => m.postings_usd)]}
             />
-            <DataTable
-              caption="Held amounts that differ from active holds"
-              rows={r.held_mismatches}
-              rowKey={(m) => m.account}
-              empty="None."
-              columns={[
-                { header: 'Account', cell: (m) => <code>{m.account}</code> },
-                { header: 'Held', numeric: true, cell: (m) => <Money value={m.held_usd} /> },
-                { header: 'Active holds', numeric: true, cell: (m) => <Money value={m.active_holds_usd} /> },
-              ]}
+            <AccountMismatches<(typeof r.held_mismatches)[number]>
+              caption="Held amounts that differ from active holds" rows={r.held_mismatches}
+              amounts={[moneyColumn('Held', (m) => m.held_usd), moneyColumn('Active holds', (m) => m.active_holds_usd)]}
             />
-            <DataTable
-              caption="Further checks"
-              rows={extraChecks(r)}
-              rowKey={(c) => c.name}
-              empty="None registered."
+            <DataTable<ReturnType<typeof extraChecks>[number]>
+              caption="Further checks" rows={extraChecks(r)} rowKey={(c) => c.name} empty="None registered."
               columns={[
                 { header: 'Check', cell: (c) => c.name.replace(/_/g, ' ') },
-                { header: 'Result', cell: (c) => <StatusBadge status={c.ok ? 'ok' : 'failed'} /> },
+                statusColumn((c) => c.ok ? 'ok' : 'failed', 'Result'),
                 {
                   header: 'Detail',
                   cell: (c) => (

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { LedgerCheck } from '../../api/wire';
+import type { LedgerCheck, Price } from '../../api/wire';
 import { extraChecks } from './ledger';
 import { priceBody } from './price-form';
 import { feeSummary } from './prices';
@@ -24,19 +24,23 @@ describe('priceBody', () => {
 
 describe('extraChecks', () => {
   it('lists the checks modules add to the ledger report, not the core fields', () => {
-    const report = {
+    const report: LedgerCheck = {
       ok: false,
+      mode: 'full',
+      checkpoint: null,
       journal_entries: 3,
       postings_sum: '0',
+      postings_sum_atto: '0',
       unbalanced_entries: 0,
       mismatched_accounts: [],
       held_mismatches: [],
       rollups: { ok: true, mismatches: [] },
-      chain: { ok: false, missing: 1 },
-    } as LedgerCheck;
+      settlement: { ok: false, missing: 1 },
+      timings_ms: { ledger: 1.5 },
+    };
     expect(extraChecks(report)).toEqual([
       { name: 'rollups', ok: true, detail: { ok: true, mismatches: [] } },
-      { name: 'chain', ok: false, detail: { ok: false, missing: 1 } },
+      { name: 'settlement', ok: false, detail: { ok: false, missing: 1 } },
     ]);
   });
 });
@@ -70,7 +74,11 @@ describe('priceBody with variant, tiers and fees (api.md admin POST)', () => {
 
 describe('feeSummary', () => {
   it('lists the fees as sent', () => {
-    const base = { id: '1', model: 'm', input_usd_per_mtok: '1', output_usd_per_mtok: '1', cached_input_usd_per_mtok: null, effective_from: '', source: 'admin', created_at: '' };
+    const base: Price = {
+      id: '1', model: 'm', variant: 'standard', input_usd_per_mtok: '1', output_usd_per_mtok: '1', cached_input_usd_per_mtok: null, effective_from: '', source: 'admin', created_at: '',
+      cache_write_1h_usd_per_mtok: null, cache_write_5m_usd_per_mtok: null, cached_input_audio_usd_per_mtok: null, input_audio_usd_per_mtok: null, input_image_usd_per_mtok: null,
+      output_audio_usd_per_mtok: null, output_image_usd_per_mtok: null, reasoning_usd_per_mtok: null, tiers: [], web_search_usd_per_call: null, web_search_billing: null, request_usd: null,
+    };
     expect(feeSummary({ ...base, web_search_usd_per_call: '0.01', web_search_billing: 'per_call', request_usd: '0.002' })).toBe('web search 0.01 per call; request 0.002');
     expect(feeSummary(base)).toBe('');
   });

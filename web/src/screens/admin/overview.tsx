@@ -5,10 +5,14 @@ import { MoneyBarChart } from '../../components/charts';
 import { DataTable } from '../../components/data-table';
 import { Money } from '../../components/money';
 import { QueryView } from '../../components/states';
-import { Stat, StatGrid } from '../../components/stat';
+import { MoneyStats, Stat, StatGrid } from '../../components/stat';
 import { StatusBadge } from '../../components/status-badge';
 import { formatCount, formatTimestamp, lastDays, shortHash } from '../../lib/format';
 import { formatDecimal } from '../../money/decimal';
+import { moneyColumn } from '../../components/columns';
+
+/** The platform totals, in the order the operators read them. */
+const PLATFORM_TOTALS = [['Charged to users', 'charged_usd'], ['Revenue (margin)', 'revenue_usd'], ['User balances', 'users_balance_usd'], ['Held for streams', 'held_usd'], ['Payable to contributors', 'contributors_payable_usd'], ['In settlement', 'in_settlement_usd'], ['Paid out', 'paid_usd']] as const;
 
 const CHART_DAYS = 30;
 
@@ -24,13 +28,7 @@ export function OverviewScreen() {
         {(o) => (
           <>
             <StatGrid label="Platform totals">
-              <Stat label="Charged to users" name="charged_usd"><Money value={o.charged_usd} /></Stat>
-              <Stat label="Revenue (margin)" name="revenue_usd"><Money value={o.revenue_usd} /></Stat>
-              <Stat label="User balances" name="users_balance_usd"><Money value={o.users_balance_usd} /></Stat>
-              <Stat label="Held for streams" name="held_usd"><Money value={o.held_usd} /></Stat>
-              <Stat label="Payable to contributors" name="contributors_payable_usd"><Money value={o.contributors_payable_usd} /></Stat>
-              <Stat label="In settlement" name="in_settlement_usd"><Money value={o.in_settlement_usd} /></Stat>
-              <Stat label="Paid out" name="paid_usd"><Money value={o.paid_usd} /></Stat>
+              <MoneyStats of={o} figures={PLATFORM_TOTALS} />
               <Stat label="Unpriced events" name="unpriced_events">
                 <span data-value={String(o.unpriced_events)}>
                   {o.unpriced_events > 0 ? <Link to="/unpriced">{formatCount(o.unpriced_events)}</Link> : formatCount(o.unpriced_events)}
@@ -89,17 +87,14 @@ export function OverviewScreen() {
               />
               <details>
                 <summary>Daily figures as a table</summary>
-                <DataTable
-                  caption="Charged, revenue and paid out per day"
-                  rows={d.rows.filter((r) => r.charged_usd !== '0' || r.paid_usd !== '0')}
-                  rowKey={(r) => r.day}
-                  empty="No usage or payouts in this range."
+                <DataTable<(typeof d.rows)[number]>
+                  caption="Charged, revenue and paid out per day" rows={d.rows.filter((r) => r.charged_usd !== '0' || r.paid_usd !== '0')} rowKey={(r) => r.day} empty="No usage or payouts in this range."
                   columns={[
                     { header: 'Day', cell: (r) => r.day },
-                    { header: 'Charged', numeric: true, cell: (r) => <Money value={r.charged_usd} /> },
-                    { header: 'Revenue', numeric: true, cell: (r) => <Money value={r.revenue_usd} /> },
-                    { header: 'Contributor earnings', numeric: true, cell: (r) => <Money value={r.earned_usd} /> },
-                    { header: 'Paid out', numeric: true, cell: (r) => <Money value={r.paid_usd} /> },
+                    moneyColumn('Charged', (r) => r.charged_usd),
+                    moneyColumn('Revenue', (r) => r.revenue_usd),
+                    moneyColumn('Contributor earnings', (r) => r.earned_usd),
+                    moneyColumn('Paid out', (r) => r.paid_usd),
                   ]}
                 />
               </details>

@@ -1,12 +1,16 @@
 import { useQuery } from '@tanstack/react-query';
 import { getRouteApi, Link } from '@tanstack/react-router';
 import { api, queryKeys } from '../../api/endpoints';
-import type { Price } from '../../api/wire';
+import type { Price, PriceInForce } from '../../api/wire';
+
+/** A version in force carries its next one; a scheduled or past version does not. */
+type PriceRow = Price & Partial<Pick<PriceInForce, 'next'>>;
 import { DataTable, type Column } from '../../components/data-table';
-import { Money } from '../../components/money';
 import { QueryView } from '../../components/states';
 import { formatTimestamp } from '../../lib/format';
 import { CatalogImport, PriceForm } from './price-form';
+import { moneyColumn, timeColumn } from '../../components/columns';
+import { Panel } from '../../components/panel';
 
 const route = getRouteApi('/prices');
 
@@ -31,19 +35,19 @@ export function feeSummary(p: Price): string {
 }
 
 /** Columns of a price version; variants and tiers arrive as fields and show once present. */
-function priceColumns(rows: Price[], withModelLink: boolean): Array<Column<Price>> {
+function priceColumns(rows: PriceRow[], withModelLink: boolean): Array<Column<PriceRow>> {
   return [
     {
       header: 'Model',
       cell: (p) => (withModelLink ? <Link to="/prices" search={{ model: p.model }}>{p.model}</Link> : <code>{p.model}</code>),
     },
     ...(rows.some((p) => p.variant !== undefined) ? [{ header: 'Variant', cell: (p: Price) => p.variant }] : []),
-    { header: 'Input / 1M', numeric: true, cell: (p) => <Money value={p.input_usd_per_mtok} /> },
-    { header: 'Output / 1M', numeric: true, cell: (p) => <Money value={p.output_usd_per_mtok} /> },
-    { header: 'Cached input / 1M', numeric: true, cell: (p) => <Money value={p.cached_input_usd_per_mtok} /> },
+    moneyColumn('Input / 1M', (p) => p.input_usd_per_mtok),
+    moneyColumn('Output / 1M', (p) => p.output_usd_per_mtok),
+    moneyColumn('Cached input / 1M', (p) => p.cached_input_usd_per_mtok),
     ...(rows.some((p) => (p.tiers?.length ?? 0) > 0) ? [{ header: 'Context tiers (prompt tokens)', cell: (p: Price) => tierSummary(p) }] : []),
     ...(rows.some((p) => p.web_search_usd_per_call || p.request_usd) ? [{ header: 'Fees', cell: (p: Price) => feeSummary(p) }] : []),
-    { header: 'In force from', cell: (p) => formatTimestamp(p.effective_from) },
+    timeColumn('In force from', (p) => p.effective_from),
     { header: 'Source', cell: (p) => p.source },
     { header: 'Next version', cell: (p) => (p.next ? formatTimestamp(p.next.effective_from) : '') },
   ];
@@ -60,7 +64,7 @@ function PriceHistory({ model }: { model: string }) {
         </Link>
       </p>
       <QueryView query={history} label={`the history of ${model}`}>
-        {(h) => <DataTable<Price> caption={`Price versions of ${model}, oldest first`} rows={h.data} rowKey={(p) => p.id} empty="No version of this model." columns={priceColumns(h.data, false)} />}
+        {(h) => <DataTable<PriceRow> caption={`Price versions of ${model}, oldest first`} rows={h.data} rowKey={(p) => p.id} empty="No version of this model." columns={priceColumns(h.data, false)} />}
       </QueryView>
     </section>
   );
@@ -78,23 +82,21 @@ export function PricesScreen() {
         <QueryView query={prices} label="prices">
           {(p) => (
             <>
-              <DataTable<Price> caption="Prices in force now (USD per million tokens)" rows={p.data} rowKey={(x) => x.id} empty="No prices yet: add one or import the catalog." columns={priceColumns(p.data, true)} />
+              <DataTable<PriceRow> caption="Prices in force now (USD per million tokens)" rows={p.data} rowKey={(x) => x.id} empty="No prices yet: add one or import the catalog." columns={priceColumns(p.data, true)} />
               {(p.upcoming?.length ?? 0) > 0 && (
-                <DataTable<Price> caption="Scheduled: models whose first price is in the future" rows={p.upcoming!} rowKey={(x) => x.id} columns={priceColumns(p.upcoming!, true)} />
+                <DataTable<PriceRow> caption="Scheduled: models whose first price is in the future" rows={p.upcoming!} rowKey={(x) => x.id} columns={priceColumns(p.upcoming!, true)} />
               )}
             </>
           )}
         </QueryView>
       )}
       <div className="two-columns">
-        <section className="panel" aria-labelledby="new-price-title">
-          <h2 id="new-price-title">Add a price version</h2>
+        <Panel id="new-price-title" title="Add a price version">
           <PriceForm model={model ?? ''} />
-        </section>
-        <section className="panel" aria-labelledby="catalog-title">
-          <h2 id="catalog-title">Import the catalog</h2>
+        </Panel>
+        <Panel id="catalog-title" title="Import the catalog">
           <CatalogImport />
-        </section>
+        </Panel>
       </div>
     </section>
   );

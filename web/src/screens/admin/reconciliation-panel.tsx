@@ -2,12 +2,11 @@ import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { api, queryKeys } from '../../api/endpoints';
 import { DataTable } from '../../components/data-table';
-import { Money } from '../../components/money';
 import { ErrorMessage, FormFooter } from '../../components/states';
 import { StatusBadge } from '../../components/status-badge';
-import { TxLink } from '../../components/tx-link';
 import { formatTimestamp, shortHash } from '../../lib/format';
 import { reconciliationOf } from '../../lib/console-forms';
+import { moneyColumn, txColumn } from '../../components/columns';
 
 /**
  * The settlement's stored reconciliation (USDC Transfer logs vs paid lines). A failed one can be
@@ -44,15 +43,13 @@ export function ReconciliationPanel({ settlementId, reconciliation }: { settleme
         {r.funding_mismatches ? `, ${r.funding_mismatches} funding mismatches` : ''}.
       </p>
       {r.differences.length > 0 && (
-        <DataTable
-          caption="Reconciliation differences"
-          rows={r.differences}
-          rowKey={(d) => `${d.kind}|${d.tx_hash}|${d.recipient ?? ''}|${d.line_id ?? ''}|${d.amount_micro_usdc}`}
+        <DataTable<(typeof r.differences)[number]>
+          caption="Reconciliation differences" rows={r.differences} rowKey={(d) => `${d.kind}|${d.tx_hash}|${d.recipient ?? ''}|${d.line_id ?? ''}|${d.amount_micro_usdc}`}
           columns={[
             { header: 'Kind', cell: (d) => d.kind.replace(/_/g, ' ') },
-            { header: 'Transaction', cell: (d) => <TxLink hash={d.tx_hash} /> },
+            txColumn((d) => d.tx_hash),
             { header: 'Recipient', cell: (d) => (d.recipient ? <code title={d.recipient}>{shortHash(d.recipient)}</code> : '') },
-            { header: 'Amount', numeric: true, cell: (d) => <Money value={d.amount_usdc} unit="USDC" /> },
+            moneyColumn('Amount', (d) => d.amount_usdc, 'USDC'),
             { header: 'Line', cell: (d) => d.line_id ?? '' },
           ]}
         />

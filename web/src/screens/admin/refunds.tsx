@@ -7,7 +7,8 @@ import { PagedTable } from '../../components/paged-table';
 import { Money } from '../../components/money';
 import { FormFooter } from '../../components/states';
 import { newRefundId, refundBody, refundFilters } from '../../lib/console-forms';
-import { formatTimestamp } from '../../lib/format';
+import { moneyColumn, timeColumn } from '../../components/columns';
+import { Panel } from '../../components/panel';
 
 const route = getRouteApi('/refunds');
 
@@ -87,14 +88,13 @@ export function RefundsScreen() {
   return (
     <section aria-labelledby="refunds-title">
       <h1 id="refunds-title">Refunds and clawbacks</h1>
-      <section className="panel" aria-labelledby="refund-issue-title">
-        <h2 id="refund-issue-title">Issue a refund</h2>
+      <Panel id="refund-issue-title" title="Issue a refund">
         <p className="muted small">
           The amount goes back to the user’s credit; the contributor gives back the same share of its payout (its payable may go below zero: a debt netted against
           later earnings).
         </p>
         <RefundForm initialEventId={search.event_id ?? ''} />
-      </section>
+      </Panel>
       <form
         aria-label="Filter refunds"
         className="actions"
@@ -112,15 +112,10 @@ export function RefundsScreen() {
         <button type="submit">Filter</button>
       </form>
       <PagedTable<Refund>
-        queryKey={queryKeys.refunds(filters)}
-        fetchPage={(cursor) => api.refunds(filters, cursor)}
-        loadingLabel="Loading refunds"
-        errorTitle="Could not load refunds"
-        caption="Refunds, newest first"
-        rowKey={(r) => r.refund_id}
-        empty="No refund matches."
+        queryKey={queryKeys.refunds(filters)} fetchPage={(cursor) => api.refunds(filters, cursor)} what="refunds"
+        caption="Refunds, newest first" rowKey={(r) => r.refund_id} empty="No refund matches."
         columns={[
-          { header: 'When', cell: (r) => formatTimestamp(r.created_at) },
+          timeColumn('When', (r) => r.created_at),
           { header: 'Refund id', cell: (r) => <code>{r.refund_id}</code> },
           { header: 'Event', cell: (r) => <code>{r.event_id}</code> },
           { header: 'User', cell: (r) => r.user_id ?? '' },
@@ -129,10 +124,10 @@ export function RefundsScreen() {
             cell: (r) => (r.contributor_id ? <Link to="/contributors/$contributorId" params={{ contributorId: r.contributor_id }}>{r.contributor_id}</Link> : ''),
           },
           { header: 'Model', cell: (r) => (r.model ? <code>{r.model}</code> : '') },
-          { header: 'Refunded', numeric: true, cell: (r) => <Money value={r.amount_usd} /> },
-          { header: 'Clawed back', numeric: true, cell: (r) => <Money value={r.contributor_clawback_usd} /> },
-          { header: 'Margin reversed', numeric: true, cell: (r) => <Money value={r.margin_reversed_usd} /> },
-          { header: 'Event refunded in total', numeric: true, cell: (r) => <Money value={r.refunded_total_usd} /> },
+          moneyColumn('Refunded', (r) => r.amount_usd),
+          moneyColumn('Clawed back', (r) => r.contributor_clawback_usd),
+          moneyColumn('Margin reversed', (r) => r.margin_reversed_usd),
+          moneyColumn('Event refunded in total', (r) => r.refunded_total_usd),
           { header: 'Reason', cell: (r) => r.reason ?? '' },
         ]}
       />

@@ -9,9 +9,9 @@ import { Money } from '../../components/money';
 import { ErrorMessage, QueryView } from '../../components/states';
 import { Stat, StatGrid } from '../../components/stat';
 import { StatusBadge } from '../../components/status-badge';
-import { TxLink } from '../../components/tx-link';
 import { formatTimestamp, shortHash } from '../../lib/format';
 import { ReconciliationPanel } from './reconciliation-panel';
+import { contributorColumn, moneyColumn, statusColumn, txColumn } from '../../components/columns';
 
 const route = getRouteApi('/settlements/$settlementId');
 /** Still moving: the page polls until the worker has finished with it. */
@@ -71,12 +71,8 @@ export function SettlementDetailScreen() {
               </div>
             )}
             <ConfirmDialog
-              open={confirming}
-              title="Approve this settlement?"
-              confirmLabel={`Approve and pay ${s.total_usdc} USDC`}
-              busy={approve.isPending}
-              onConfirm={() => approve.mutate()}
-              onCancel={() => setConfirming(false)}
+              open={confirming} busy={approve.isPending} onConfirm={() => approve.mutate()} onCancel={() => setConfirming(false)}
+              title="Approve this settlement?" confirmLabel={`Approve and pay ${s.total_usdc} USDC`}
             >
               <p>
                 {s.payout_count} payouts, total <Money value={s.total_usdc} unit="USDC" />, will be sent on chain from the hot wallet.
@@ -84,28 +80,22 @@ export function SettlementDetailScreen() {
               {approve.isError && <ErrorMessage error={approve.error} title="Not approved" />}
             </ConfirmDialog>
             <DataTable<SettlementLine>
-              caption="Lines"
-              rows={s.lines}
-              rowKey={(l) => l.line_id}
-              empty="No lines."
+              caption="Lines" rows={s.lines} rowKey={(l) => l.line_id} empty="No lines."
               columns={[
-                { header: 'Contributor', cell: (l) => <Link to="/contributors/$contributorId" params={{ contributorId: l.contributor_id }}>{l.contributor_id}</Link> },
+                contributorColumn((l) => l.contributor_id),
                 { header: 'Address', cell: (l) => <code title={l.payout_address}>{shortHash(l.payout_address)}</code> },
-                { header: 'Amount', numeric: true, cell: (l) => <Money value={l.amount_usdc} unit="USDC" /> },
-                { header: 'Status', cell: (l) => <StatusBadge status={l.status} /> },
-                { header: 'Transaction', cell: (l) => <TxLink hash={l.tx_hash} /> },
+                moneyColumn('Amount', (l) => l.amount_usdc, 'USDC'),
+                statusColumn((l) => l.status),
+                txColumn((l) => l.tx_hash),
                 { header: 'Failure reason', cell: (l) => (l.failure_reason ? <span className="error-message">{l.failure_reason}</span> : '') },
               ]}
             />
             <DataTable<SettlementTx>
-              caption="Transactions"
-              rows={s.transactions}
-              rowKey={(t) => t.tx_hash}
-              empty="No transaction sent yet."
+              caption="Transactions" rows={s.transactions} rowKey={(t) => t.tx_hash} empty="No transaction sent yet."
               columns={[
-                { header: 'Hash', cell: (t) => <TxLink hash={t.hash ?? t.tx_hash} /> },
+                txColumn((t) => t.hash ?? t.tx_hash, 'Hash'),
                 { header: 'Nonce', numeric: true, cell: (t) => t.nonce },
-                { header: 'Status', cell: (t) => <StatusBadge status={t.status} /> },
+                statusColumn((t) => t.status),
                 { header: 'Block', numeric: true, cell: (t) => t.block_number ?? '—' },
                 { header: 'Gas used', numeric: true, cell: (t) => t.gas_used ?? '—' },
                 { header: 'Lines', numeric: true, cell: (t) => t.line_count },

@@ -8,8 +8,8 @@ import { PagedTable } from '../../components/paged-table';
 import { DataTable } from '../../components/data-table';
 import { Money } from '../../components/money';
 import { ErrorMessage, Loading } from '../../components/states';
-import { StatusBadge } from '../../components/status-badge';
 import { formatTimestamp, shortHash } from '../../lib/format';
+import { moneyColumn, statusColumn, timeColumn } from '../../components/columns';
 
 function PlannedLines({ plan }: { plan: SettlementCreated }) {
   return (
@@ -19,14 +19,11 @@ function PlannedLines({ plan }: { plan: SettlementCreated }) {
         {plan.requires_approval ? ' — above the approval threshold: it will wait for approval.' : '.'}
       </p>
       <DataTable<PlannedLine>
-        caption="Dry run: who would be paid"
-        rows={plan.lines ?? []}
-        rowKey={(l) => l.contributor_id}
-        empty="Nobody qualifies (payable below the minimum, suspended, or nothing owed)."
+        caption="Dry run: who would be paid" rows={plan.lines ?? []} rowKey={(l) => l.contributor_id} empty="Nobody qualifies (payable below the minimum, suspended, or nothing owed)."
         columns={[
           { header: 'Contributor', cell: (l) => l.contributor_id },
           { header: 'Payout address', cell: (l) => <code title={l.payout_address}>{shortHash(l.payout_address)}</code> },
-          { header: 'Amount', numeric: true, cell: (l) => <Money value={l.amount_usdc} unit="USDC" /> },
+          moneyColumn('Amount', (l) => l.amount_usdc, 'USDC'),
         ]}
       />
     </>
@@ -77,12 +74,8 @@ export function SettlementsScreen() {
         </section>
       )}
       <ConfirmDialog
-        open={confirming}
-        title="Create a settlement?"
-        confirmLabel="Create settlement"
-        busy={create.isPending}
-        onConfirm={() => create.mutate()}
-        onCancel={() => setConfirming(false)}
+        open={confirming} busy={create.isPending} onConfirm={() => create.mutate()} onCancel={() => setConfirming(false)}
+        title="Create a settlement?" confirmLabel="Create settlement"
       >
         <p>Each line’s payable amount moves to “in settlement” now and is paid in USDC on chain.</p>
         {dryRun.isPending && <Loading label="Computing who would be paid" />}
@@ -91,20 +84,15 @@ export function SettlementsScreen() {
         {create.isError && <ErrorMessage error={create.error} title="Not created" />}
       </ConfirmDialog>
       <PagedTable<Settlement>
-        queryKey={queryKeys.settlements}
-        fetchPage={(cursor) => api.settlements(cursor)}
-        loadingLabel="Loading settlements"
-        errorTitle="Could not load settlements"
-        caption="Settlements, newest first"
-        rowKey={(s) => s.settlement_id}
-        empty="No settlements yet."
+        queryKey={queryKeys.settlements} fetchPage={api.settlements} what="settlements"
+        caption="Settlements, newest first" rowKey={(s) => s.settlement_id} empty="No settlements yet."
         columns={[
           { header: 'Created', cell: (s) => <Link to="/settlements/$settlementId" params={{ settlementId: s.settlement_id }}>{formatTimestamp(s.created_at)}</Link> },
-          { header: 'Status', cell: (s) => <StatusBadge status={s.status} /> },
+          statusColumn((s) => s.status),
           { header: 'Trigger', cell: (s) => s.trigger },
           { header: 'Payouts', numeric: true, cell: (s) => s.payout_count },
-          { header: 'Total', numeric: true, cell: (s) => <Money value={s.total_usdc} unit="USDC" /> },
-          { header: 'Completed', cell: (s) => formatTimestamp(s.completed_at) },
+          moneyColumn('Total', (s) => s.total_usdc, 'USDC'),
+          timeColumn('Completed', (s) => s.completed_at),
         ]}
       />
     </section>

@@ -4,8 +4,10 @@ import { api, queryKeys } from '../../api/endpoints';
 import type { UnpricedModel } from '../../api/wire';
 import { DataTable } from '../../components/data-table';
 import { ErrorMessage, QueryView } from '../../components/states';
-import { formatCount, formatTimestamp } from '../../lib/format';
+import { formatCount } from '../../lib/format';
 import { CatalogImport, PriceForm } from './price-form';
+import { timeColumn } from '../../components/columns';
+import { Panel } from '../../components/panel';
 
 export function UnpricedScreen() {
   const queryClient = useQueryClient();
@@ -29,15 +31,12 @@ export function UnpricedScreen() {
       <QueryView query={unpriced} label="unpriced events">
         {(u) => (
           <DataTable<UnpricedModel>
-            caption="Unpriced events by model"
-            rows={u.data}
-            rowKey={(m) => m.model}
-            empty="Every event is priced."
+            caption="Unpriced events by model" rows={u.data} rowKey={(m) => m.model} empty="Every event is priced."
             columns={[
               { header: 'Model', cell: (m) => <code>{m.model}</code> },
               { header: 'Events', numeric: true, cell: (m) => formatCount(m.events) },
-              { header: 'First', cell: (m) => formatTimestamp(m.first_occurred_at) },
-              { header: 'Last', cell: (m) => formatTimestamp(m.last_occurred_at) },
+              timeColumn('First', (m) => m.first_occurred_at),
+              timeColumn('Last', (m) => m.last_occurred_at),
               {
                 header: 'Action',
                 cell: (m) => (
@@ -56,8 +55,7 @@ export function UnpricedScreen() {
           <PriceForm key={pricing.model} model={pricing.model} effectiveFrom={pricing.first_occurred_at} />
         </section>
       )}
-      <section className="panel" aria-labelledby="reprice-title">
-        <h2 id="reprice-title">Reprice</h2>
+      <Panel id="reprice-title" title="Reprice">
         <button type="button" className="primary" onClick={() => reprice.mutate()} disabled={reprice.isPending}>
           {reprice.isPending ? 'Repricing…' : 'Reprice unpriced events'}
         </button>
@@ -69,11 +67,10 @@ export function UnpricedScreen() {
           </p>
         )}
         {reprice.isError && <ErrorMessage error={reprice.error} title="Reprice failed" />}
-      </section>
-      <section className="panel" aria-labelledby="import-title">
-        <h2 id="import-title">Import the catalog</h2>
+      </Panel>
+      <Panel id="import-title" title="Import the catalog">
         <CatalogImport />
-      </section>
+      </Panel>
     </section>
   );
 }

@@ -1,11 +1,11 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { Link } from '@tanstack/react-router';
 import { useState, type FormEvent } from 'react';
 import { api, queryKeys } from '../../api/endpoints';
 import type { UsageAuditRow } from '../../api/wire';
 import { DataTable } from '../../components/data-table';
 import { ErrorMessage, QueryView } from '../../components/states';
 import { formatTimestamp } from '../../lib/format';
+import { contributorColumn } from '../../components/columns';
 
 /** Clear (payouts resume, only later events count) or suspend a flagged contributor, with a reason. */
 function ReviewForm({ contributorId }: { contributorId: string }) {
@@ -49,12 +49,9 @@ export function UsageAuditScreen() {
       <QueryView query={audit} label="the usage audit">
         {(body) => (
           <DataTable<UsageAuditRow>
-            caption="Contributors and models audited"
-            rows={body.data}
-            rowKey={(r) => `${r.contributor_id} ${r.model}`}
-            empty="No stream audited yet."
+            caption="Contributors and models audited" rows={body.data} rowKey={(r) => `${r.contributor_id} ${r.model}`} empty="No stream audited yet."
             columns={[
-              { header: 'Contributor', cell: (r) => <Link to="/contributors/$contributorId" params={{ contributorId: r.contributor_id }}>{r.contributor_id}</Link> },
+              contributorColumn((r) => r.contributor_id),
               { header: 'Model', cell: (r) => <code>{r.model}</code> },
               { header: 'Events', cell: (r) => r.events },
               { header: 'Median ratio', cell: (r) => r.median_ratio },

@@ -6,9 +6,10 @@ import { ConfirmDialog } from '../../components/confirm-dialog';
 import { PagedTable } from '../../components/paged-table';
 import { DataTable } from '../../components/data-table';
 import { ErrorMessage, QueryView, FormFooter } from '../../components/states';
-import { StatusBadge } from '../../components/status-badge';
 import { webhookBody } from '../../lib/console-forms';
-import { formatCount, formatTimestamp } from '../../lib/format';
+import { formatCount } from '../../lib/format';
+import { statusColumn, timeColumn } from '../../components/columns';
+import { Panel } from '../../components/panel';
 
 /** Registers an endpoint; the whsec_ secret is in this answer only, so it is shown once, here. */
 function WebhookCreateForm() {
@@ -102,12 +103,8 @@ function EndpointActions({ endpoint, onShowDeliveries }: { endpoint: WebhookEndp
         Remove…
       </button>
       <ConfirmDialog
-        open={confirming}
-        title="Remove this webhook endpoint?"
-        confirmLabel="Remove endpoint"
-        busy={remove.isPending}
-        onConfirm={() => remove.mutate()}
-        onCancel={() => setConfirming(false)}
+        open={confirming} busy={remove.isPending} onConfirm={() => remove.mutate()} onCancel={() => setConfirming(false)}
+        title="Remove this webhook endpoint?" confirmLabel="Remove endpoint"
       >
         <p>
           Nothing more is sent to <code>{endpoint.url}</code>. Its delivery log is kept.
@@ -141,23 +138,17 @@ function Deliveries({ endpoint }: { endpoint: WebhookEndpoint }) {
     <section className="panel" aria-labelledby="deliveries-title">
       <h2 id="deliveries-title">Deliveries to {endpoint.url}</h2>
       <PagedTable<WebhookDelivery>
-        queryKey={queryKeys.webhookDeliveries(endpoint.id)}
-        fetchPage={(cursor) => api.webhookDeliveries(endpoint.id, cursor)}
-        refetchIntervalMs={5_000}
-        loadingLabel="Loading deliveries"
-        errorTitle="Could not load deliveries"
-        caption={`Delivery log of ${endpoint.url}, newest first`}
-        rowKey={(d) => d.delivery_id}
-        empty="Nothing delivered to this endpoint yet."
+        queryKey={queryKeys.webhookDeliveries(endpoint.id)} fetchPage={(cursor) => api.webhookDeliveries(endpoint.id, cursor)} refetchIntervalMs={5_000} what="deliveries"
+        caption={`Delivery log of ${endpoint.url}, newest first`} rowKey={(d) => d.delivery_id} empty="Nothing delivered to this endpoint yet."
         columns={[
           { header: 'Event', cell: (d) => <code title={d.event.id}>{d.event.type}</code> },
-          { header: 'Happened', cell: (d) => formatTimestamp(d.event.timestamp) },
-          { header: 'Status', cell: (d) => <StatusBadge status={d.status} /> },
+          timeColumn('Happened', (d) => d.event.timestamp),
+          statusColumn((d) => d.status),
           { header: 'Attempts', numeric: true, cell: (d) => formatCount(d.attempts) },
           { header: 'Last HTTP status', numeric: true, cell: (d) => (d.last_status_code === null ? '—' : String(d.last_status_code)) },
           { header: 'Latency', numeric: true, cell: (d) => (d.last_latency_ms === null ? '—' : `${formatCount(d.last_latency_ms)} ms`) },
-          { header: 'Last attempt', cell: (d) => formatTimestamp(d.last_attempt_at) },
-          { header: 'Next attempt', cell: (d) => formatTimestamp(d.next_attempt_at) },
+          timeColumn('Last attempt', (d) => d.last_attempt_at),
+          timeColumn('Next attempt', (d) => d.next_attempt_at),
           { header: 'Error', cell: (d) => d.last_error ?? '' },
           { header: 'Retry', cell: (d) => <RetryButton delivery={d} /> },
         ]}
@@ -179,17 +170,14 @@ export function WebhooksScreen() {
           return (
             <>
               <DataTable<WebhookEndpoint>
-                caption="Webhook endpoints"
-                rows={list.data}
-                rowKey={(e) => e.id}
-                empty="No endpoint registered."
+                caption="Webhook endpoints" rows={list.data} rowKey={(e) => e.id} empty="No endpoint registered."
                 columns={[
                   { header: 'URL', cell: (e) => <code>{e.url}</code> },
                   { header: 'Events', cell: (e) => e.events.join(', ') },
-                  { header: 'Status', cell: (e) => <StatusBadge status={e.status} /> },
+                  statusColumn((e) => e.status),
                   ...(list.data.some((e) => e.disabled_reason) ? [{ header: 'Why disabled', cell: (e: WebhookEndpoint) => e.disabled_reason ?? '' }] : []),
-                  { header: 'Failing since', cell: (e) => formatTimestamp(e.failing_since) },
-                  { header: 'Last success', cell: (e) => formatTimestamp(e.last_success_at) },
+                  timeColumn('Failing since', (e) => e.failing_since),
+                  timeColumn('Last success', (e) => e.last_success_at),
                   ...(list.data.some((e) => e.contributor_id) ? [{ header: 'Contributor', cell: (e: WebhookEndpoint) => e.contributor_id ?? '' }] : []),
                   { header: 'Actions', cell: (e) => <EndpointActions endpoint={e} onShowDeliveries={() => setShown(e.id)} /> },
                 ]}
@@ -199,10 +187,9 @@ export function WebhooksScreen() {
           );
         }}
       </QueryView>
-      <section className="panel" aria-labelledby="webhook-add-title">
-        <h2 id="webhook-add-title">Add an endpoint</h2>
+      <Panel id="webhook-add-title" title="Add an endpoint">
         <WebhookCreateForm />
-      </section>
+      </Panel>
     </section>
   );
 }

@@ -8,6 +8,7 @@ import { Money } from '../../components/money';
 import { ErrorMessage, QueryView } from '../../components/states';
 import { saveBlob } from '../../lib/download';
 import { formatCount, lastDays } from '../../lib/format';
+import { moneyColumn } from '../../components/columns';
 
 const GROUPINGS: Array<{ value: GroupBy; label: string }> = [
   { value: 'day', label: 'By day' },
@@ -78,18 +79,15 @@ export function EarningsPanel({ contributorId, initialGroupBy = 'day', title = '
               />
             )}
             <DataTable<Row>
-              caption={`Earnings ${GROUPINGS.find((g) => g.value === groupBy)!.label.toLowerCase()}`}
-              rows={e.rows}
-              rowKey={rowKey}
-              empty="No earnings in this range."
+              caption={`Earnings ${GROUPINGS.find((g) => g.value === groupBy)!.label.toLowerCase()}`} rows={e.rows} rowKey={rowKey} empty="No earnings in this range."
               columns={[
                 ...(groupBy !== 'model' ? [{ header: 'Day', cell: (r: Row) => r.day }] : []),
                 ...(groupBy !== 'day' ? [{ header: 'Model', cell: (r: Row) => r.model }] : []),
                 { header: 'Events', numeric: true, cell: (r) => formatCount(r.events) },
                 { header: 'Prompt tokens', numeric: true, cell: (r) => formatCount(r.prompt_tokens) },
                 { header: 'Completion tokens', numeric: true, cell: (r) => formatCount(r.completion_tokens) },
-                { header: 'Official cost', numeric: true, cell: (r) => <Money value={r.official_usd} /> },
-                { header: 'Earned', numeric: true, cell: (r) => <Money value={r.earned_usd} /> },
+                moneyColumn('Official cost', (r) => r.official_usd),
+                moneyColumn('Earned', (r) => r.earned_usd),
               ]}
             />
           </>

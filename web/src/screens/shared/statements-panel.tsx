@@ -2,13 +2,15 @@ import { useMutation, useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import { api, queryKeys, type StatementFormat } from '../../api/endpoints';
 import { DataTable } from '../../components/data-table';
-import { Money } from '../../components/money';
 import { ErrorMessage, QueryView } from '../../components/states';
-import { Stat, StatGrid } from '../../components/stat';
-import { TxLink } from '../../components/tx-link';
+import { MoneyStats, Stat, StatGrid } from '../../components/stat';
 import { recentMonths, statementFilename } from '../../lib/console-forms';
 import { saveBlob } from '../../lib/download';
-import { formatCount, formatTimestamp } from '../../lib/format';
+import { formatCount } from '../../lib/format';
+import { moneyColumn, timeColumn, txColumn } from '../../components/columns';
+
+/** A month from opening to closing balance. */
+const STATEMENT_FIGURES = [['Opening', 'opening_usd'], ['Earned', 'earned_usd'], ['Clawed back', 'clawed_back_usd'], ['Adjustments', 'adjustments_usd'], ['Paid', 'paid_usd'], ['Closing', 'closing_usd']] as const;
 
 const MONTHS_OFFERED = 24;
 
@@ -49,23 +51,15 @@ export function StatementsPanel({ contributorId }: { contributorId: string }) {
           <div data-statement-month={s.month}>
             {s.month_ended === false && <p className="muted small">This month has not ended: its figures so far.</p>}
             <StatGrid label={`Statement ${s.month}`}>
-              <Stat label="Opening" name="statement.opening_usd"><Money value={s.opening_usd} /></Stat>
-              <Stat label="Earned" name="statement.earned_usd"><Money value={s.earned_usd} /></Stat>
-              <Stat label="Clawed back" name="statement.clawed_back_usd"><Money value={s.clawed_back_usd} /></Stat>
-              <Stat label="Adjustments" name="statement.adjustments_usd"><Money value={s.adjustments_usd} /></Stat>
-              <Stat label="Paid" name="statement.paid_usd"><Money value={s.paid_usd} /></Stat>
-              <Stat label="Closing" name="statement.closing_usd"><Money value={s.closing_usd} /></Stat>
+              <MoneyStats of={s} figures={STATEMENT_FIGURES} namePrefix="statement." />
               <Stat label="Events" name="statement.events">{formatCount(s.events)}</Stat>
             </StatGrid>
-            <DataTable
-              caption={`Payouts confirmed in ${s.month}`}
-              rows={s.payouts}
-              rowKey={(p) => p.payout_id}
-              empty="No payout confirmed this month."
+            <DataTable<(typeof s.payouts)[number]>
+              caption={`Payouts confirmed in ${s.month}`} rows={s.payouts} rowKey={(p) => p.payout_id} empty="No payout confirmed this month."
               columns={[
-                { header: 'Confirmed', cell: (p) => formatTimestamp(p.confirmed_at) },
-                { header: 'Amount', numeric: true, cell: (p) => <Money value={p.amount_usdc} unit="USDC" /> },
-                { header: 'Transaction', cell: (p) => <TxLink hash={p.tx_hash} /> },
+                timeColumn('Confirmed', (p) => p.confirmed_at),
+                moneyColumn('Amount', (p) => p.amount_usdc, 'USDC'),
+                txColumn((p) => p.tx_hash),
               ]}
             />
             <details>
