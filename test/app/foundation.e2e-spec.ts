@@ -1,16 +1,10 @@
 import { jest } from '@jest/globals';
 import { ApiKeysRepository } from '../../src/modules/auth/api-keys.repository.js';
 import { AuthService } from '../../src/modules/auth/auth.service.js';
-import { startTestApp, type TestApp } from '../support/test-app.js';
+import { testAppForSuite } from '../support/test-app.js';
 
 describe('foundation: errors, auth, operations', () => {
-  let t: TestApp;
-  beforeAll(async () => {
-    t = await startTestApp('foundation');
-  });
-  afterAll(async () => {
-    await t?.close();
-  });
+  const t = testAppForSuite('foundation');
 
   it('serves liveness, readiness (Postgres and Redis up) and metrics', async () => {
     await t.http.get('/health').expect(200, { status: 'ok' });

@@ -1,7 +1,7 @@
 // Issue 14 items 4 and 10: configurations that booted but could never work are refused at start-up.
 import { createHttpApp } from '../../src/http-app.js';
 import { ConfigError } from '../../src/config/index.js';
-import { startTestApp, type TestApp } from '../support/test-app.js';
+import { testAppForSuite } from '../support/test-app.js';
 import { createTestDatabase } from '../support/test-db.js';
 
 describe('start-up refuses a configuration that cannot work', () => {
@@ -26,13 +26,7 @@ describe('start-up refuses a configuration that cannot work', () => {
 
   describe('an ADMIN_API_KEY of every character the Bearer parser reads', () => {
     const key = 'Az09_-.~+/=Az09_-.~+/=k';
-    let t: TestApp;
-    beforeAll(async () => {
-      t = await startTestApp('startup_config_key', { ADMIN_API_KEY: key });
-    });
-    afterAll(async () => {
-      await t?.close();
-    });
+    const t = testAppForSuite('startup_config_key', { ADMIN_API_KEY: key });
 
     it('boots and signs in', async () => {
       const me = await t.http.get('/v1/me').set('Authorization', `Bearer ${key}`).expect(200);

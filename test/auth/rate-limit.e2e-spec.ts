@@ -1,5 +1,5 @@
 import { exampleEvent, expectLedgerClean, seedBilling } from '../support/billing-fixtures.js';
-import { startTestApp, type TestApp } from '../support/test-app.js';
+import { startTestApp, type TestApp, testAppForSuite } from '../support/test-app.js';
 
 const bearer = (key: string) => `Bearer ${key}`;
 
@@ -72,13 +72,7 @@ describe('rate limits: ingestion per API key', () => {
 });
 
 describe('rate limits: failed authentications per client address', () => {
-  let t: TestApp;
-  beforeAll(async () => {
-    t = await startTestApp('auth_failures', { AUTH_FAILURES_PER_MINUTE: '5' });
-  });
-  afterAll(async () => {
-    await t?.close();
-  });
+  const t = testAppForSuite('auth_failures', { AUTH_FAILURES_PER_MINUTE: '5' });
 
   it('answers 429 after the allowed failures, for every keyed route, until the window ends; public routes stay open', async () => {
     const attempts = ['Bearer lk_gw_guess000001', 'Bearer lk_gw_guess000002', 'Basic abc', '', 'Bearer lk_gw_guess000003'];

@@ -2,16 +2,10 @@
 // equal to postings, rollups equal to the raw events; earnings answer from what it wrote.
 import pg from 'pg';
 import { seedEvents } from '../../scripts/lib/seed-events.js';
-import { startTestApp, type TestApp } from '../support/test-app.js';
+import { testAppForSuite } from '../support/test-app.js';
 
 describe('scripts/seed-events', () => {
-  let t: TestApp;
-  beforeAll(async () => {
-    t = await startTestApp('seed_events');
-  });
-  afterAll(async () => {
-    await t?.close();
-  });
+  const t = testAppForSuite('seed_events');
 
   it('seeds priced events, rollups and an aggregated journal that pass the ledger check', async () => {
     const endDay = new Date('2026-11-20T00:00:00Z');

@@ -2,38 +2,31 @@
 // and a manifest, drops the partitions; afterwards the ledger check (full and from a checkpoint),
 // balances, rollups and earnings are unchanged to the atto, and a replayed archived event gets a
 // 410 with its original amounts (a changed payload still a 409, a batch replay a duplicate).
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import pg from 'pg';
 import { ArchiveRefused, archiveUsage, readArchiveFile } from '../../scripts/lib/usage-archive.js';
 import { DatabaseService } from '../../src/database/database.service.js';
 import { UsagePartitionsRepository } from '../../src/modules/history/usage-partitions.repository.js';
 import { LedgerCheckService } from '../../src/modules/ledger/ledger-check.service.js';
-import { exampleEvent, GPT4O, seedBilling } from '../support/billing-fixtures.js';
-import { startTestApp, type TestApp } from '../support/test-app.js';
+import { startArchiveTestApp, type ArchiveTestApp } from '../support/archive-fixtures.js';
+import { exampleEvent, GPT4O } from '../support/billing-fixtures.js';
+import type { TestApp } from '../support/test-app.js';
 
 const UNPRICED_MODEL = 'acme/late-priced';
 
 describe('npm run archive', () => {
   let t: TestApp;
   let db: pg.Client;
-  let out: string;
+  let archiveApp: ArchiveTestApp;
 
   beforeAll(async () => {
-    t = await startTestApp('history_archive');
-    db = new pg.Client({ connectionString: t.databaseUrl });
-    await db.connect();
-    out = await mkdtemp(join(tmpdir(), 'archive-test-'));
-    await seedBilling(t, { userCreditUsd: '1000' });
+    archiveApp = await startArchiveTestApp('history_archive', { userCreditUsd: '1000' });
+    ({ t, db } = archiveApp);
   }, 120_000);
-  afterAll(async () => {
-    await db?.end();
-    await t?.close();
-    if (out) await rm(out, { recursive: true, force: true });
-  });
+  afterAll(() => archiveApp?.close());
 
-  const archive = () => archiveUsage({ databaseUrl: t.databaseUrl, before: '2026-10', outDir: out, maturityDays: 0 });
+  const archive = () => archiveUsage({ databaseUrl: t.databaseUrl, before: '2026-10', outDir: archiveApp.outDir, maturityDays: 0 });
   // Without timings_ms (how long each section took): the rest must be equal to the atto.
   const withoutTimings = ({ timings_ms: _t, ...body }: Record<string, unknown>) => body;
   const checkFull = async () => withoutTimings((await t.admin(t.http.get('/v1/admin/ledger/check?full=true')).expect(200)).body);
@@ -85,11 +78,11 @@ describe('npm run archive', () => {
     expect(archived.map((m) => [m.month, m.rows])).toEqual([['2026-08', 16n], ['2026-09', 16n]]);
 
     // Files and manifest: the database's own sums, re-read from disk.
-    const manifest = JSON.parse(await readFile(join(out, 'manifest.json'), 'utf8'));
+    const manifest = JSON.parse(await readFile(join(archiveApp.outDir, 'manifest.json'), 'utf8'));
     for (const row of stored.rows) {
       const entry = manifest.months[row.month];
       expect(entry).toMatchObject({ rows: row.n, official_atto: row.official, charge_atto: row.charge, payout_atto: row.payout, margin_atto: row.margin, format: 'ndjson.gz' });
-      const reread = await readArchiveFile(join(out, entry.file));
+      const reread = await readArchiveFile(join(archiveApp.outDir, entry.file));
       expect(reread).toMatchObject({ sha256: entry.sha256, rows: BigInt(row.n), chargeAtto: BigInt(row.charge) });
     }
     expect((await db.query(`SELECT 1 FROM pg_class WHERE relname IN ('usage_events_2026_08', 'usage_events_2026_09')`)).rowCount).toBe(0);

@@ -6,19 +6,9 @@ import pg from 'pg';
 import { PrismaPg } from '@prisma/adapter-pg';
 import { migrate } from '../../scripts/lib/migrate.js';
 import { PrismaClient } from '../../src/generated/prisma/client.js';
-import { databaseUrl } from '../support/test-db.js';
+import { databaseUrl, dropDatabase } from '../support/test-db.js';
 
 const PARTITIONING_MIGRATION = '20261201190000_usage_events_partitioned';
-
-async function admin(sql: string) {
-  const client = new pg.Client({ connectionString: databaseUrl('postgres') });
-  await client.connect();
-  try {
-    await client.query(sql);
-  } finally {
-    await client.end();
-  }
-}
 
 /** Every row of usage_events as text, in id order, with its column names: equal means nothing was lost or changed. */
 const ROWS_DIGEST = `SELECT count(*) AS n, coalesce(max(id), 0) AS max_id, md5(coalesce(string_agg(row_to_json(e)::text, E'\\n' ORDER BY id), '')) AS digest FROM usage_events e`;
@@ -35,7 +25,7 @@ describe('migration 20261201190000: usage_events partitioned by month', () => {
   }, 120_000);
   afterAll(async () => {
     await db?.end();
-    await admin(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+    await dropDatabase(name);
   });
 
   it('keeps every row, id and column; continues the sequence; keys every event; Prisma still reads it', async () => {

@@ -8,21 +8,11 @@ import { readFileSync } from 'node:fs';
 import pg from 'pg';
 import { expectLedgerClean } from '../support/billing-fixtures.js';
 import { DEPLOYMENT_MAPPED, litellmPayload, MESSAGE_MARKER } from '../support/litellm-payloads.js';
-import { databaseUrl } from '../support/test-db.js';
+import { adminQuery, databaseUrl, dropDatabase } from '../support/test-db.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 import { startTestWorker, waitFor } from '../support/test-worker.js';
 
 const SPEND_LOGS_SQL = readFileSync(new URL('../fixtures/litellm/spend_logs.sql', import.meta.url), 'utf8');
-
-async function onPostgres(sql: string) {
-  const client = new pg.Client({ connectionString: databaseUrl('postgres') });
-  await client.connect();
-  try {
-    await client.query(sql);
-  } finally {
-    await client.end();
-  }
-}
 
 /** A spend-log row as LiteLLM's get_logging_payload writes it for the payload (same call). */
 function spendRow(id: string, endTime: string, extra: Record<string, unknown> = {}) {
@@ -70,7 +60,7 @@ describe('LiteLLM pull: the spend-log backfill', () => {
   };
 
   beforeAll(async () => {
-    await onPostgres(`CREATE DATABASE "${litellmDbName}"`);
+    await adminQuery(`CREATE DATABASE "${litellmDbName}"`);
     litellmDb = new pg.Client({ connectionString: litellmUrl });
     await litellmDb.connect();
     await litellmDb.query(SPEND_LOGS_SQL);
@@ -84,7 +74,7 @@ describe('LiteLLM pull: the spend-log backfill', () => {
     await worker?.close();
     await t?.close();
     await litellmDb?.end();
-    await onPostgres(`DROP DATABASE IF EXISTS "${litellmDbName}" WITH (FORCE)`);
+    await dropDatabase(litellmDbName);
   });
 
   it('bills pushed calls once, and the calls only the spend log has', async () => {

@@ -7,16 +7,14 @@
 // statement unchanged and the current one showing the clawback, the full ledger check (refunds
 // section included) ok. A late event of the archived month stays in the default partition and is
 // refunded from its row.
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import pg from 'pg';
 import { archiveUsage } from '../../scripts/lib/usage-archive.js';
 import { formatAttoAsUsd, parseUsdToAtto } from '../../src/common/money/index.js';
 import { DatabaseService } from '../../src/database/database.service.js';
 import { UsagePartitionsRepository } from '../../src/modules/history/usage-partitions.repository.js';
-import { exampleEvent, GPT4O, seedBilling } from '../support/billing-fixtures.js';
-import { startTestApp, type TestApp } from '../support/test-app.js';
+import { startArchiveTestApp, type ArchiveTestApp } from '../support/archive-fixtures.js';
+import { exampleEvent, GPT4O } from '../support/billing-fixtures.js';
+import type { TestApp } from '../support/test-app.js';
 
 const OTHER_MODEL = 'acme/other-model';
 const atto = (usd: string) => parseUsdToAtto(usd, { allowNegative: true });
@@ -25,21 +23,14 @@ const fmt = formatAttoAsUsd;
 describe('refunds of archived events', () => {
   let t: TestApp;
   let db: pg.Client;
-  let out: string;
+  let archiveApp: ArchiveTestApp;
 
   beforeAll(async () => {
-    t = await startTestApp('refunds_archived');
-    db = new pg.Client({ connectionString: t.databaseUrl });
-    await db.connect();
-    out = await mkdtemp(join(tmpdir(), 'refund-archive-test-'));
-    await seedBilling(t, { userCreditUsd: '1000' });
+    archiveApp = await startArchiveTestApp('refunds_archived', { userCreditUsd: '1000' });
+    ({ t, db } = archiveApp);
     await t.admin(t.http.post('/v1/admin/prices')).send({ model: OTHER_MODEL, input_usd_per_mtok: '3', output_usd_per_mtok: '15', effective_from: '2026-01-01T00:00:00Z' }).expect(201);
   }, 120_000);
-  afterAll(async () => {
-    await db?.end();
-    await t?.close();
-    if (out) await rm(out, { recursive: true, force: true });
-  });
+  afterAll(() => archiveApp?.close());
 
   const balance = async (code: string) => BigInt((await db.query<{ b: string }>(`SELECT coalesce((SELECT balance_atto FROM accounts WHERE code = $1), 0) AS b`, [code])).rows[0]!.b);
   const statement = async (contributor: string, month: string) => (await t.admin(t.http.get(`/v1/contributors/${contributor}/statements/${month}`)).expect(200)).body;
@@ -55,7 +46,7 @@ describe('refunds of archived events', () => {
     expect(await partitions.ensureMonth(new Date('2026-08-01T00:00:00Z'))).toBe(true);
     await db.query(`INSERT INTO settlements (id, status, trigger, payout_count, total_micro_usdc, requires_approval, created_at, completed_at)
                     VALUES (gen_random_uuid(), 'confirmed', 'admin', 0, 0, false, now(), now())`);
-    const archived = await archiveUsage({ databaseUrl: t.databaseUrl, before: '2026-09', outDir: out, maturityDays: 0 });
+    const archived = await archiveUsage({ databaseUrl: t.databaseUrl, before: '2026-09', outDir: archiveApp.outDir, maturityDays: 0 });
     expect(archived.map((m) => [m.month, m.rows])).toEqual([['2026-08', 3n]]);
     await t.admin(t.http.get('/v1/usage-events/ra-1')).expect(410);
 
@@ -128,17 +119,13 @@ describe('refunds of archived events', () => {
 // clawed back nothing (and the 410 details said payout 0).
 describe('refunds of archived events priced while maturing', () => {
   let t: TestApp;
-  let out: string;
+  let archiveApp: ArchiveTestApp;
 
   beforeAll(async () => {
-    t = await startTestApp('refunds_archived_maturing', { PAYOUT_MATURITY_DAYS: '3650' });
-    out = await mkdtemp(join(tmpdir(), 'refund-archive-maturing-'));
-    await seedBilling(t, { userCreditUsd: '100' });
+    archiveApp = await startArchiveTestApp('refunds_archived_maturing', { userCreditUsd: '100', env: { PAYOUT_MATURITY_DAYS: '3650' } });
+    ({ t } = archiveApp);
   }, 120_000);
-  afterAll(async () => {
-    await t?.close();
-    if (out) await rm(out, { recursive: true, force: true });
-  });
+  afterAll(() => archiveApp?.close());
 
   it('claws back the payout the usage entry credited to pending', async () => {
     const event = exampleEvent({ event_id: 'ram-1', occurred_at: '2026-08-12T10:00:00Z' });
@@ -154,7 +141,7 @@ describe('refunds of archived events priced while maturing', () => {
     } finally {
       await db.end();
     }
-    await archiveUsage({ databaseUrl: t.databaseUrl, before: '2026-09', outDir: out, maturityDays: 0 });
+    await archiveUsage({ databaseUrl: t.databaseUrl, before: '2026-09', outDir: archiveApp.outDir, maturityDays: 0 });
     const replay = await t.admin(t.http.post('/v1/usage-events')).send(event).expect(410);
     expect(replay.body.error.details).toMatchObject({ charge_usd: priced.charge_usd, payout_usd: priced.payout_usd, margin_usd: priced.margin_usd });
 

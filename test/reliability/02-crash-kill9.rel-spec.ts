@@ -1,20 +1,17 @@
 // Scenario 2: kill -9 of the API under load (single + batch), twice, restarted on the same port;
 // the client resends every event without a 2xx. Then kill -9 of the worker, twice, while it
 // drains the usage queue. After: every acknowledged event stored, none twice, ledger clean.
-import { randomBytes } from 'node:crypto';
 import { sleep } from '../../scripts/lib/processes.js';
-import { createTestDatabase } from '../support/test-db.js';
 import { waitFor } from '../support/test-worker.js';
-import { ensureBuilt, RELIABILITY_ADMIN_KEY, startApi, startWorker, type ApiProcess, type ServiceEnv } from './support/built-service.js';
-import { AttemptLog, runPool, seedOracleBilling, type Client } from './support/http-client.js';
+import { RELIABILITY_ADMIN_KEY } from './support/built-service.js';
+import { runPool } from './support/http-client.js';
 import { billingFigures, ledgerCheck, storedWithPrefix } from './support/ledger-probe.js';
-import { queueClient, waitQueueDrained, type QueueClient } from './support/queue-client.js';
+import { waitQueueDrained } from './support/queue-client.js';
+import { startReliabilityStack, type ReliabilityStackFor } from './support/reliability-stack.js';
 import { firstPass, newOutbox, resendUnacknowledged } from './support/resending-client.js';
 import { ScenarioRun } from './support/scenario-run.js';
 import { generateEvents } from './support/usage-oracle.js';
-import type { ManagedProcess } from '../../scripts/lib/processes.js';
 
-const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const API_EVENTS = 4_000;
 const QUEUE_EVENTS = 2_000;
 const KILLS = 2;
@@ -22,28 +19,12 @@ const ACKS_BETWEEN_KILLS_MIN = 200;
 
 describe('reliability 2: kill -9 of the API and of the worker under load', () => {
   const run = new ScenarioRun('02-crash-kill9');
-  let databaseUrl: string;
-  let env: ServiceEnv;
-  let api: ApiProcess;
-  let worker: ManagedProcess;
-  let queue: QueueClient;
-  const log = new AttemptLog();
-  const client: Client = { baseUrl: () => api.baseUrl, key: RELIABILITY_ADMIN_KEY, log };
+  const stackOptions = { databaseLabel: 'rel_crash' };
+  let s: ReliabilityStackFor<typeof stackOptions>;
   let apiEvents: ReturnType<typeof generateEvents> = [];
 
   beforeAll(async () => {
-    run.record('build', await ensureBuilt());
-    const db = await createTestDatabase('rel_crash');
-    run.onCleanup('drop database', db.drop);
-    databaseUrl = db.url;
-    env = { DATABASE_URL: db.url, REDIS_URL, QUEUE_PREFIX: `rel-${randomBytes(4).toString('hex')}` };
-    api = await startApi({ runDir: run.runDir, env });
-    run.onCleanup('stop api', () => api.process.kill9());
-    worker = await startWorker({ runDir: run.runDir, env });
-    run.onCleanup('stop worker', () => worker.kill9());
-    queue = queueClient({ redisUrl: REDIS_URL, prefix: env.QUEUE_PREFIX });
-    run.onCleanup('obliterate queues', () => queue.close());
-    await seedOracleBilling(client);
+    s = await startReliabilityStack(run, stackOptions);
   }, 150_000);
   afterAll(() => run.cleanup(), 60_000);
 
@@ -63,20 +44,20 @@ describe('reliability 2: kill -9 of the API and of the worker under load', () =>
         if (loadDone) return;
         const killedAt = Date.now();
         const at = { afterAttempted: outbox.attempted, afterAcked: outbox.acked.size };
-        await api.process.kill9();
+        await s.api.process.kill9();
         await sleep(500);
-        api = await startApi({ runDir: run.runDir, env, port: api.port });
+        await s.startApi({ port: s.api.port });
         kills.push({ ...at, downMs: Date.now() - killedAt });
       }
     })();
-    await firstPass(client, outbox, { single: 32, batch: 4 });
+    await firstPass(s.admin, outbox, { single: 32, batch: 4 });
     loadDone = true;
     await killer;
-    const firstPassSummary = log.summary();
-    await resendUnacknowledged(client, outbox);
+    const firstPassSummary = s.admin.log.summary();
+    await resendUnacknowledged(s.admin, outbox);
 
-    const figures = await billingFigures({ databaseUrl, events: outbox.events, acknowledged: outbox.acked });
-    const check = await ledgerCheck(api.baseUrl, RELIABILITY_ADMIN_KEY);
+    const figures = await billingFigures({ databaseUrl: s.databaseUrl, events: outbox.events, acknowledged: outbox.acked });
+    const check = await ledgerCheck(s.api.baseUrl, RELIABILITY_ADMIN_KEY);
     run.record('api', {
       sent: outbox.events.length,
       kills,
@@ -107,22 +88,22 @@ describe('reliability 2: kill -9 of the API and of the worker under load', () =>
     const events = generateEvents({ prefix: 'rel2q', count: QUEUE_EVENTS, seed: 22 });
     let published = 0;
     await runPool(events, 32, async (event) => {
-      if (await queue.publish(event)) published += 1;
+      if (await s.queue.publish(event)) published += 1;
     });
     const kills: Array<{ storedAtKill: number; activeAtKill: number }> = [];
     for (let k = 1; k <= KILLS; k += 1) {
       const threshold = Math.floor((QUEUE_EVENTS * k) / (KILLS + 1));
-      await waitFor(async () => (await storedWithPrefix(databaseUrl, 'rel2q')) >= threshold, 90_000, 20);
-      const activeAtKill = (await queue.counts()).active ?? 0;
-      await worker.kill9();
-      kills.push({ storedAtKill: await storedWithPrefix(databaseUrl, 'rel2q'), activeAtKill });
-      worker = await startWorker({ runDir: run.runDir, env });
+      await waitFor(async () => (await storedWithPrefix(s.databaseUrl, 'rel2q')) >= threshold, 90_000, 20);
+      const activeAtKill = (await s.queue.counts()).active ?? 0;
+      await s.worker.kill9();
+      kills.push({ storedAtKill: await storedWithPrefix(s.databaseUrl, 'rel2q'), activeAtKill });
+      await s.startWorker();
     }
     // Jobs that were active in the dead worker come back when their lock expires (stalled check).
-    const drained = await waitQueueDrained(queue, 150_000);
-    const figures = await billingFigures({ databaseUrl, events, acknowledged: [], earlierEvents: apiEvents });
-    const check = await ledgerCheck(api.baseUrl, RELIABILITY_ADMIN_KEY);
-    run.record('worker', { published, kills, queue: drained, db: figures, ledgerCheck: check.ok, workerAlive: worker.isRunning() });
+    const drained = await waitQueueDrained(s.queue, 150_000);
+    const figures = await billingFigures({ databaseUrl: s.databaseUrl, events, acknowledged: [], earlierEvents: apiEvents });
+    const check = await ledgerCheck(s.api.baseUrl, RELIABILITY_ADMIN_KEY);
+    run.record('worker', { published, kills, queue: drained, db: figures, ledgerCheck: check.ok, workerAlive: s.worker.isRunning() });
 
     expect(published).toBe(QUEUE_EVENTS);
     expect(drained.failed).toBe(0);

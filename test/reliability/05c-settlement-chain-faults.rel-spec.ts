@@ -7,18 +7,7 @@ import { privateKeyToAccount } from 'viem/accounts';
 import { getJson, postJson, put } from './support/http-client.js';
 import { startRpcProxy, type RpcProxy } from './support/rpc-proxy.js';
 import { ScenarioRun } from './support/scenario-run.js';
-import {
-  addPayees,
-  createSettlement,
-  getSettlement,
-  isFinal,
-  payoutFigures,
-  promoteSendJob,
-  startSettlementStack,
-  usdcAdmin,
-  waitSettlement,
-  type SettlementStack,
-} from './support/settlement-stack.js';
+import { addPayees, createSettlement, getSettlement, isFinal, payoutFigures, promoteSendJob, startSettlementStack, usdcAdmin, waitSettlement, type SettlementStack } from './support/settlement-stack.js';
 
 const FINAL_TIMEOUT_MS = 90_000;
 const HOT_WALLET_GAS_WEI = 100n * 10n ** 18n;

@@ -3,18 +3,12 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { SDK_GENERATE_COMMAND, sdkGeneratedFiles } from '../../scripts/lib/sdk-codegen.js';
-import { startTestApp, type TestApp } from '../support/test-app.js';
+import { testAppForSuite } from '../support/test-app.js';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 
 describe('SDK generated code', () => {
-  let t: TestApp;
-  beforeAll(async () => {
-    t = await startTestApp('sdk_generated');
-  });
-  afterAll(async () => {
-    await t?.close();
-  });
+  const t = testAppForSuite('sdk_generated');
 
   it('matches what the served /docs-json generates', async () => {
     const served = (await t.http.get('/docs-json').expect(200)).body as Record<string, unknown>;

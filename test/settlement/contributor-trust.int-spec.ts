@@ -6,17 +6,7 @@ import { createWalletClient, getAddress, http, type Address, type Hex } from 'vi
 import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts';
 import { testWallet1271Abi, testWallet1271Bytecode } from '../../contracts/test-contracts.js';
 import { devChain } from '../../scripts/lib/devchain.js';
-import {
-  balancesOf,
-  creditPayable,
-  MICRO_ATTO,
-  randomAddress,
-  sqlRows,
-  startSettlementHarness,
-  usdcBalance,
-  USD_ATTO,
-  type SettlementHarness,
-} from './support/settlement-harness.js';
+import { balancesOf, creditPayable, MICRO_ATTO, randomAddress, sqlRows, startSettlementHarness, usdcBalance, USD_ATTO, type SettlementHarness } from './support/settlement-harness.js';
 
 let h: SettlementHarness;
 let ownKey: string;

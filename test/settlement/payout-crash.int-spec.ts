@@ -4,18 +4,7 @@
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import type { Hex } from 'viem';
-import {
-  anvil,
-  balancesOf,
-  creditPayable,
-  MICRO_ATTO,
-  registerContributors,
-  sqlRows,
-  startSettlementHarness,
-  usdcBalance,
-  USD_ATTO,
-  type SettlementHarness,
-} from './support/settlement-harness.js';
+import { anvil, balancesOf, creditPayable, MICRO_ATTO, registerContributors, sqlRows, startSettlementHarness, usdcBalance, USD_ATTO, type SettlementHarness } from './support/settlement-harness.js';
 
 const CHILD_TIMEOUT_MS = 60_000;
 const register = fileURLToPath(new URL('../support/ts-node/swc-register.mjs', import.meta.url));

@@ -5,20 +5,7 @@ import { createWalletClient, http, type Hex } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { devChain } from '../../scripts/lib/devchain.js';
 import { DEFAULT_PAYOUT_SENDER_OPTIONS } from '../../src/modules/settlement/payout/payout-sender.options.js';
-import {
-  anvil,
-  balancesOf,
-  creditPayable,
-  MICRO_ATTO,
-  registerContributors,
-  sqlRows,
-  startSettlementHarness,
-  usdcAdmin,
-  usdcBalance,
-  USD_ATTO,
-  waitFor,
-  type SettlementHarness,
-} from './support/settlement-harness.js';
+import { anvil, balancesOf, creditPayable, MICRO_ATTO, registerContributors, sqlRows, startSettlementHarness, usdcAdmin, usdcBalance, USD_ATTO, waitFor, type SettlementHarness } from './support/settlement-harness.js';
 
 interface TxRow {
   tx_hash: Hex;

@@ -7,20 +7,7 @@ import { createWalletClient, http, keccak256, type Hex } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { anvilReorg, devChain } from '../../scripts/lib/devchain.js';
 import { PayoutFinalityService } from '../../src/modules/settlement/payout/payout-finality.service.js';
-import {
-  anvil,
-  balancesOf,
-  creditPayable,
-  MICRO_ATTO,
-  registerContributors,
-  sqlRows,
-  startSettlementHarness,
-  usdcBalance,
-  usdcAdmin,
-  USD_ATTO,
-  waitFor,
-  type SettlementHarness,
-} from './support/settlement-harness.js';
+import { anvil, balancesOf, creditPayable, MICRO_ATTO, registerContributors, sqlRows, startSettlementHarness, usdcBalance, usdcAdmin, USD_ATTO, waitFor, type SettlementHarness } from './support/settlement-harness.js';
 
 const FINALITY_BLOCKS = 4;
 const PAID_MICRO_USDC = 3_000_000n;

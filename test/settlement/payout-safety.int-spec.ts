@@ -10,19 +10,7 @@ import { privateKeyToAccount } from 'viem/accounts';
 import type { Address, Hex } from 'viem';
 import { PayoutAddressPolicy } from '../../src/modules/payout-safety/payout-address-policy.service.js';
 import { PayoutChainClient } from '../../src/modules/chain/payout-chain.client.js';
-import {
-  anvil,
-  balancesOf,
-  creditPayable,
-  MICRO_ATTO,
-  randomAddress,
-  sqlRows,
-  startSettlementHarness,
-  usdcAdmin,
-  usdcBalance,
-  USD_ATTO,
-  type SettlementHarness,
-} from './support/settlement-harness.js';
+import { anvil, balancesOf, creditPayable, MICRO_ATTO, randomAddress, sqlRows, startSettlementHarness, usdcAdmin, usdcBalance, USD_ATTO, type SettlementHarness } from './support/settlement-harness.js';
 import { expectDeclaredAnswer } from '../support/declared-answer.js';
 import { reconciliationResolutionResponseSchema } from '../../src/modules/settlement/settlement.schemas.js';
 

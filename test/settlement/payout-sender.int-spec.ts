@@ -3,20 +3,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Address, Hex } from 'viem';
 import { contributorPayable } from '../../src/modules/ledger/account-codes.js';
-import {
-  anvil,
-  balancesOf,
-  creditPayable,
-  MICRO_ATTO,
-  registerContributors,
-  sqlRows,
-  startSettlementHarness,
-  usdcAdmin,
-  usdcBalance,
-  USD_ATTO,
-  waitFor,
-  type SettlementHarness,
-} from './support/settlement-harness.js';
+import { anvil, balancesOf, creditPayable, MICRO_ATTO, registerContributors, sqlRows, startSettlementHarness, usdcAdmin, usdcBalance, USD_ATTO, waitFor, type SettlementHarness } from './support/settlement-harness.js';
 
 let h: SettlementHarness;
 const accruedAtto = new Map<string, bigint>();

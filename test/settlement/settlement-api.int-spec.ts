@@ -1,35 +1,15 @@
 // The settlement REST contract on a real app: disabled without a chain, dry run, one open
 // settlement at a time under concurrent requests, approval above the threshold, payouts per contributor.
 import type { Address } from 'viem';
-import { startTestApp, type TestApp } from '../support/test-app.js';
-import {
-  balancesOf,
-  creditPayable,
-  registerContributors,
-  sqlRows,
-  startSettlementHarness,
-  USD_ATTO,
-  type SettlementHarness,
-} from './support/settlement-harness.js';
+import { testAppForSuite } from '../support/test-app.js';
+import { balancesOf, creditPayable, registerContributors, sqlRows, startSettlementHarness, USD_ATTO, type SettlementHarness } from './support/settlement-harness.js';
 import { expectDeclaredAnswer } from '../support/declared-answer.js';
 import { apiKeyCreatedSchema } from '../../src/modules/auth/auth.schemas.js';
 import { ledgerCheckResponseSchema } from '../../src/modules/ledger/ledger.schemas.js';
-import {
-  createdSettlementResponseSchema,
-  payoutListResponseSchema,
-  settlementDetailResponseSchema,
-  settlementListResponseSchema,
-  settlementResponseSchema,
-} from '../../src/modules/settlement/settlement.schemas.js';
+import { createdSettlementResponseSchema, payoutListResponseSchema, settlementDetailResponseSchema, settlementListResponseSchema, settlementResponseSchema } from '../../src/modules/settlement/settlement.schemas.js';
 
 describe('settlement API without a chain', () => {
-  let t: TestApp;
-  beforeAll(async () => {
-    t = await startTestApp('settlement_disabled', { RPC_URL: '', USDC_ADDRESS: '', PAYOUT_CONTRACT_ADDRESS: '', PAYOUT_PRIVATE_KEY: '' });
-  });
-  afterAll(async () => {
-    await t?.close();
-  });
+  const t = testAppForSuite('settlement_disabled', { RPC_URL: '', USDC_ADDRESS: '', PAYOUT_CONTRACT_ADDRESS: '', PAYOUT_PRIVATE_KEY: '' });
 
   it('refuses to create with 422 settlement_disabled, still answers a dry run, and reports no wallet', async () => {
     const res = await t.admin(t.http.post('/v1/admin/settlements')).send({}).expect(422);

@@ -3,7 +3,7 @@
 // Every amount below is derived by hand from the fixture's usage and the price set here.
 import { readFileSync } from 'node:fs';
 import { expectLedgerClean, seedBilling } from '../support/billing-fixtures.js';
-import { startTestApp, type TestApp } from '../support/test-app.js';
+import { startTestApp, type TestApp, testAppForSuite } from '../support/test-app.js';
 
 const fixture = (name: string) => readFileSync(new URL(`../fixtures/sse/${name}.sse`, import.meta.url));
 
@@ -68,13 +68,7 @@ describe('POST /v1/usage-events/stream: provider usage conventions', () => {
 });
 
 describe('OpenAPI: the stream endpoint documents its query parameters', () => {
-  let t: TestApp;
-  beforeAll(async () => {
-    t = await startTestApp('stream_openapi');
-  });
-  afterAll(async () => {
-    await t?.close();
-  });
+  const t = testAppForSuite('stream_openapi');
 
   it('lists price_variant beside the other parameters', async () => {
     const doc = await t.http.get('/docs-json').expect(200);

@@ -38,3 +38,37 @@ export async function startTestApp(label: string, env: Partial<Record<string, st
     },
   };
 }
+
+/**
+ * One test app for the enclosing describe: started in its beforeAll, closed in its afterAll. The
+ * handle reads the started app, so use it inside tests and hooks (before the start it throws).
+ */
+export function testAppForSuite(label: string, env: Partial<Record<string, string>> = {}): TestApp {
+  let started: TestApp | null = null;
+  beforeAll(async () => {
+    started = await startTestApp(label, env);
+  });
+  afterAll(async () => {
+    await started?.close();
+  });
+  const current = (): TestApp => {
+    if (!started) throw new Error(`test app ${label} is not started yet: use it inside a test or hook`);
+    return started;
+  };
+  return {
+    get app() {
+      return current().app;
+    },
+    get http() {
+      return current().http;
+    },
+    get databaseUrl() {
+      return current().databaseUrl;
+    },
+    get queuePrefix() {
+      return current().queuePrefix;
+    },
+    admin: (req) => current().admin(req),
+    close: () => current().close(),
+  };
+}

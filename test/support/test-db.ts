@@ -11,7 +11,8 @@ export function databaseUrl(name: string): string {
   return `${TEST_PG_BASE_URL}/${name}`;
 }
 
-async function adminQuery(sql: string): Promise<void> {
+/** One statement on the server's maintenance database (`postgres`): CREATE / DROP DATABASE. */
+export async function adminQuery(sql: string): Promise<void> {
   const client = new pg.Client({ connectionString: databaseUrl('postgres') });
   await client.connect();
   try {
@@ -19,6 +20,11 @@ async function adminQuery(sql: string): Promise<void> {
   } finally {
     await client.end();
   }
+}
+
+/** Drops a test database even while connections to it are still open. */
+export function dropDatabase(name: string): Promise<void> {
+  return adminQuery(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
 }
 
 /** Creates a fresh migrated database; returns its URL and a function that drops it. */
@@ -38,6 +44,6 @@ export async function createTestDatabase(label = 'test'): Promise<{ url: string;
   return {
     name,
     url: databaseUrl(name),
-    drop: () => adminQuery(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`),
+    drop: () => dropDatabase(name),
   };
 }

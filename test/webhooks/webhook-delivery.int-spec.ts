@@ -29,6 +29,27 @@ async function messageIdOf(holdId: string): Promise<string> {
   return rows[0]!.message_id;
 }
 
+/** A receiver of the test's own with a hold.expired endpoint, answering `fallback`; closed after `use`. */
+async function withOwnReceiver(fallback: number, use: (own: WebhookReceiver, ownEndpointId: string) => Promise<void>): Promise<void> {
+  const own = await startWebhookReceiver();
+  try {
+    const res = await h.t.admin(h.t.http.post('/v1/admin/webhooks')).send({ url: own.url, events: ['hold.expired'] }).expect(201);
+    own.secret = res.body.secret;
+    own.fallback = fallback;
+    await use(own, res.body.id);
+  } finally {
+    await own.close();
+  }
+}
+
+/** The endpoint as the admin API shows it once the dispatcher has disabled it. */
+function endpointOnceDisabled(id: string, timeoutMs?: number) {
+  return waitFor(async () => {
+    const res = await h.t.admin(h.t.http.get(`/v1/admin/webhooks/${id}`)).expect(200);
+    return res.body.status === 'disabled' && res.body;
+  }, timeoutMs);
+}
+
 beforeAll(async () => {
   h = await startWebhookHarness('webhook_delivery');
   receiver = await startWebhookReceiver();
@@ -133,17 +154,10 @@ describe('webhook delivery', () => {
   });
 
   it('disables an endpoint failing for a day, says why, and sends what waited once it is enabled again', async () => {
-    const other = await startWebhookReceiver();
-    try {
-      const id = await h.t.admin(h.t.http.post('/v1/admin/webhooks')).send({ url: other.url, events: ['hold.expired'] }).expect(201);
-      other.secret = id.body.secret;
-      other.fallback = 502;
-      await h.sql(`UPDATE webhook_endpoints SET failing_since = now() - interval '25 hours' WHERE id = $1`, [id.body.id]);
+    await withOwnReceiver(502, async (other, otherEndpointId) => {
+      await h.sql(`UPDATE webhook_endpoints SET failing_since = now() - interval '25 hours' WHERE id = $1`, [otherEndpointId]);
       await h.emit([holdExpired('dl-disable-1')]);
-      const disabled = await waitFor(async () => {
-        const res = await h.t.admin(h.t.http.get(`/v1/admin/webhooks/${id.body.id}`)).expect(200);
-        return res.body.status === 'disabled' && res.body;
-      }, 20_000);
+      const disabled = await endpointOnceDisabled(otherEndpointId, 20_000);
       expect(disabled.disabled_reason).toMatch(/^every delivery failed since .* \(last: HTTP 502\)$/);
       expect(other.received).toHaveLength(1);
       // While disabled nothing is sent, new events still wait for it.
@@ -151,32 +165,21 @@ describe('webhook delivery', () => {
       await new Promise((resolve) => setTimeout(resolve, 2_500));
       expect(other.received).toHaveLength(1);
       other.fallback = 200;
-      const enabled = await h.t.admin(h.t.http.post(`/v1/admin/webhooks/${id.body.id}/enable`)).expect(200);
+      const enabled = await h.t.admin(h.t.http.post(`/v1/admin/webhooks/${otherEndpointId}/enable`)).expect(200);
       expect(enabled.body).toMatchObject({ status: 'active', disabled_reason: null, failing_since: null });
       expectDeclaredAnswer(webhookEndpointResponseSchema, enabled.body);
       await waitFor(async () => other.received.filter((r) => r.answeredStatus === 200).length >= 2, 20_000);
       expect(other.received.filter((r) => r.answeredStatus === 200).map((r) => r.body.data.hold_id)).toEqual(['dl-disable-1', 'dl-disable-2']);
-      await h.t.admin(h.t.http.delete(`/v1/admin/webhooks/${id.body.id}`)).expect(204);
-    } finally {
-      await other.close();
-    }
+      await h.t.admin(h.t.http.delete(`/v1/admin/webhooks/${otherEndpointId}`)).expect(204);
+    });
   });
 
   it('disables an endpoint at once when it answers 410 Gone', async () => {
-    const gone = await startWebhookReceiver();
-    try {
-      const res = await h.t.admin(h.t.http.post('/v1/admin/webhooks')).send({ url: gone.url, events: ['hold.expired'] }).expect(201);
-      gone.secret = res.body.secret;
-      gone.fallback = 410;
+    await withOwnReceiver(410, async (gone, goneEndpointId) => {
       await h.emit([holdExpired('dl-gone-1')]);
-      const disabled = await waitFor(async () => {
-        const r = await h.t.admin(h.t.http.get(`/v1/admin/webhooks/${res.body.id}`)).expect(200);
-        return r.body.status === 'disabled' && r.body;
-      });
+      const disabled = await endpointOnceDisabled(goneEndpointId);
       expect(disabled.disabled_reason).toBe('the endpoint answered 410 Gone');
-      await h.t.admin(h.t.http.delete(`/v1/admin/webhooks/${res.body.id}`)).expect(204);
-    } finally {
-      await gone.close();
-    }
+      await h.t.admin(h.t.http.delete(`/v1/admin/webhooks/${goneEndpointId}`)).expect(204);
+    });
   });
 });

@@ -1,6 +1,7 @@
 // A small gateway-like HTTP client for the reliability runs: sends events over the single and
 // batch endpoints with bounded concurrency and records, per attempt, the status, the error code
 // and the latency, so each scenario can report what was acknowledged and what failed how.
+import { sleep } from '../../../scripts/lib/processes.js';
 import { ORACLE_CONTRIBUTORS, ORACLE_PRICE_BODY, ORACLE_USER_CREDIT_USD, ORACLE_USERS, type UsageBody } from './usage-oracle.js';
 
 export const REQUEST_TIMEOUT_MS = 15_000;
@@ -139,4 +140,22 @@ export function chunk<T>(items: T[], size: number): T[][] {
   const out: T[][] = [];
   for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
   return out;
+}
+
+export type LatencySummary = ReturnType<AttemptLog['summary']>['latencyMs'];
+
+/**
+ * Asks /health/ready every 250 ms until `durationMs` after `sinceMs` (an outage's start): the
+ * answers by HTTP status, and how many of them said the `downCheck` dependency was down.
+ */
+export async function pollReadiness(client: Client, input: { sinceMs: number; durationMs: number; downCheck?: 'postgres' | 'redis' }): Promise<{ byStatus: Record<string, number>; saidDown: number }> {
+  const byStatus: Record<string, number> = {};
+  let saidDown = 0;
+  while (Date.now() - input.sinceMs < input.durationMs) {
+    const r = await getJson(client, '/health/ready');
+    byStatus[String(r.status)] = (byStatus[String(r.status)] ?? 0) + 1;
+    if (input.downCheck && r.json?.checks?.[input.downCheck]?.status === 'down') saidDown += 1;
+    await sleep(250);
+  }
+  return { byStatus, saidDown };
 }

@@ -9,10 +9,6 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { findFreePort, sleep } from '../../../scripts/lib/processes.js';
 
-const START_TIMEOUT_MS = 30_000;
-const STOP_TIMEOUT_MS = 20_000;
-const POLL_MS = 100;
-
 export interface OwnPostgres {
   port: number;
   dataDir: string;
@@ -56,6 +52,11 @@ async function answers(url: string): Promise<boolean> {
     await client.end().catch(() => undefined);
   }
 }
+
+/** How long a start may take to answer, and a fast shutdown before it becomes a kill -9. */
+const START_TIMEOUT_MS = 30_000;
+const STOP_TIMEOUT_MS = 20_000;
+const POLL_MS = 100;
 
 export async function startOwnPostgres(input: { logDir: string }): Promise<OwnPostgres> {
   const bin = postgresBinDir();

@@ -1,6 +1,7 @@
-// Scenario 5's stack: Anvil with the test USDC and batch contract (startDevchain), a fresh
-// database, the built API (RPC straight to Anvil) and the built worker (RPC through an optional
-// fault proxy), plus what the test needs to drive faults and to check payouts against the chain.
+// Scenario 5's stack: Anvil with the test USDC and batch contract (startDevchain), then the
+// reliability stack on it (a fresh database, the built API with RPC straight to Anvil; the built
+// worker, RPC through an optional fault proxy, when the scenario starts it), plus what the test
+// needs to drive faults and to check payouts against the chain.
 import { randomBytes } from 'node:crypto';
 import { Queue } from 'bullmq';
 import { createPublicClient, createTestClient, createWalletClient, getAddress, http, parseAbiItem, type Address, type Hex, type PublicClient } from 'viem';
@@ -10,14 +11,13 @@ import type { ManagedProcess } from '../../../scripts/lib/processes.js';
 import { formatMicroUsdc, parseUsdToAtto } from '../../../src/common/money/index.js';
 import { testUsdcAbi } from '../../../contracts/test-contracts.js';
 import { QUEUE_SETTLEMENT } from '../../../src/queue/queue-names.js';
-import { createTestDatabase } from '../../support/test-db.js';
 import { waitFor } from '../../support/test-worker.js';
-import { ensureBuilt, RELIABILITY_ADMIN_KEY, startApi, startWorker, type ApiProcess, type ServiceEnv } from './built-service.js';
-import { AttemptLog, getJson, postJson, put, type Client } from './http-client.js';
+import { RELIABILITY_ADMIN_KEY, type ApiProcess, type ServiceEnv } from './built-service.js';
+import { getJson, postJson, put, type Client } from './http-client.js';
 import { ledgerCheck } from './ledger-probe.js';
+import { startReliabilityStack } from './reliability-stack.js';
 import type { ScenarioRun } from './scenario-run.js';
 
-const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const MICRO_ATTO = 10n ** 12n;
 const TRANSFER_EVENT = parseAbiItem('event Transfer(address indexed from, address indexed to, uint256 value)');
 export const FINAL_STATUSES = ['confirmed', 'partially_failed', 'failed'];
@@ -26,7 +26,8 @@ export interface SettlementStack {
   devchain: Devchain;
   env: ServiceEnv;
   api: ApiProcess;
-  worker: ManagedProcess;
+  /** The latest worker started. */
+  readonly worker: ManagedProcess;
   admin: Client;
   chain: PublicClient;
   anvil: ReturnType<typeof createTestClient>;
@@ -37,25 +38,24 @@ export interface SettlementStack {
 }
 
 export async function startSettlementStack(run: ScenarioRun, options: { workerRpcUrl?: (anvilUrl: string) => Promise<string> } = {}): Promise<SettlementStack> {
-  run.record('build', await ensureBuilt());
   const devchain = await startDevchain();
   run.onCleanup('stop anvil', () => devchain.stop());
-  const db = await createTestDatabase('rel_settle');
-  run.onCleanup('drop database', db.drop);
-  const env: ServiceEnv = {
-    DATABASE_URL: db.url,
-    REDIS_URL,
-    QUEUE_PREFIX: `rel-${randomBytes(4).toString('hex')}`,
-    ...devchain.env,
-    SETTLEMENT_CONFIRMATIONS: '1',
-    SETTLEMENT_MIN_PAYOUT_USD: '1',
-    // Three recipients per transaction: a settlement of six payees is two transactions.
-    SETTLEMENT_RECIPIENTS_PER_TX: '3',
-  };
-  const api = await startApi({ runDir: run.runDir, env });
-  run.onCleanup('stop api', () => api.process.kill9());
+  const base = await startReliabilityStack(run, {
+    databaseLabel: 'rel_settle',
+    env: {
+      ...devchain.env,
+      SETTLEMENT_CONFIRMATIONS: '1',
+      SETTLEMENT_MIN_PAYOUT_USD: '1',
+      // Three recipients per transaction: a settlement of six payees is two transactions.
+      SETTLEMENT_RECIPIENTS_PER_TX: '3',
+    },
+    // The scenario starts the worker (with its own settings, RPC maybe through a fault proxy).
+    worker: false,
+    usageQueue: false,
+    seedOracleBilling: false,
+  });
   const workerRpcUrl = options.workerRpcUrl ? await options.workerRpcUrl(devchain.rpcUrl) : devchain.rpcUrl;
-  const sendQueue = new Queue(QUEUE_SETTLEMENT, { connection: { url: REDIS_URL }, prefix: env.QUEUE_PREFIX });
+  const sendQueue = new Queue(QUEUE_SETTLEMENT, { connection: { url: base.env.REDIS_URL }, prefix: base.env.QUEUE_PREFIX });
   run.onCleanup('obliterate settlement queue', async () => {
     await sendQueue.obliterate({ force: true }).catch(() => undefined);
     await sendQueue.close();
@@ -63,20 +63,17 @@ export async function startSettlementStack(run: ScenarioRun, options: { workerRp
   const transport = http(devchain.rpcUrl, { retryCount: 0 });
   const stack: SettlementStack = {
     devchain,
-    env,
-    api,
-    worker: null as unknown as ManagedProcess,
-    admin: { baseUrl: () => api.baseUrl, key: RELIABILITY_ADMIN_KEY, log: new AttemptLog() },
+    env: base.env,
+    api: base.api,
+    get worker() {
+      return base.worker;
+    },
+    admin: base.admin,
     chain: createPublicClient({ chain: devChain(devchain.rpcUrl), transport, cacheTime: 0 }) as PublicClient,
     anvil: createTestClient({ mode: 'anvil', chain: devChain(devchain.rpcUrl), transport }),
     sendQueue,
     payees: new Map(),
-    startWorker: async (extraEnv = {}, name = 'worker') => {
-      const worker = await startWorker({ runDir: run.runDir, env: { ...env, RPC_URL: workerRpcUrl, ...extraEnv }, name });
-      run.onCleanup(`stop ${name}`, () => worker.kill9());
-      stack.worker = worker;
-      return worker;
-    },
+    startWorker: (extraEnv = {}, name = 'worker') => base.startWorker({ name, env: { RPC_URL: workerRpcUrl, ...extraEnv } }),
   };
   return stack;
 }

@@ -20,26 +20,26 @@ export interface FuzzRequest {
   idempotent: boolean;
 }
 
-function setPath(target: unknown, dotted: string, value: unknown): void {
+/** The object holding the dotted path's last key (null when a step on the way is not an object). */
+function parentOf(target: unknown, dotted: string): { node: Record<string, unknown>; key: string } | null {
   const keys = dotted.split('.');
   let node = target as Record<string, unknown>;
   for (const key of keys.slice(0, -1)) {
     const next = node[key];
-    if (!next || typeof next !== 'object') return;
+    if (!next || typeof next !== 'object') return null;
     node = next as Record<string, unknown>;
   }
-  node[keys.at(-1)!] = value;
+  return { node, key: keys.at(-1)! };
+}
+
+function setPath(target: unknown, dotted: string, value: unknown): void {
+  const parent = parentOf(target, dotted);
+  if (parent) parent.node[parent.key] = value;
 }
 
 function deletePath(target: unknown, dotted: string): void {
-  const keys = dotted.split('.');
-  let node = target as Record<string, unknown>;
-  for (const key of keys.slice(0, -1)) {
-    const next = node[key];
-    if (!next || typeof next !== 'object') return;
-    node = next as Record<string, unknown>;
-  }
-  delete node[keys.at(-1)!];
+  const parent = parentOf(target, dotted);
+  if (parent) delete parent.node[parent.key];
 }
 
 export const describeValue = (value: unknown): string => {

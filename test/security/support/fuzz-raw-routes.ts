@@ -126,12 +126,7 @@ export function pathOnlyCases(): fc.Arbitrary<FuzzRequest> {
     { route: 'POST /v1/admin/webhooks/:id/deliveries/:delivery_id/retry', method: 'POST', path: '/v1/admin/webhooks/{param}/deliveries/{param}/retry', caller: 'admin' },
     { route: 'DELETE /v1/contributors/:id/webhooks/:webhook_id', method: 'DELETE', path: '/v1/contributors/c_std/webhooks/{param}', caller: 'admin' },
     { route: 'POST /v1/contributors/:id/webhooks/:webhook_id/enable', method: 'POST', path: '/v1/contributors/c_std/webhooks/{param}/enable', caller: 'admin' },
-    {
-      route: 'POST /v1/contributors/:id/webhooks/:webhook_id/deliveries/:delivery_id/retry',
-      method: 'POST',
-      path: '/v1/contributors/c_std/webhooks/{param}/deliveries/{param}/retry',
-      caller: 'admin',
-    },
+    { route: 'POST /v1/contributors/:id/webhooks/:webhook_id/deliveries/:delivery_id/retry', method: 'POST', path: '/v1/contributors/c_std/webhooks/{param}/deliveries/{param}/retry', caller: 'admin' },
   ];
   const junkBody = fc.oneof(
     fc.constant<{ label: string; body: Buffer | null; type: string | null }>({ label: 'no body', body: null, type: null }),
@@ -152,13 +147,13 @@ export function pathOnlyCases(): fc.Arbitrary<FuzzRequest> {
   }));
 }
 
-/** Writes a checkpoint now: takes no body, so any JSON is accepted and a replay writes nothing new. */
-export function checkpointCases(): fc.Arbitrary<FuzzRequest> {
+/** A route that takes no body: any JSON (behind any wire mutation) is accepted, and a replay writes nothing new. */
+function anyJsonBodyCases(route: string, path: string): fc.Arbitrary<FuzzRequest> {
   return fc.tuple(wireMutations, fc.jsonValue({ maxDepth: 3 })).map(([m, value]) => ({
-    route: 'POST /v1/admin/ledger/checkpoints',
+    route,
     mutation: `${m.label} of ${describeValue(value)}`,
     method: 'POST' as const,
-    path: '/v1/admin/ledger/checkpoints',
+    path,
     caller: 'admin' as const,
     contentType: m.contentType === undefined ? 'application/json' : m.contentType,
     body: m.bytes(serialize(value)),
@@ -166,17 +161,13 @@ export function checkpointCases(): fc.Arbitrary<FuzzRequest> {
   }));
 }
 
+/** Writes a checkpoint now. */
+export function checkpointCases(): fc.Arbitrary<FuzzRequest> {
+  return anyJsonBodyCases('POST /v1/admin/ledger/checkpoints', '/v1/admin/ledger/checkpoints');
+}
+
 export function repriceCases(): fc.Arbitrary<FuzzRequest> {
-  return fc.tuple(wireMutations, fc.jsonValue({ maxDepth: 3 })).map(([m, value]) => ({
-    route: 'POST /v1/admin/usage-events/reprice',
-    mutation: `${m.label} of ${describeValue(value)}`,
-    method: 'POST' as const,
-    path: '/v1/admin/usage-events/reprice',
-    caller: 'admin' as const,
-    contentType: m.contentType === undefined ? 'application/json' : m.contentType,
-    body: m.bytes(serialize(value)),
-    idempotent: true,
-  }));
+  return anyJsonBodyCases('POST /v1/admin/usage-events/reprice', '/v1/admin/usage-events/reprice');
 }
 
 /** Every write route with its generator; the access-control table proves the list is complete. */

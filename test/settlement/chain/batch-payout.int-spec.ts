@@ -1,17 +1,6 @@
 // BatchPayout + TestUSDC + the chain client against a real Anvil (one devchain for this file).
 import { randomBytes } from 'node:crypto';
-import {
-  BaseError,
-  ContractFunctionRevertedError,
-  createPublicClient,
-  createTestClient,
-  createWalletClient,
-  http,
-  toHex,
-  type Address,
-  type Hex,
-  type PublicClient,
-} from 'viem';
+import { BaseError, ContractFunctionRevertedError, createPublicClient, createTestClient, createWalletClient, http, toHex, type Address, type Hex, type PublicClient } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { devChain, startDevchain, type Devchain } from '../../../scripts/lib/devchain.js';
 import { freshPayoutLines, measurePayoutGas } from '../../../scripts/lib/gas-measure.js';

@@ -1,16 +1,5 @@
 // The hand-written test USDC behaves like Circle's FiatToken where the payout path depends on it.
-import {
-  BaseError,
-  ContractFunctionRevertedError,
-  createPublicClient,
-  createTestClient,
-  createWalletClient,
-  http,
-  parseEther,
-  type Address,
-  type Hex,
-  type PublicClient,
-} from 'viem';
+import { BaseError, ContractFunctionRevertedError, createPublicClient, createTestClient, createWalletClient, http, parseEther, type Address, type Hex, type PublicClient } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { devChain, startDevchain, type Devchain } from '../../../scripts/lib/devchain.js';
 import { testUsdcAbi } from '../../../contracts/test-contracts.js';

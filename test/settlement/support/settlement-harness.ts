@@ -1,16 +1,7 @@
 // A real HTTP app on its own database, a real Anvil devchain, and helpers to seed payable balances
 // and drive the test USDC (blacklist, pause, mining) for the settlement integration tests.
 import { randomBytes, randomUUID } from 'node:crypto';
-import {
-  createPublicClient,
-  createTestClient,
-  createWalletClient,
-  getAddress,
-  http,
-  type Address,
-  type Hex,
-  type PublicClient,
-} from 'viem';
+import { createPublicClient, createTestClient, createWalletClient, getAddress, http, type Address, type Hex, type PublicClient } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { devChain, startDevchain, type Devchain } from '../../../scripts/lib/devchain.js';
 import { DatabaseService } from '../../../src/database/database.service.js';
