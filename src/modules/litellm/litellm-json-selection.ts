@@ -94,7 +94,7 @@ const isBlank = (c: number | undefined) => c === 0x20 || c === 0x0a || c === 0x0
  */
 export class SelectiveJsonReader {
   private at = 0;
-  /** Of the last string literal scanned: its content bytes, and whether it had an escape or a non-ASCII byte. */
+  /** Of the last string literal scanned: its content bytes, and whether it is plain (printable ASCII, no escape: decoded as it is). */
   private stringStart = 0;
   private stringEnd = 0;
   private stringPlain = true;
