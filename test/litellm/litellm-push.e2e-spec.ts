@@ -183,6 +183,28 @@ describe('POST /v1/integrations/litellm (LiteLLM generic_api push)', () => {
     await get('litellm:huge').expect(404);
   });
 
+  it('answers 400 to a body broken in the parts it never reads, or whose read fields are not JSON text, and changes nothing', async () => {
+    const status = async () => (await t.admin(t.http.get('/v1/admin/integrations/litellm/status')).expect(200)).body.push.payloads as number;
+    const before = await status();
+    const good = JSON.stringify(litellmPayload('hostile-ok'));
+    const hostile = [
+      // A bracket missing inside the messages, which the mapping never reads.
+      `[${good.replace('"messages":[', '"messages":')}]`,
+      // A trailing comma inside the response choices.
+      `[${good.replace('"choices":[', '"choices":[1,,')}]`,
+      // An id (read) that is not JSON text: a bad escape.
+      `[${good.replace('"id":"hostile-ok"', '"id":"hostile-\\x"')}]`,
+      // Nesting no one reads, left open.
+      `[${good.replace('"messages":[', `"messages":${'['.repeat(100_000)}`)}]`,
+    ];
+    for (const body of hostile) {
+      const res = await push(body).expect(400);
+      expect(res.body.error.code).toBe('validation_failed');
+    }
+    await get('litellm:hostile-ok').expect(404);
+    expect(await status()).toBe(before);
+  });
+
   it('needs a gateway or admin key', async () => {
     await t.http.post('/v1/integrations/litellm').set('Content-Type', 'application/json').send('[]').expect(401);
   });

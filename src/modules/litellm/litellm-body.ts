@@ -3,34 +3,39 @@
 // (its default) is one JSON array of payloads, `single` one payload object per request, `ndjson`
 // the payloads joined by "\n"; the Content-Type is application/json whatever the format. Pure.
 import { isUtf8 } from 'node:buffer';
+import { LONG_STRING_BYTES_MIN, skeletonOf } from './litellm-body-skeleton.js';
+import { SelectiveJsonReader, type CompiledSelection } from './litellm-json-selection.js';
+
+export { LONG_STRING_BYTES_MIN, skeletonOf };
 
 /** An NDJSON line that is not JSON: that entry alone is rejected. */
 export const UNREADABLE_LINE = Symbol('unreadable NDJSON line');
 
 /**
- * String literals longer than this are read past, never decoded: only prompts and responses are
- * that long (ids, models and user ids the ledger reads are at most 200 characters).
- */
-export const LONG_STRING_BYTES_MIN = 1024;
-
-/**
  * The payloads of a body, in order, or null when it is neither JSON nor NDJSON (a 400). Long
- * string literals (the messages and the response text) are cut out of the bytes before anything
- * is decoded, so JSON.parse builds only the small skeleton the mapping reads: the texts are never
- * copied into JavaScript strings, and a 500-payload batch costs what its ids and counts cost.
+ * string literals (the messages and the response text) are never decoded: they read as "".
+ * With a selection (the fields the mapping reads), a JSON array or object builds only those
+ * fields and reads past the rest (messages, choices...), its grammar still checked; without one,
+ * or for NDJSON, JSON.parse builds the body with its long strings cut out (skeletonOf).
  */
-export function parseLitellmBody(bytes: Buffer): unknown[] | null {
+export function parseLitellmBody(bytes: Buffer, selection?: CompiledSelection): unknown[] | null {
   if (!isUtf8(bytes)) return null;
-  const text = skeletonOf(bytes).toString('utf8');
-  const start = firstNonBlank(text);
+  const start = firstNonBlank(bytes);
   if (start === -1) return [];
-  const head = text[start];
-  if (head === '[') {
+  const head = bytes[start];
+  if (head !== 0x5b && head !== 0x7b) return null;
+  if (selection !== undefined) {
+    const read = SelectiveJsonReader.readDocument(bytes, LONG_STRING_BYTES_MIN, selection, head === 0x5b ? 'array-of' : 'object');
+    if (read !== null) return head === 0x5b ? (read.value as unknown[]) : [read.value];
+    if (head === 0x5b) return null;
+    // Not one object: NDJSON (below).
+  }
+  const text = skeletonOf(bytes).toString('utf8');
+  if (head === 0x5b) {
     const parsed = tryParse(text);
     return Array.isArray(parsed) ? parsed : null;
   }
-  if (head !== '{') return null;
-  const whole = tryParse(text);
+  const whole = selection === undefined ? tryParse(text) : UNREADABLE_LINE;
   if (whole !== UNREADABLE_LINE) return [whole];
   // Several objects, one a line: NDJSON. A bad line is its own rejected entry.
   const entries: unknown[] = [];
@@ -44,40 +49,6 @@ export function parseLitellmBody(bytes: Buffer): unknown[] | null {
   return readable === 0 ? null : entries;
 }
 
-const QUOTE = 0x22;
-const BACKSLASH = 0x5c;
-
-/**
- * The body with every string literal of more than LONG_STRING_BYTES_MIN bytes replaced by "".
- * Outside a string a quote always opens one (JSON has no other use for it), and inside one a
- * quote closes it unless an odd run of backslashes precedes it; Buffer.indexOf jumps from quote
- * to quote natively. An unterminated string leaves the body as it is (JSON.parse then refuses it).
- * Slices are views: only the kept parts are copied, once.
- */
-export function skeletonOf(bytes: Buffer, longBytes = LONG_STRING_BYTES_MIN): Buffer {
-  const kept: Buffer[] = [];
-  let from = 0;
-  let at = bytes.indexOf(QUOTE);
-  while (at !== -1) {
-    let end = bytes.indexOf(QUOTE, at + 1);
-    for (;;) {
-      if (end === -1) return bytes;
-      let backslashes = 0;
-      while (bytes[end - 1 - backslashes] === BACKSLASH) backslashes += 1;
-      if (backslashes % 2 === 0) break;
-      end = bytes.indexOf(QUOTE, end + 1);
-    }
-    if (end - at - 1 > longBytes) {
-      kept.push(bytes.subarray(from, at + 1));
-      from = end;
-    }
-    at = bytes.indexOf(QUOTE, end + 1);
-  }
-  if (kept.length === 0) return bytes;
-  kept.push(bytes.subarray(from));
-  return Buffer.concat(kept);
-}
-
 function tryParse(text: string): unknown {
   try {
     return JSON.parse(text) as unknown;
@@ -86,9 +57,9 @@ function tryParse(text: string): unknown {
   }
 }
 
-function firstNonBlank(text: string): number {
-  for (let i = 0; i < text.length; i += 1) {
-    const c = text.charCodeAt(i);
+function firstNonBlank(bytes: Buffer): number {
+  for (let i = 0; i < bytes.length; i += 1) {
+    const c = bytes[i];
     if (c !== 0x20 && c !== 0x09 && c !== 0x0a && c !== 0x0d) return i;
   }
   return -1;

@@ -12,6 +12,7 @@
 import { isPlainObject } from '../streams/reassembler-types.js';
 import { providerUsagePayload } from '../streams/stream-billing.js';
 import { parseUsage, serviceTierVariant } from '../streams/stream-usage.js';
+import { compileSelection, selectionOfPaths, type CompiledSelection } from './litellm-json-selection.js';
 
 export const LITELLM_EVENT_ID_PREFIX = 'litellm:';
 /** The placeholder contributor of an unattributed event while it is validated (never stored). */
@@ -45,6 +46,34 @@ export type LitellmPlan =
 export interface LitellmMappingOptions {
   /** LITELLM_USER_FIELDS: dotted paths tried in order. */
   userFields: readonly string[];
+}
+
+/**
+ * Every path of a payload planLitellmPayload reads, besides LITELLM_USER_FIELDS: the push builds
+ * only these (litellm-json-selection.ts). A field read here and missing there reads as absent
+ * (the spec's property compares the mapping of the whole payload with that of its selection).
+ */
+export const LITELLM_READ_PATHS = [
+  'id',
+  'status',
+  'cache_hit',
+  'call_type',
+  'endTime',
+  'model',
+  'model_id',
+  'model_map_information.model_map_key',
+  'hidden_params.litellm_model_name',
+  'hidden_params.model_id',
+  'response.usage',
+  'response.service_tier',
+  'prompt_tokens',
+  'completion_tokens',
+  'response_cost',
+] as const;
+
+/** What the push reads of each payload with these user fields. */
+export function litellmPayloadSelection(userFields: readonly string[]): CompiledSelection {
+  return compileSelection(selectionOfPaths([...LITELLM_READ_PATHS, ...userFields]));
 }
 
 /** The mapping of one payload (api.md), or why it is skipped or cannot be read. */

@@ -9,6 +9,8 @@ import { CurrentPrincipal } from '../../common/auth/principal.decorator.js';
 import { RateLimited } from '../auth/rate-limited.decorator.js';
 import { Roles } from '../../common/auth/roles.decorator.js';
 import { parseLitellmBody } from './litellm-body.js';
+import { litellmPayloadSelection } from './litellm-payload.js';
+import type { CompiledSelection } from './litellm-json-selection.js';
 import {
   DeploymentParamsDto,
   DeploymentsResponseDto,
@@ -24,10 +26,15 @@ import { LitellmService } from './litellm.service.js';
 @ApiBearerAuth()
 @Controller('v1')
 export class LitellmController {
+  /** Only the fields the mapping reads are built from a body (never the messages or the response text). */
+  private readonly payloadSelection: CompiledSelection;
+
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly litellm: LitellmService,
-  ) {}
+  ) {
+    this.payloadSelection = litellmPayloadSelection(config.LITELLM_USER_FIELDS);
+  }
 
   /**
    * What LiteLLM's generic_api callback POSTs: a JSON array of StandardLoggingPayload (json_array),
@@ -44,7 +51,7 @@ export class LitellmController {
   @ApiOkResponse({ type: LitellmPushResponseDto })
   async push(@Req() req: FastifyRequest) {
     const bytes = await readRawJsonBytes(req, this.config.LITELLM_BODY_LIMIT_BYTES);
-    const entries = parseLitellmBody(bytes);
+    const entries = parseLitellmBody(bytes, this.payloadSelection);
     if (entries === null) {
       throw new DomainError('validation_failed', 'request body is neither JSON nor NDJSON', [{ field: '(body)', message: 'a JSON array, a JSON object or NDJSON' }]);
     }
