@@ -3,7 +3,7 @@
 // a user question with pasted context, an assistant answer: about 6 KB a payload, as LiteLLM's
 // generic_api logger sends them) against /v1/usage-events/batch with the same events, in the same
 // run, alternating. Target (design.md): LiteLLM at least 0.8x the batch events/s.
-import { benchContributorId, benchEvent, BENCH_CONTRIBUTORS, call, runBatchLoad, runBatchPostLoad, type AdminApi, type BatchLoadOptions, type LoadResult, type LoadTarget } from './bench-http.js';
+import { benchContributorId, benchEvent, BENCH_CONTRIBUTORS, call, runBatchPostLoad, type AdminApi, type BatchLoadOptions, type LoadResult, type LoadTarget } from './bench-http.js';
 
 export const LITELLM_BATCH_SIZE = 500;
 export const LITELLM_TARGET_RATIO = 0.8;
@@ -53,7 +53,21 @@ export function runLitellmLoad(options: BatchLoadOptions): Promise<LoadResult> {
   return runBatchPostLoad(options, '/v1/integrations/litellm', litellmPayloadJson, (payloads) => `[${payloads}]`);
 }
 
-/** The batch endpoint with the same events (same n: same user, contributor, model and usage). */
+/**
+ * The n-th bench event as the LiteLLM mapping hands it to the usage module: same user, contributor,
+ * model and usage, and the occurred_at and metadata (deployment id, LiteLLM's cost estimate) the
+ * mapping adds, so the batch side validates and stores the same events as the push side.
+ */
+function sameEventJson(prefix: string, n: number): string {
+  const e = benchEvent(n);
+  return (
+    `{"event_id":"${prefix}-${n}","user_id":"${e.userId}","contributor_id":"${benchContributorId(e.contributorIndex)}","model":"${e.model}","occurred_at":"${new Date().toISOString()}",` +
+    `"metadata":{"litellm_model_id":"${benchDeploymentId(e.contributorIndex)}","litellm_response_cost_usd":"0.0012345"},` +
+    `"usage":{"prompt_tokens":${e.prompt},"completion_tokens":${e.completion},"cached_tokens":${e.cached},"reasoning_tokens":0}}`
+  );
+}
+
+/** The batch endpoint with the same events (same n: same user, contributor, model, usage, occurred_at and metadata). */
 export function runSameEventsBatchLoad(options: { baseUrl: LoadTarget; key: string; connections: number; durationS: number; prefix: string }): Promise<LoadResult> {
-  return runBatchLoad({ ...options, size: LITELLM_BATCH_SIZE });
+  return runBatchPostLoad({ ...options, size: LITELLM_BATCH_SIZE }, '/v1/usage-events/batch', sameEventJson, (events) => `{"events":[${events}]}`);
 }
