@@ -64,6 +64,9 @@ const UPSERT_BALANCES = preparedStatement('ledger_upsert_balances', `INSERT INTO
 const DECREASE_HELD = preparedStatement('ledger_decrease_held', `UPDATE accounts a SET held_atto = a.held_atto + x.held
    FROM json_to_recordset($1::json) AS x(code text, held numeric) WHERE a.code = x.code`);
 
+/** How long a whole-journal read of the full ledger check may take. */
+const LEDGER_FULL_SCAN_TIMEOUT = '10min';
+
 @Injectable()
 export class LedgerRepository {
   constructor(private readonly db: DatabaseService) {}
@@ -156,27 +159,39 @@ export class LedgerRepository {
     return toBigInt(result.rows[0]!.total);
   }
 
+  /**
+   * A whole-journal read of the full ledger check (?full=true, or no checkpoint yet): it grows with
+   * the journal, so it runs past the API's statement timeout (30 s), which 10M entries exceed on a
+   * slow machine. An admin check, never a hot path.
+   */
+  private fullScan<T>(read: (client: SqlClient) => Promise<T>): Promise<T> {
+    return this.db.transaction(async (client) => {
+      await client.query(`SET LOCAL statement_timeout = '${LEDGER_FULL_SCAN_TIMEOUT}'`);
+      return read(client);
+    });
+  }
+
   async checkTotals(): Promise<{ entries: bigint; postingsSumAtto: bigint; unbalancedEntries: bigint }> {
-    const result = await this.db.pool.query<{ entries: string; total: string; unbalanced: string }>(
+    const result = await this.fullScan((client) => client.query<{ entries: string; total: string; unbalanced: string }>(
       `SELECT count(*) AS entries,
               coalesce(sum(ledger_sum(amounts_atto)), 0) AS total,
               count(*) FILTER (WHERE ledger_sum(amounts_atto) <> 0) AS unbalanced
        FROM journal_entries`,
-    );
+    ));
     const row = result.rows[0]!;
     return { entries: toBigInt(row.entries), postingsSumAtto: toBigInt(row.total), unbalancedEntries: toBigInt(row.unbalanced) };
   }
 
   /** Tracked accounts whose stored balance differs from the sum of their postings. */
   async findMismatchedAccounts(limit: number): Promise<LedgerCheckRow[]> {
-    const result = await this.db.pool.query<{ code: string; stored: string | null; posted: string }>(
+    const result = await this.fullScan((client) => client.query<{ code: string; stored: string | null; posted: string }>(
       `WITH posted AS (SELECT account_code, sum(amount_atto) AS total FROM ledger_postings GROUP BY account_code)
        SELECT coalesce(a.code, p.account_code) AS code, a.balance_atto AS stored, coalesce(p.total, 0) AS posted
        FROM accounts a FULL JOIN posted p ON p.account_code = a.code
        WHERE (a.code IS NULL) OR (a.tracked AND a.balance_atto <> coalesce(p.total, 0))
        ORDER BY 1 LIMIT $1`,
       [limit],
-    );
+    ));
     return result.rows.map((r) => ({ code: r.code, storedAtto: r.stored === null ? null : toBigInt(r.stored), postedAtto: toBigInt(r.posted) }));
   }
 
