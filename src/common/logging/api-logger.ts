@@ -51,23 +51,16 @@ const NEST_LEVELS = { log: 'info', error: 'error', warn: 'warn', debug: 'debug',
 export class PinoNestLogger implements LoggerService {
   constructor(private readonly logger: Logger) {}
 
-  log(message: unknown, ...params: unknown[]): void {
-    this.write('log', message, params);
-  }
-  error(message: unknown, ...params: unknown[]): void {
-    this.write('error', message, params);
-  }
-  warn(message: unknown, ...params: unknown[]): void {
-    this.write('warn', message, params);
-  }
-  debug(message: unknown, ...params: unknown[]): void {
-    this.write('debug', message, params);
-  }
-  verbose(message: unknown, ...params: unknown[]): void {
-    this.write('verbose', message, params);
-  }
-  fatal(message: unknown, ...params: unknown[]): void {
-    this.write('fatal', message, params);
+  // One method per Nest level, each bound to this logger.
+  readonly log = this.writer('log');
+  readonly error = this.writer('error');
+  readonly warn = this.writer('warn');
+  readonly debug = this.writer('debug');
+  readonly verbose = this.writer('verbose');
+  readonly fatal = this.writer('fatal');
+
+  private writer(method: keyof typeof NEST_LEVELS): (message: unknown, ...params: unknown[]) => void {
+    return (message, ...params) => this.write(method, message, params);
   }
 
   private write(method: keyof typeof NEST_LEVELS, message: unknown, params: unknown[]): void {

@@ -12,29 +12,15 @@ export interface AdjustmentRecord {
   createdAt: Date;
 }
 
-interface AdjustmentRow {
-  reference: string;
-  contributor_id: string;
-  amount_atto: string;
-  reason: string;
-  payable_after_atto: string;
-  actor_id: string;
-  created_at: Date;
-}
+/** A row read with COLUMNS: the record's fields, the NUMERIC amounts as text. */
+type AdjustmentRow = Omit<AdjustmentRecord, 'amountAtto' | 'payableAfterAtto'> & { amountAtto: string; payableAfterAtto: string };
 
 function toRecord(row: AdjustmentRow): AdjustmentRecord {
-  return {
-    reference: row.reference,
-    contributorId: row.contributor_id,
-    amountAtto: toBigInt(row.amount_atto),
-    reason: row.reason,
-    payableAfterAtto: toBigInt(row.payable_after_atto),
-    actorId: row.actor_id,
-    createdAt: row.created_at,
-  };
+  return { ...row, amountAtto: toBigInt(row.amountAtto), payableAfterAtto: toBigInt(row.payableAfterAtto) };
 }
 
-const COLUMNS = 'reference, contributor_id, amount_atto, reason, payable_after_atto, actor_id, created_at';
+const COLUMNS = `reference, contributor_id AS "contributorId", amount_atto AS "amountAtto", reason,
+  payable_after_atto AS "payableAfterAtto", actor_id AS "actorId", created_at AS "createdAt"`;
 
 @Injectable()
 export class ContributorAdjustmentsRepository {

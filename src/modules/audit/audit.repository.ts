@@ -11,6 +11,7 @@ export interface AuditEntry {
   after?: unknown;
 }
 
+/** A stored entry; its before/after read back as null when the change had none. */
 export interface AuditRecord extends AuditEntry {
   id: bigint;
   createdAt: Date;
@@ -50,20 +51,11 @@ export class AuditRepository {
 
   /** Newest first; cursor is the last id seen. */
   async list(limit: number, beforeId: bigint | null): Promise<AuditRecord[]> {
-    const rows = await this.db.readPrisma.auditLog.findMany({
+    // The rows are the records: the columns are the fields, spelled the same (schema.prisma AuditLog).
+    return this.db.readPrisma.auditLog.findMany({
       where: beforeId === null ? {} : { id: { lt: beforeId } },
       orderBy: { id: 'desc' },
       take: limit,
     });
-    return rows.map((row) => ({
-      id: row.id,
-      actorId: row.actorId,
-      actorRole: row.actorRole,
-      action: row.action,
-      target: row.target,
-      before: row.before ?? undefined,
-      after: row.after ?? undefined,
-      createdAt: row.createdAt,
-    }));
   }
 }

@@ -9,6 +9,8 @@ const TRANSACTION_OPTIONS = { maxWait: 5_000, timeout: 15_000 } as const;
 
 /** A stored row: the contributor's fields, the enum-like columns as text (their CHECK constraints hold them). */
 type ContributorRow = Omit<Contributor, 'tier' | 'payoutAddress' | 'status'> & { tier: string; payoutAddress: string; status: string };
+/** The payee columns of a row, read by Prisma or by lockPayees (which spells them as the fields). */
+type PayeeRow = Pick<ContributorRow, keyof PayeeState>;
 
 /** What update() writes: every mutable field; the review mark only when given. */
 export type ContributorChanges = Omit<Contributor, 'id' | 'createdAt' | 'underReviewSince'> & { underReviewSince?: Date | null };
@@ -57,33 +59,14 @@ export class ContributorsRepository {
    */
   async lockPayees(client: SqlClient, ids: readonly string[]): Promise<Map<string, PayeeState>> {
     if (ids.length === 0) return new Map();
-    const result = await client.query<{
-      id: string;
-      status: string;
-      payout_address: string;
-      flagged_reason: string | null;
-      payout_address_proven_at: Date | null;
-      payout_address_changed_at: Date | null;
-      under_review_since: Date | null;
-    }>(
-      `SELECT id, status, payout_address, flagged_reason, payout_address_proven_at, payout_address_changed_at, under_review_since
+    const result = await client.query<PayeeRow>(
+      `SELECT id, status, payout_address AS "payoutAddress", flagged_reason AS "flaggedReason",
+         payout_address_proven_at AS "payoutAddressProvenAt", payout_address_changed_at AS "payoutAddressChangedAt",
+         under_review_since AS "underReviewSince"
        FROM contributors WHERE id = ANY($1::text[]) ORDER BY id FOR SHARE`,
       [[...new Set(ids)]],
     );
-    return new Map(
-      result.rows.map((r) => [
-        r.id,
-        {
-          id: r.id,
-          status: r.status as ContributorStatus,
-          payoutAddress: r.payout_address as Address,
-          flaggedReason: r.flagged_reason,
-          payoutAddressProvenAt: r.payout_address_proven_at,
-          payoutAddressChangedAt: r.payout_address_changed_at,
-          underReviewSince: r.under_review_since,
-        },
-      ]),
-    );
+    return new Map(result.rows.map((row) => [row.id, toPayee(row)]));
   }
 
   /** The usage audit flagged them: payouts wait for a review (when USAGE_AUDIT_HOLD). Already held ones keep their instant. */
@@ -138,17 +121,19 @@ export function isContributorIdConflict(error: unknown): boolean {
 }
 
 function toContributor(row: ContributorRow): Contributor {
+  return { ...toPayee(row), tier: row.tier as ContributorTier, createdAt: row.createdAt, updatedAt: row.updatedAt };
+}
+
+/** Only the named fields are copied: a Prisma row's other columns do not leak into the record. */
+function toPayee(row: PayeeRow): PayeeState {
   return {
     id: row.id,
     // The table's CHECK constraints hold these to the enums.
-    tier: row.tier as ContributorTier,
     payoutAddress: row.payoutAddress as Address,
     status: row.status as ContributorStatus,
     flaggedReason: row.flaggedReason,
     payoutAddressProvenAt: row.payoutAddressProvenAt,
     payoutAddressChangedAt: row.payoutAddressChangedAt,
     underReviewSince: row.underReviewSince,
-    createdAt: row.createdAt,
-    updatedAt: row.updatedAt,
   };
 }

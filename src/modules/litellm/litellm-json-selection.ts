@@ -128,19 +128,10 @@ export class SelectiveJsonReader {
     if (bytes[this.at] !== OPEN_ARRAY) throw NOT_JSON;
     this.at += 1;
     const values: unknown[] = [];
-    this.skipBlanks();
-    if (bytes[this.at] === CLOSE_ARRAY) {
-      this.at += 1;
-      return values;
-    }
+    if (this.closesAtOnce(CLOSE_ARRAY)) return values;
     for (;;) {
       values.push(this.readSelected(element));
-      this.skipBlanks();
-      const c = bytes[this.at];
-      this.at += 1;
-      if (c === CLOSE_ARRAY) return values;
-      if (c !== COMMA) throw NOT_JSON;
-      this.skipBlanks();
+      if (this.closesAfterMember(CLOSE_ARRAY)) return values;
     }
   }
 
@@ -154,22 +145,13 @@ export class SelectiveJsonReader {
   }
 
   private readObject(selection: CompiledSelection): Record<string, unknown> {
-    const { bytes } = this;
     this.at += 1;
     const object: Record<string, unknown> = {};
-    this.skipBlanks();
-    if (bytes[this.at] === CLOSE_OBJECT) {
-      this.at += 1;
-      return object;
-    }
+    if (this.closesAtOnce(CLOSE_OBJECT)) return object;
     for (;;) {
-      if (bytes[this.at] !== QUOTE) throw NOT_JSON;
-      this.skipString();
+      this.skipKey();
+      // skipKey leaves the key's bounds (stringStart/stringEnd/stringPlain) for matchKey.
       const match = this.matchKey(selection);
-      this.skipBlanks();
-      if (bytes[this.at] !== COLON) throw NOT_JSON;
-      this.at += 1;
-      this.skipBlanks();
       if (match === null) {
         this.skipValue();
       } else {
@@ -185,13 +167,27 @@ export class SelectiveJsonReader {
         if (match.name === '__proto__') Object.defineProperty(object, match.name, { value, enumerable: true, writable: true, configurable: true });
         else object[match.name] = value;
       }
-      this.skipBlanks();
-      const c = bytes[this.at];
-      this.at += 1;
-      if (c === CLOSE_OBJECT) return object;
-      if (c !== COMMA) throw NOT_JSON;
-      this.skipBlanks();
+      if (this.closesAfterMember(CLOSE_OBJECT)) return object;
     }
+  }
+
+  /** Just inside `[` or `{`: past the blanks, and past `close` (true) when the container is empty. */
+  private closesAtOnce(close: number): boolean {
+    this.skipBlanks();
+    if (this.bytes[this.at] !== close) return false;
+    this.at += 1;
+    return true;
+  }
+
+  /** After an element or member: past `close` (true), or past the comma and the blanks before the next one (false). */
+  private closesAfterMember(close: number): boolean {
+    this.skipBlanks();
+    const c = this.bytes[this.at];
+    this.at += 1;
+    if (c === close) return true;
+    if (c !== COMMA) throw NOT_JSON;
+    this.skipBlanks();
+    return false;
   }
 
   /** The selected key the string just scanned names: compared byte by byte, decoded only when it has escapes. */

@@ -4,7 +4,7 @@
 import { formatAttoAsUsd } from '../../common/money/index.js';
 import { PRICE_WIRE_FIELDS, PRICE_WIRE_NAMES, type PriceWireName } from './price-rules.js';
 import type { CreatePriceBody } from './pricing.schemas.js';
-import { PRICE_FIELDS, type ContextTier, type PriceField, type PriceTerms } from './pricing.types.js';
+import { PRICE_FIELDS, type ContextTier, type KindPrices, type PriceField, type PriceTerms } from './pricing.types.js';
 
 /** A new version as the service stores it: identity (effective_from defaults to now) + terms. */
 export interface PriceVersionDraft extends PriceTerms {
@@ -34,22 +34,19 @@ export function priceDraftFromBody(body: CreatePriceBody): PriceVersionDraft {
     model: body.model,
     variant: body.variant,
     effectiveFrom: body.effective_from,
-    inputAttoPerMtok: body.input_usd_per_mtok ?? null,
-    outputAttoPerMtok: body.output_usd_per_mtok ?? null,
-    cachedInputAttoPerMtok: body.cached_input_usd_per_mtok ?? null,
-    cacheWrite5mAttoPerMtok: body.cache_write_5m_usd_per_mtok ?? null,
-    cacheWrite1hAttoPerMtok: body.cache_write_1h_usd_per_mtok ?? null,
-    inputAudioAttoPerMtok: body.input_audio_usd_per_mtok ?? null,
-    cachedInputAudioAttoPerMtok: body.cached_input_audio_usd_per_mtok ?? null,
-    outputAudioAttoPerMtok: body.output_audio_usd_per_mtok ?? null,
-    inputImageAttoPerMtok: body.input_image_usd_per_mtok ?? null,
-    outputImageAttoPerMtok: body.output_image_usd_per_mtok ?? null,
-    reasoningAttoPerMtok: body.reasoning_usd_per_mtok ?? null,
+    ...kindPricesFromBody(body),
     tiers,
     webSearchAttoPerCall: webSearch,
     webSearchBilling: webSearch === null ? null : (body.web_search_billing ?? 'per_call'),
     requestAtto: body.request_usd ?? null,
   };
+}
+
+/** The body's own *_usd_per_mtok prices under their PriceField names; an absent one is null (no price). */
+function kindPricesFromBody(body: CreatePriceBody): KindPrices {
+  const prices = {} as KindPrices;
+  for (const name of PRICE_WIRE_NAMES) prices[PRICE_WIRE_FIELDS[name]] = body[name] ?? null;
+  return prices;
 }
 
 /** Two versions charge the same for every request (the replay / "unchanged import" test). */

@@ -32,23 +32,36 @@ export function usageContainmentProblem(u: TokenUsage): UsageProblem | null {
   if (u.cachedAudioTokens > u.promptAudioTokens) {
     return { field: 'cached_audio_tokens', message: 'cached_audio_tokens is part of prompt_audio_tokens and cannot exceed it' };
   }
-  // Running sums, so the first part that no longer fits is the one named (no allocation when valid).
-  let input = u.cachedTokens;
-  if (input > u.promptTokens) return inputProblem('cached_tokens');
-  input += u.cacheWrite5mTokens;
-  if (input > u.promptTokens) return inputProblem('cache_write_5m_tokens');
-  input += u.cacheWrite1hTokens;
-  if (input > u.promptTokens) return inputProblem('cache_write_1h_tokens');
-  input += u.promptAudioTokens - u.cachedAudioTokens;
-  if (input > u.promptTokens) return inputProblem('prompt_audio_tokens');
-  input += u.promptImageTokens;
-  if (input > u.promptTokens) return inputProblem('prompt_image_tokens');
-  let output = u.reasoningTokens;
-  if (output > u.completionTokens) return outputProblem('reasoning_tokens');
-  output += u.completionAudioTokens;
-  if (output > u.completionTokens) return outputProblem('completion_audio_tokens');
-  output += u.completionImageTokens;
-  if (output > u.completionTokens) return outputProblem('completion_image_tokens');
+  const inputPart = firstPartOver(u, PROMPT_PARTS, u.promptTokens);
+  if (inputPart !== null) return inputProblem(inputPart);
+  const outputPart = firstPartOver(u, COMPLETION_PARTS, u.completionTokens);
+  if (outputPart !== null) return outputProblem(outputPart);
+  return null;
+}
+
+type UsagePart = readonly [field: string, tokens: (u: TokenUsage) => number];
+/** The disjoint parts of prompt_tokens, in the order a problem names them. */
+const PROMPT_PARTS: readonly UsagePart[] = [
+  ['cached_tokens', (u) => u.cachedTokens],
+  ['cache_write_5m_tokens', (u) => u.cacheWrite5mTokens],
+  ['cache_write_1h_tokens', (u) => u.cacheWrite1hTokens],
+  ['prompt_audio_tokens', (u) => u.promptAudioTokens - u.cachedAudioTokens],
+  ['prompt_image_tokens', (u) => u.promptImageTokens],
+];
+/** The disjoint parts of completion_tokens, in the order a problem names them. */
+const COMPLETION_PARTS: readonly UsagePart[] = [
+  ['reasoning_tokens', (u) => u.reasoningTokens],
+  ['completion_audio_tokens', (u) => u.completionAudioTokens],
+  ['completion_image_tokens', (u) => u.completionImageTokens],
+];
+
+/** A running sum, so the first part that no longer fits is the one named (no allocation when valid). */
+function firstPartOver(u: TokenUsage, parts: readonly UsagePart[], total: number): string | null {
+  let sum = 0;
+  for (const [field, tokens] of parts) {
+    sum += tokens(u);
+    if (sum > total) return field;
+  }
   return null;
 }
 

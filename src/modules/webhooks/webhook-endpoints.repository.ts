@@ -17,37 +17,10 @@ export interface WebhookEndpointRecord {
   createdAt: Date;
 }
 
-interface EndpointRow {
-  id: string;
-  url: string;
-  event_types: string[];
-  description: string | null;
-  contributor_id: string | null;
-  status: EndpointStatus;
-  disabled_reason: string | null;
-  disabled_at: Date | null;
-  failing_since: Date | null;
-  last_success_at: Date | null;
-  created_at: Date;
-}
-
-const COLUMNS = 'id, url, event_types, description, contributor_id, status, disabled_reason, disabled_at, failing_since, last_success_at, created_at';
-
-function toRecord(row: EndpointRow): WebhookEndpointRecord {
-  return {
-    id: row.id,
-    url: row.url,
-    eventTypes: row.event_types,
-    description: row.description,
-    contributorId: row.contributor_id,
-    status: row.status,
-    disabledReason: row.disabled_reason,
-    disabledAt: row.disabled_at,
-    failingSince: row.failing_since,
-    lastSuccessAt: row.last_success_at,
-    createdAt: row.created_at,
-  };
-}
+/** WebhookEndpointRecord's columns, spelled as its fields: a row read with them is the record. */
+const COLUMNS = `id, url, event_types AS "eventTypes", description, contributor_id AS "contributorId", status,
+  disabled_reason AS "disabledReason", disabled_at AS "disabledAt", failing_since AS "failingSince",
+  last_success_at AS "lastSuccessAt", created_at AS "createdAt"`;
 
 /** Which endpoints a caller sees: all (admin) or one contributor's. */
 export type EndpointScope = { kind: 'all' } | { kind: 'contributor'; contributorId: string };
@@ -81,27 +54,27 @@ export class WebhookEndpointsRepository {
     runner: SqlRunner,
     endpoint: { id: string; url: string; eventTypes: string[]; description: string | null; contributorId: string | null; secret: string; createdBy: string },
   ): Promise<WebhookEndpointRecord> {
-    const result = await runner.query<EndpointRow>(
+    const result = await runner.query<WebhookEndpointRecord>(
       `INSERT INTO webhook_endpoints (id, url, event_types, description, contributor_id, secret, created_by)
        VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING ${COLUMNS}`,
       [endpoint.id, endpoint.url, endpoint.eventTypes, endpoint.description, endpoint.contributorId, endpoint.secret, endpoint.createdBy],
     );
-    return toRecord(result.rows[0]!);
+    return result.rows[0]!;
   }
 
   async list(scope: EndpointScope, limit: number): Promise<WebhookEndpointRecord[]> {
     const where = scopeClause(scope, 2);
-    const result = await this.db.pool.query<EndpointRow>(
+    const result = await this.db.pool.query<WebhookEndpointRecord>(
       `SELECT ${COLUMNS} FROM webhook_endpoints WHERE status <> 'deleted' AND ${where.sql} ORDER BY created_at, id LIMIT $1`,
       [limit, ...where.values],
     );
-    return result.rows.map(toRecord);
+    return result.rows;
   }
 
   async find(id: string, scope: EndpointScope, runner: SqlRunner = this.db.pool): Promise<WebhookEndpointRecord | null> {
     const where = scopeClause(scope, 2);
-    const result = await runner.query<EndpointRow>(`SELECT ${COLUMNS} FROM webhook_endpoints WHERE id = $1 AND status <> 'deleted' AND ${where.sql}`, [id, ...where.values]);
-    return result.rows[0] ? toRecord(result.rows[0]) : null;
+    const result = await runner.query<WebhookEndpointRecord>(`SELECT ${COLUMNS} FROM webhook_endpoints WHERE id = $1 AND status <> 'deleted' AND ${where.sql}`, [id, ...where.values]);
+    return result.rows[0] ?? null;
   }
 
   /** Soft delete: the delivery log stays readable by the audit trail; nothing is sent any more. */
