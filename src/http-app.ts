@@ -5,6 +5,7 @@ import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import { cleanupOpenApiDoc } from 'nestjs-zod';
 import { AppModule } from './app.module.js';
 import { registerBodyParser } from './common/http/body-parsers.js';
+import { shareRepeatedSchemas } from './common/openapi/shared-schemas.js';
 import { ApiLogController, createApiLogger, PinoNestLogger, requestIdOf } from './common/logging/api-logger.js';
 import { sendError } from './common/errors/error-body.js';
 import { answerClientErrorAsJson } from './common/http/client-errors.js';
@@ -68,7 +69,7 @@ export async function createHttpApp(envOverrides: Partial<Record<string, string>
     .setVersion('1')
     .addBearerAuth()
     .build();
-  SwaggerModule.setup('docs', app, cleanupOpenApiDoc(SwaggerModule.createDocument(app, document)), {
+  SwaggerModule.setup('docs', app, shareRepeatedSchemas(cleanupOpenApiDoc(SwaggerModule.createDocument(app, document))), {
     jsonDocumentUrl: 'docs-json',
   });
   // The web console (web/, api.md "Web console"): static files under a strict CSP.

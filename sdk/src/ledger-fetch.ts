@@ -117,43 +117,42 @@ function teeForReport(upstream: ReadableStream<Uint8Array>, ledger: LedgerClient
   );
 }
 
-function reportStream(context: CallContext, sse: Uint8Array): void {
-  const { ledger, attribution, holdId, promptTokens } = context;
-  if (sse.byteLength === 0) {
-    // Nothing arrived, so nothing was produced: nothing to bill; the hold is given back.
-    if (holdId) void ledger.track(ledger.releaseHold(holdId));
-    return;
-  }
-  const query: StreamReportQuery = {
+/** Nothing is billed for this call: its hold, if it took one, is given back (in the background). */
+function releaseHoldOf({ ledger, holdId }: CallContext): void {
+  if (holdId) void ledger.track(ledger.releaseHold(holdId));
+}
+
+/** What both kinds of report say of the call: whose it was, when, and the hold it captures. */
+function reportedCall({ attribution, holdId }: CallContext): Pick<UsageEventBody, 'event_id' | 'user_id' | 'contributor_id' | 'occurred_at' | 'hold_id'> {
+  return {
     event_id: attribution.event_id,
     user_id: attribution.user_id,
     contributor_id: attribution.contributor_id,
     occurred_at: new Date().toISOString(),
-    prompt_tokens: promptTokens,
-    ...(attribution.model ? { model: attribution.model } : {}),
     ...(holdId ? { hold_id: holdId } : {}),
   };
-  void ledger.report(streamReport(query, sse));
+}
+
+function reportStream(context: CallContext, sse: Uint8Array): void {
+  if (sse.byteLength === 0) {
+    // Nothing arrived, so nothing was produced: nothing to bill; the hold is given back.
+    releaseHoldOf(context);
+    return;
+  }
+  const { model } = context.attribution;
+  const query: StreamReportQuery = { ...reportedCall(context), prompt_tokens: context.promptTokens, ...(model ? { model } : {}) };
+  void context.ledger.report(streamReport(query, sse));
 }
 
 async function reportCompletion(context: CallContext, response: Response, requestModel: unknown): Promise<void> {
-  const { ledger, attribution, holdId } = context;
   const completion = (await response.json().catch(() => null)) as { model?: unknown; usage?: Record<string, unknown> } | null;
-  const model = attribution.model ?? (typeof completion?.model === 'string' ? completion.model : typeof requestModel === 'string' ? requestModel : undefined);
+  const model = context.attribution.model ?? (typeof completion?.model === 'string' ? completion.model : typeof requestModel === 'string' ? requestModel : undefined);
   if (!completion?.usage || !model) {
-    if (holdId) void ledger.track(ledger.releaseHold(holdId));
+    releaseHoldOf(context);
     return;
   }
-  const body: UsageEventBody = {
-    event_id: attribution.event_id,
-    user_id: attribution.user_id,
-    contributor_id: attribution.contributor_id,
-    model,
-    occurred_at: new Date().toISOString(),
-    usage: usageFromOpenAi(completion.usage),
-    ...(holdId ? { hold_id: holdId } : {}),
-  };
-  await ledger.report(eventReport(body));
+  const body: UsageEventBody = { ...reportedCall(context), model, usage: usageFromOpenAi(completion.usage) };
+  await context.ledger.report(eventReport(body));
 }
 
 export function ledgerFetch(fetch: FetchLike, options: LedgerFetchOptions): FetchLike {
@@ -176,12 +175,12 @@ export function ledgerFetch(fetch: FetchLike, options: LedgerFetchOptions): Fetc
     try {
       upstream = await fetch(request.url, { method: 'POST', headers, body: bodyBytes, signal: request.signal, redirect: request.redirect });
     } catch (error) {
-      if (holdId) void ledger.track(ledger.releaseHold(holdId));
+      releaseHoldOf(context);
       throw error;
     }
     if (!upstream.ok || !upstream.body) {
       // The upstream refused the call: nothing was produced, nothing is billed.
-      if (holdId) void ledger.track(ledger.releaseHold(holdId));
+      releaseHoldOf(context);
       return upstream;
     }
     const isStream = (upstream.headers.get('content-type') ?? '').includes('text/event-stream') || body.stream === true;

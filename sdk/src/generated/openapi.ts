@@ -1020,20 +1020,21 @@ export interface components {
             pending_usd: string;
             tier: string;
         };
+        ContributorBalances: {
+            /** @description USD, exact decimal string */
+            accrued_usd: string;
+            /** @description USD, exact decimal string */
+            in_settlement_usd: string;
+            /** @description USD, exact decimal string */
+            paid_usd: string;
+            /** @description USD, exact decimal string */
+            payable_usd: string;
+            /** @description earned, not payable before occurred_at + PAYOUT_MATURITY_DAYS (0 unless set) */
+            pending_usd: string;
+        };
         ContributorListResponseDto: {
             data: {
-                balances: {
-                    /** @description USD, exact decimal string */
-                    accrued_usd: string;
-                    /** @description USD, exact decimal string */
-                    in_settlement_usd: string;
-                    /** @description USD, exact decimal string */
-                    paid_usd: string;
-                    /** @description USD, exact decimal string */
-                    payable_usd: string;
-                    /** @description earned, not payable before occurred_at + PAYOUT_MATURITY_DAYS (0 unless set) */
-                    pending_usd: string;
-                };
+                balances: components["schemas"]["ContributorBalances"];
                 /** @description What the contributor owes after clawbacks of paid earnings (-payable when payable < 0, else 0); netted by later earnings */
                 debt_usd: string;
                 id: string;
@@ -1067,18 +1068,7 @@ export interface components {
         ContributorWithBalancesResponseDto: {
             /** @description USD, exact decimal string */
             accrued_usd: string;
-            balances: {
-                /** @description USD, exact decimal string */
-                accrued_usd: string;
-                /** @description USD, exact decimal string */
-                in_settlement_usd: string;
-                /** @description USD, exact decimal string */
-                paid_usd: string;
-                /** @description USD, exact decimal string */
-                payable_usd: string;
-                /** @description earned, not payable before occurred_at + PAYOUT_MATURITY_DAYS (0 unless set) */
-                pending_usd: string;
-            };
+            balances: components["schemas"]["ContributorBalances"];
             created_at: string;
             flagged_reason: string | null;
             id: string;
@@ -1272,51 +1262,14 @@ export interface components {
             };
         };
         GenaiPricesImportResponseDto: {
-            /** @description what the catalog holds, whether or not it was new */
-            catalog: {
-                dropped_by_code: {
-                    [key: string]: number;
-                };
-                models: number;
-                skipped_by_code: {
-                    [key: string]: number;
-                };
-                skipped_models: number;
-                skipped_variants: number;
-                tiers: number;
-                /** @description versions per variant */
-                variants: {
-                    [key: string]: number;
-                };
-                versions: number;
-                versions_with_tiers: number;
-            };
-            dropped: {
-                /**
-                 * @description why it was left out (docs/pricing.md, "What is left out, and why")
-                 * @enum {string}
-                 */
-                code: "precision" | "not_token_priced" | "zero_priced" | "unknown_field" | "unsupported" | "invalid" | "not_a_model" | "conflict";
-                field: string;
-                model: string;
-                reason: string;
-            }[];
+            catalog: components["schemas"]["PriceCatalogSummary"];
+            dropped: components["schemas"]["PriceImportDropped"][];
             /** @description dated versions created */
             imported: number;
             /** @description names genai-prices prices (its own name matching) */
             models_matched: number;
             models_requested: number;
-            skipped: {
-                /**
-                 * @description why it was left out (docs/pricing.md, "What is left out, and why")
-                 * @enum {string}
-                 */
-                code: "precision" | "not_token_priced" | "zero_priced" | "unknown_field" | "unsupported" | "invalid" | "not_a_model" | "conflict";
-                model: string;
-                reason: string;
-                /** @description absent: the whole model (every variant) was skipped */
-                variant?: string;
-            }[];
+            skipped: components["schemas"]["PriceImportSkipped"][];
             /** @description versions dated at or after the model's earliest version from another source */
             superseded: number;
             unchanged: number;
@@ -1535,215 +1488,63 @@ export interface components {
             }[];
             next_cursor: string | null;
         };
-        PriceImportResponseDto: {
-            /** @description what the catalog holds, whether or not it was new */
-            catalog: {
-                dropped_by_code: {
-                    [key: string]: number;
-                };
-                models: number;
-                skipped_by_code: {
-                    [key: string]: number;
-                };
-                skipped_models: number;
-                skipped_variants: number;
-                tiers: number;
-                /** @description versions per variant */
-                variants: {
-                    [key: string]: number;
-                };
-                versions: number;
-                versions_with_tiers: number;
+        /** @description what the catalog holds, whether or not it was new */
+        PriceCatalogSummary: {
+            dropped_by_code: {
+                [key: string]: number;
             };
+            models: number;
+            skipped_by_code: {
+                [key: string]: number;
+            };
+            skipped_models: number;
+            skipped_variants: number;
+            tiers: number;
+            /** @description versions per variant */
+            variants: {
+                [key: string]: number;
+            };
+            versions: number;
+            versions_with_tiers: number;
+        };
+        PriceImportDropped: {
+            /**
+             * @description why it was left out (docs/pricing.md, "What is left out, and why")
+             * @enum {string}
+             */
+            code: "precision" | "not_token_priced" | "zero_priced" | "unknown_field" | "unsupported" | "invalid" | "not_a_model" | "conflict";
+            field: string;
+            model: string;
+            reason: string;
+        };
+        PriceImportResponseDto: {
+            catalog: components["schemas"]["PriceCatalogSummary"];
             /** @description price-changing fields of imported models that were not imported */
-            dropped: {
-                /**
-                 * @description why it was left out (docs/pricing.md, "What is left out, and why")
-                 * @enum {string}
-                 */
-                code: "precision" | "not_token_priced" | "zero_priced" | "unknown_field" | "unsupported" | "invalid" | "not_a_model" | "conflict";
-                field: string;
-                model: string;
-                reason: string;
-            }[];
+            dropped: components["schemas"]["PriceImportDropped"][];
             effective_from: string;
             /** @description versions created */
             imported: number;
-            skipped: {
-                /**
-                 * @description why it was left out (docs/pricing.md, "What is left out, and why")
-                 * @enum {string}
-                 */
-                code: "precision" | "not_token_priced" | "zero_priced" | "unknown_field" | "unsupported" | "invalid" | "not_a_model" | "conflict";
-                model: string;
-                reason: string;
-                /** @description absent: the whole model (every variant) was skipped */
-                variant?: string;
-            }[];
+            skipped: components["schemas"]["PriceImportSkipped"][];
             /** @description versions whose (model, variant) already had these terms in force at effective_from */
             unchanged: number;
         };
+        PriceImportSkipped: {
+            /**
+             * @description why it was left out (docs/pricing.md, "What is left out, and why")
+             * @enum {string}
+             */
+            code: "precision" | "not_token_priced" | "zero_priced" | "unknown_field" | "unsupported" | "invalid" | "not_a_model" | "conflict";
+            model: string;
+            reason: string;
+            /** @description absent: the whole model (every variant) was skipped */
+            variant?: string;
+        };
         PriceListResponseDto: {
-            data: {
-                /** @description USD per million tokens; null = billed at the parent kind's price */
-                cache_write_1h_usd_per_mtok: string | null;
-                /** @description USD per million tokens; null = billed at the parent kind's price */
-                cache_write_5m_usd_per_mtok: string | null;
-                /** @description USD per million tokens; null = billed at the parent kind's price */
-                cached_input_audio_usd_per_mtok: string | null;
-                /** @description USD per million tokens; null = billed at the parent kind's price */
-                cached_input_usd_per_mtok: string | null;
-                created_at: string;
-                effective_from: string;
-                /** @description bigint as a decimal string */
-                id: string;
-                /** @description USD per million tokens; null = billed at the parent kind's price */
-                input_audio_usd_per_mtok: string | null;
-                /** @description USD per million tokens; null = billed at the parent kind's price */
-                input_image_usd_per_mtok: string | null;
-                /** @description USD per million text input tokens; null only on image/audio-only versions (events using text input are unpriced) */
-                input_usd_per_mtok: string | null;
-                model: string;
-                next: {
-                    /** @description USD per million tokens; null = billed at the parent kind's price */
-                    cache_write_1h_usd_per_mtok: string | null;
-                    /** @description USD per million tokens; null = billed at the parent kind's price */
-                    cache_write_5m_usd_per_mtok: string | null;
-                    /** @description USD per million tokens; null = billed at the parent kind's price */
-                    cached_input_audio_usd_per_mtok: string | null;
-                    /** @description USD per million tokens; null = billed at the parent kind's price */
-                    cached_input_usd_per_mtok: string | null;
-                    created_at: string;
-                    effective_from: string;
-                    /** @description bigint as a decimal string */
-                    id: string;
-                    /** @description USD per million tokens; null = billed at the parent kind's price */
-                    input_audio_usd_per_mtok: string | null;
-                    /** @description USD per million tokens; null = billed at the parent kind's price */
-                    input_image_usd_per_mtok: string | null;
-                    /** @description USD per million text input tokens; null only on image/audio-only versions (events using text input are unpriced) */
-                    input_usd_per_mtok: string | null;
-                    model: string;
-                    /** @description USD per million tokens; null = billed at the parent kind's price */
-                    output_audio_usd_per_mtok: string | null;
-                    /** @description USD per million tokens; null = billed at the parent kind's price */
-                    output_image_usd_per_mtok: string | null;
-                    /** @description USD per million text output tokens; null only on image/audio-only versions (events using text output are unpriced) */
-                    output_usd_per_mtok: string | null;
-                    /** @description USD per million tokens; null = billed at the parent kind's price */
-                    reasoning_usd_per_mtok: string | null;
-                    request_usd: string | null;
-                    /** @description "api" or the importer ("litellm", ...) */
-                    source: string;
-                    /** @description context tiers, ascending; the highest one the prompt passes prices the whole request */
-                    tiers: {
-                        above_input_tokens: number;
-                        cache_write_1h_usd_per_mtok?: string;
-                        cache_write_5m_usd_per_mtok?: string;
-                        cached_input_audio_usd_per_mtok?: string;
-                        cached_input_usd_per_mtok?: string;
-                        inclusive: boolean;
-                        input_audio_usd_per_mtok?: string;
-                        input_image_usd_per_mtok?: string;
-                        input_usd_per_mtok?: string;
-                        output_audio_usd_per_mtok?: string;
-                        output_image_usd_per_mtok?: string;
-                        output_usd_per_mtok?: string;
-                        reasoning_usd_per_mtok?: string;
-                    }[];
-                    /** @description "standard" unless named (flex, batch, priority, us, fast, eu, low, medium, high, ...) */
-                    variant: string;
-                    /** @enum {string|null} */
-                    web_search_billing: "per_call" | "per_request" | null;
-                    web_search_usd_per_call: string | null;
-                } | null;
-                /** @description USD per million tokens; null = billed at the parent kind's price */
-                output_audio_usd_per_mtok: string | null;
-                /** @description USD per million tokens; null = billed at the parent kind's price */
-                output_image_usd_per_mtok: string | null;
-                /** @description USD per million text output tokens; null only on image/audio-only versions (events using text output are unpriced) */
-                output_usd_per_mtok: string | null;
-                /** @description USD per million tokens; null = billed at the parent kind's price */
-                reasoning_usd_per_mtok: string | null;
-                request_usd: string | null;
-                /** @description "api" or the importer ("litellm", ...) */
-                source: string;
-                /** @description context tiers, ascending; the highest one the prompt passes prices the whole request */
-                tiers: {
-                    above_input_tokens: number;
-                    cache_write_1h_usd_per_mtok?: string;
-                    cache_write_5m_usd_per_mtok?: string;
-                    cached_input_audio_usd_per_mtok?: string;
-                    cached_input_usd_per_mtok?: string;
-                    inclusive: boolean;
-                    input_audio_usd_per_mtok?: string;
-                    input_image_usd_per_mtok?: string;
-                    input_usd_per_mtok?: string;
-                    output_audio_usd_per_mtok?: string;
-                    output_image_usd_per_mtok?: string;
-                    output_usd_per_mtok?: string;
-                    reasoning_usd_per_mtok?: string;
-                }[];
-                /** @description "standard" unless named (flex, batch, priority, us, fast, eu, low, medium, high, ...) */
-                variant: string;
-                /** @enum {string|null} */
-                web_search_billing: "per_call" | "per_request" | null;
-                web_search_usd_per_call: string | null;
-            }[];
+            data: (components["schemas"]["PriceResponseDto"] & {
+                next: components["schemas"]["PriceResponseDto"] | null;
+            })[];
             /** @description models whose first version is still in the future */
-            upcoming: {
-                /** @description USD per million tokens; null = billed at the parent kind's price */
-                cache_write_1h_usd_per_mtok: string | null;
-                /** @description USD per million tokens; null = billed at the parent kind's price */
-                cache_write_5m_usd_per_mtok: string | null;
-                /** @description USD per million tokens; null = billed at the parent kind's price */
-                cached_input_audio_usd_per_mtok: string | null;
-                /** @description USD per million tokens; null = billed at the parent kind's price */
-                cached_input_usd_per_mtok: string | null;
-                created_at: string;
-                effective_from: string;
-                /** @description bigint as a decimal string */
-                id: string;
-                /** @description USD per million tokens; null = billed at the parent kind's price */
-                input_audio_usd_per_mtok: string | null;
-                /** @description USD per million tokens; null = billed at the parent kind's price */
-                input_image_usd_per_mtok: string | null;
-                /** @description USD per million text input tokens; null only on image/audio-only versions (events using text input are unpriced) */
-                input_usd_per_mtok: string | null;
-                model: string;
-                /** @description USD per million tokens; null = billed at the parent kind's price */
-                output_audio_usd_per_mtok: string | null;
-                /** @description USD per million tokens; null = billed at the parent kind's price */
-                output_image_usd_per_mtok: string | null;
-                /** @description USD per million text output tokens; null only on image/audio-only versions (events using text output are unpriced) */
-                output_usd_per_mtok: string | null;
-                /** @description USD per million tokens; null = billed at the parent kind's price */
-                reasoning_usd_per_mtok: string | null;
-                request_usd: string | null;
-                /** @description "api" or the importer ("litellm", ...) */
-                source: string;
-                /** @description context tiers, ascending; the highest one the prompt passes prices the whole request */
-                tiers: {
-                    above_input_tokens: number;
-                    cache_write_1h_usd_per_mtok?: string;
-                    cache_write_5m_usd_per_mtok?: string;
-                    cached_input_audio_usd_per_mtok?: string;
-                    cached_input_usd_per_mtok?: string;
-                    inclusive: boolean;
-                    input_audio_usd_per_mtok?: string;
-                    input_image_usd_per_mtok?: string;
-                    input_usd_per_mtok?: string;
-                    output_audio_usd_per_mtok?: string;
-                    output_image_usd_per_mtok?: string;
-                    output_usd_per_mtok?: string;
-                    reasoning_usd_per_mtok?: string;
-                }[];
-                /** @description "standard" unless named (flex, batch, priority, us, fast, eu, low, medium, high, ...) */
-                variant: string;
-                /** @enum {string|null} */
-                web_search_billing: "per_call" | "per_request" | null;
-                web_search_usd_per_call: string | null;
-            }[];
+            upcoming: components["schemas"]["PriceResponseDto"][];
         };
         PriceResponseDto: {
             /** @description USD per million tokens; null = billed at the parent kind's price */
@@ -1777,81 +1578,30 @@ export interface components {
             /** @description "api" or the importer ("litellm", ...) */
             source: string;
             /** @description context tiers, ascending; the highest one the prompt passes prices the whole request */
-            tiers: {
-                above_input_tokens: number;
-                cache_write_1h_usd_per_mtok?: string;
-                cache_write_5m_usd_per_mtok?: string;
-                cached_input_audio_usd_per_mtok?: string;
-                cached_input_usd_per_mtok?: string;
-                inclusive: boolean;
-                input_audio_usd_per_mtok?: string;
-                input_image_usd_per_mtok?: string;
-                input_usd_per_mtok?: string;
-                output_audio_usd_per_mtok?: string;
-                output_image_usd_per_mtok?: string;
-                output_usd_per_mtok?: string;
-                reasoning_usd_per_mtok?: string;
-            }[];
+            tiers: components["schemas"]["PriceTier"][];
             /** @description "standard" unless named (flex, batch, priority, us, fast, eu, low, medium, high, ...) */
             variant: string;
             /** @enum {string|null} */
             web_search_billing: "per_call" | "per_request" | null;
             web_search_usd_per_call: string | null;
         };
+        PriceTier: {
+            above_input_tokens: number;
+            cache_write_1h_usd_per_mtok?: string;
+            cache_write_5m_usd_per_mtok?: string;
+            cached_input_audio_usd_per_mtok?: string;
+            cached_input_usd_per_mtok?: string;
+            inclusive: boolean;
+            input_audio_usd_per_mtok?: string;
+            input_image_usd_per_mtok?: string;
+            input_usd_per_mtok?: string;
+            output_audio_usd_per_mtok?: string;
+            output_image_usd_per_mtok?: string;
+            output_usd_per_mtok?: string;
+            reasoning_usd_per_mtok?: string;
+        };
         PriceVersionsResponseDto: {
-            data: {
-                /** @description USD per million tokens; null = billed at the parent kind's price */
-                cache_write_1h_usd_per_mtok: string | null;
-                /** @description USD per million tokens; null = billed at the parent kind's price */
-                cache_write_5m_usd_per_mtok: string | null;
-                /** @description USD per million tokens; null = billed at the parent kind's price */
-                cached_input_audio_usd_per_mtok: string | null;
-                /** @description USD per million tokens; null = billed at the parent kind's price */
-                cached_input_usd_per_mtok: string | null;
-                created_at: string;
-                effective_from: string;
-                /** @description bigint as a decimal string */
-                id: string;
-                /** @description USD per million tokens; null = billed at the parent kind's price */
-                input_audio_usd_per_mtok: string | null;
-                /** @description USD per million tokens; null = billed at the parent kind's price */
-                input_image_usd_per_mtok: string | null;
-                /** @description USD per million text input tokens; null only on image/audio-only versions (events using text input are unpriced) */
-                input_usd_per_mtok: string | null;
-                model: string;
-                /** @description USD per million tokens; null = billed at the parent kind's price */
-                output_audio_usd_per_mtok: string | null;
-                /** @description USD per million tokens; null = billed at the parent kind's price */
-                output_image_usd_per_mtok: string | null;
-                /** @description USD per million text output tokens; null only on image/audio-only versions (events using text output are unpriced) */
-                output_usd_per_mtok: string | null;
-                /** @description USD per million tokens; null = billed at the parent kind's price */
-                reasoning_usd_per_mtok: string | null;
-                request_usd: string | null;
-                /** @description "api" or the importer ("litellm", ...) */
-                source: string;
-                /** @description context tiers, ascending; the highest one the prompt passes prices the whole request */
-                tiers: {
-                    above_input_tokens: number;
-                    cache_write_1h_usd_per_mtok?: string;
-                    cache_write_5m_usd_per_mtok?: string;
-                    cached_input_audio_usd_per_mtok?: string;
-                    cached_input_usd_per_mtok?: string;
-                    inclusive: boolean;
-                    input_audio_usd_per_mtok?: string;
-                    input_image_usd_per_mtok?: string;
-                    input_usd_per_mtok?: string;
-                    output_audio_usd_per_mtok?: string;
-                    output_image_usd_per_mtok?: string;
-                    output_usd_per_mtok?: string;
-                    reasoning_usd_per_mtok?: string;
-                }[];
-                /** @description "standard" unless named (flex, batch, priority, us, fast, eu, low, medium, high, ...) */
-                variant: string;
-                /** @enum {string|null} */
-                web_search_billing: "per_call" | "per_request" | null;
-                web_search_usd_per_call: string | null;
-            }[];
+            data: components["schemas"]["PriceResponseDto"][];
         };
         ProveAddressDto: {
             address: string;
@@ -1885,25 +1635,7 @@ export interface components {
             refund_id: string;
         };
         RefundListResponseDto: {
-            data: {
-                /** @description Credited back to the user by this part */
-                amount_usd: string;
-                /** @description floor(refunded_total x payout / charge) */
-                clawed_back_total_usd: string;
-                /** @description Taken back from the contributor's payable by this part (may take it below zero) */
-                contributor_clawback_usd: string;
-                contributor_id: string;
-                created_at: string;
-                event_id: string;
-                journal_entry_id: string;
-                margin_reversed_usd: string;
-                model: string;
-                reason: string;
-                refund_id: string;
-                /** @description All parts of this event so far */
-                refunded_total_usd: string;
-                user_id: string;
-            }[];
+            data: components["schemas"]["RefundResponseDto"][];
             next_cursor: string | null;
         };
         RefundResponseDto: {
@@ -2007,26 +1739,7 @@ export interface components {
             updated_at: string;
         };
         SettlementListResponseDto: {
-            data: {
-                approved_at: string | null;
-                approved_by: string | null;
-                completed_at: string | null;
-                created_at: string;
-                last_error: string | null;
-                payout_count: number;
-                requires_approval: boolean;
-                /** Format: uuid */
-                settlement_id: string;
-                /** @enum {string} */
-                status: "pending_approval" | "queued" | "submitting" | "confirmed" | "partially_failed" | "failed";
-                /** @description the exact total in micro-USDC (6 decimals), as a decimal string */
-                total_micro_usdc: string;
-                /** @description decimal USDC */
-                total_usdc: string;
-                /** @description "admin" or "schedule" */
-                trigger: string;
-                updated_at: string;
-            }[];
+            data: components["schemas"]["SettlementResponseDto"][];
             next_cursor: string | null;
         };
         SettlementResponseDto: {
@@ -2131,36 +1844,7 @@ export interface components {
             }[];
         };
         UsageBatchDto: {
-            events: {
-                contributor_id: string;
-                event_id: string;
-                hold_id?: string;
-                /** @description a JSON object (keys at most 100 characters), at most 4096 bytes of JSON, nesting at most 64 */
-                metadata?: {
-                    [key: string]: unknown;
-                };
-                model: string;
-                /** Format: date-time */
-                occurred_at?: string;
-                price_variant?: string;
-                usage: {
-                    cache_write_1h_tokens?: number;
-                    cache_write_5m_tokens?: number;
-                    cached_audio_tokens?: number;
-                    /** @default 0 */
-                    cached_tokens?: number;
-                    completion_audio_tokens?: number;
-                    completion_image_tokens?: number;
-                    completion_tokens: number;
-                    prompt_audio_tokens?: number;
-                    prompt_image_tokens?: number;
-                    prompt_tokens: number;
-                    /** @default 0 */
-                    reasoning_tokens?: number;
-                    web_search_calls?: number;
-                };
-                user_id: string;
-            }[];
+            events: components["schemas"]["UsageEventDto"][];
         };
         UsageEventDto: {
             contributor_id: string;
@@ -2210,38 +1894,7 @@ export interface components {
             url: string;
         };
         WebhookDeliveryListResponseDto: {
-            data: {
-                attempt_log: {
-                    attempt: number;
-                    error: string | null;
-                    finished_at: string | null;
-                    latency_ms: number | null;
-                    started_at: string;
-                    status_code: number | null;
-                }[];
-                attempts: number;
-                created_at: string;
-                deadline_at: string;
-                delivered_at: string | null;
-                /** @description bigint as a decimal string */
-                delivery_id: string;
-                event: {
-                    id: string;
-                    timestamp: string;
-                    type: string;
-                };
-                failed_at: string | null;
-                last_attempt_at: string | null;
-                last_error: string | null;
-                last_latency_ms: number | null;
-                last_status_code: number | null;
-                /** @description null unless pending */
-                next_attempt_at: string | null;
-                /** @description pending, delivered or failed */
-                status: string;
-                /** Format: uuid */
-                webhook_id: string;
-            }[];
+            data: components["schemas"]["WebhookDeliveryResponseDto"][];
             next_cursor: string | null;
         };
         WebhookDeliveryResponseDto: {
@@ -2302,21 +1955,7 @@ export interface components {
             }[];
         };
         WebhookListResponseDto: {
-            data: {
-                contributor_id: string | null;
-                created_at: string;
-                description: string | null;
-                disabled_at: string | null;
-                disabled_reason: string | null;
-                events: string[];
-                failing_since: string | null;
-                /** Format: uuid */
-                id: string;
-                last_success_at: string | null;
-                /** @enum {string} */
-                status: "active" | "disabled";
-                url: string;
-            }[];
+            data: components["schemas"]["WebhookEndpointResponseDto"][];
             /** @description always null: every endpoint is on one page */
             next_cursor: string | null;
         };

@@ -6,6 +6,7 @@ import { queryKeys } from '../api/endpoints';
 import { TxLink } from './tx-link';
 import { DataTable } from './data-table';
 import { Money } from './money';
+import { PendingButton } from './pending-button';
 import { ErrorMessage } from './states';
 
 afterEach(cleanup);
@@ -28,6 +29,22 @@ describe('Money', () => {
     );
     expect(screen.getByTitle('3.367039 USDC').textContent).toBe('3.367039 USDC');
     expect(screen.getByText('—')).toBeTruthy();
+  });
+});
+
+describe('PendingButton', () => {
+  it('says what is pending and cannot be pressed again until the answer', () => {
+    const { rerender } = render(<PendingButton pending={false} pendingLabel="Saving…">Save</PendingButton>);
+    const button = screen.getByRole('button', { name: 'Save' }) as HTMLButtonElement;
+    expect([button.type, button.disabled]).toEqual(['button', false]);
+    rerender(<PendingButton pending pendingLabel="Saving…">Save</PendingButton>);
+    expect((screen.getByRole('button', { name: 'Saving…' }) as HTMLButtonElement).disabled).toBe(true);
+  });
+
+  it('stays disabled when its own condition says so', () => {
+    render(<PendingButton type="submit" pending={false} pendingLabel="Importing…" disabled>Import catalog</PendingButton>);
+    const button = screen.getByRole('button', { name: 'Import catalog' }) as HTMLButtonElement;
+    expect([button.type, button.disabled]).toEqual(['submit', true]);
   });
 });
 

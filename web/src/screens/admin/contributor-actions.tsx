@@ -3,6 +3,7 @@ import { useState, type FormEvent } from 'react';
 import { ApiError } from '../../api/client';
 import { api } from '../../api/endpoints';
 import { ErrorMessage } from '../../components/states';
+import { PendingButton } from '../../components/pending-button';
 
 interface ContributorFields {
   id: string;
@@ -71,9 +72,9 @@ export function ContributorEditForm({ contributor }: { contributor: ContributorF
         <input id="allow-contract" type="checkbox" checked={allowContract} onChange={(e) => setAllowContract(e.target.checked)} /> allow contract code at this address
       </span>
       <div className="actions">
-        <button type="submit" className="primary" disabled={put.isPending}>
-          {put.isPending ? 'Saving…' : 'Save'}
-        </button>
+        <PendingButton type="submit" className="primary" pending={put.isPending} pendingLabel="Saving…">
+          Save
+        </PendingButton>
         {put.isSuccess && <span role="status">Saved.</span>}
       </div>
       {put.isError && <ErrorMessage error={put.error} title={refusal ? 'Payout address refused' : 'Not saved'} />}

@@ -5,6 +5,7 @@ import type { NewPrice } from '../../api/wire';
 import { ErrorMessage } from '../../components/states';
 import { FEE_DECIMALS, PER_MTOK_DECIMALS, tiersBody, type TierDraft } from '../../lib/console-forms';
 import { normalizeDecimalInput } from '../../money/decimal';
+import { PendingButton } from '../../components/pending-button';
 
 export interface PriceDraft {
   model: string;
@@ -152,9 +153,9 @@ export function PriceForm({ model = '', effectiveFrom = '', onSaved }: { model?:
         </fieldset>
       </details>
       <div className="actions">
-        <button type="submit" className="primary" disabled={save.isPending}>
-          {save.isPending ? 'Saving…' : 'Add price'}
-        </button>
+        <PendingButton type="submit" className="primary" pending={save.isPending} pendingLabel="Saving…">
+          Add price
+        </PendingButton>
         {save.isSuccess && (
           <span role="status">
             Price {save.data.id} saved for {save.data.model}
@@ -196,9 +197,9 @@ export function CatalogImport() {
       <label htmlFor="catalog-from">In force from (RFC 3339, empty = now)</label>
       <input id="catalog-from" value={effectiveFrom} onChange={(e) => setEffectiveFrom(e.target.value)} spellCheck={false} />
       <div className="actions">
-        <button type="submit" disabled={!file || run.isPending}>
-          {run.isPending ? 'Importing…' : 'Import catalog'}
-        </button>
+        <PendingButton type="submit" disabled={!file} pending={run.isPending} pendingLabel="Importing…">
+          Import catalog
+        </PendingButton>
       </div>
       {run.isSuccess && (
         <div role="status">

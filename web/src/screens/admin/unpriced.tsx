@@ -8,6 +8,7 @@ import { formatCount } from '../../lib/format';
 import { CatalogImport, PriceForm } from './price-form';
 import { timeColumn } from '../../components/columns';
 import { Panel } from '../../components/panel';
+import { PendingButton } from '../../components/pending-button';
 
 export function UnpricedScreen() {
   const queryClient = useQueryClient();
@@ -56,9 +57,9 @@ export function UnpricedScreen() {
         </section>
       )}
       <Panel id="reprice-title" title="Reprice">
-        <button type="button" className="primary" onClick={() => reprice.mutate()} disabled={reprice.isPending}>
-          {reprice.isPending ? 'Repricing…' : 'Reprice unpriced events'}
-        </button>
+        <PendingButton className="primary" onClick={() => reprice.mutate()} pending={reprice.isPending} pendingLabel="Repricing…">
+          Reprice unpriced events
+        </PendingButton>
         {reprice.isSuccess && (
           <p role="status" data-reprice-result data-reprice-in-progress={reprice.data.in_progress === true ? 'true' : 'false'}>
             {reprice.data.in_progress === true

@@ -10,6 +10,7 @@ import { webhookBody } from '../../lib/console-forms';
 import { formatCount } from '../../lib/format';
 import { statusColumn, timeColumn } from '../../components/columns';
 import { Panel } from '../../components/panel';
+import { PendingButton } from '../../components/pending-button';
 
 /** Registers an endpoint; the whsec_ secret is in this answer only, so it is shown once, here. */
 function WebhookCreateForm() {
@@ -124,9 +125,9 @@ function RetryButton({ delivery }: { delivery: WebhookDelivery }) {
   });
   return (
     <>
-      <button type="button" onClick={() => retry.mutate()} disabled={retry.isPending} aria-label={`Retry delivery ${delivery.delivery_id}`}>
-        {retry.isPending ? 'Retrying…' : 'Retry'}
-      </button>
+      <PendingButton onClick={() => retry.mutate()} pending={retry.isPending} pendingLabel="Retrying…" aria-label={`Retry delivery ${delivery.delivery_id}`}>
+        Retry
+      </PendingButton>
       {retry.isSuccess && <span role="status"> queued</span>}
       {retry.isError && <ErrorMessage error={retry.error} title="Not retried" />}
     </>

@@ -5,6 +5,7 @@ import type { PayoutAddressChallenge } from '../../api/wire';
 import { ErrorMessage } from '../../components/states';
 import { castSignCommand, injectedProvider, isAddressText, signatureFromInput, signWithWallet } from '../../lib/address-proof';
 import { formatTimestamp } from '../../lib/format';
+import { PendingButton } from '../../components/pending-button';
 
 type Issued = PayoutAddressChallenge & { address: string };
 
@@ -93,9 +94,9 @@ export function PayoutAddressProofForm({ contributorId, currentAddress }: { cont
           required
         />
         <div className="actions">
-          <button type="submit" disabled={challenge.isPending}>
-            {challenge.isPending ? 'Asking…' : 'Get the message to sign'}
-          </button>
+          <PendingButton type="submit" pending={challenge.isPending} pendingLabel="Asking…">
+            Get the message to sign
+          </PendingButton>
         </div>
         {challenge.isError && <ErrorMessage error={challenge.error} title="No challenge" />}
       </form>
@@ -113,9 +114,9 @@ export function PayoutAddressProofForm({ contributorId, currentAddress }: { cont
             </button>
             {copied && <span role="status">Copied.</span>}
             {wallet && (
-              <button type="button" onClick={() => walletSign.mutate(issued)} disabled={walletSign.isPending}>
-                {walletSign.isPending ? 'Waiting for the wallet…' : 'Sign with the browser wallet'}
-              </button>
+              <PendingButton onClick={() => walletSign.mutate(issued)} pending={walletSign.isPending} pendingLabel="Waiting for the wallet…">
+                Sign with the browser wallet
+              </PendingButton>
             )}
           </div>
           <p className="muted small">{wallet ? 'Or sign' : 'No browser wallet found: sign'} it where the key is (a hardware or mobile wallet, Foundry's cast) and paste the signature below.</p>
@@ -129,9 +130,9 @@ export function PayoutAddressProofForm({ contributorId, currentAddress }: { cont
           <label htmlFor={`proof-signature-${contributorId}`}>Signature (0x…)</label>
           <textarea id={`proof-signature-${contributorId}`} value={signature} onChange={(e) => setSignature(e.target.value)} spellCheck={false} rows={3} />
           <div className="actions">
-            <button type="submit" className="primary" disabled={prove.isPending}>
-              {prove.isPending ? 'Checking…' : 'Prove address'}
-            </button>
+            <PendingButton type="submit" className="primary" pending={prove.isPending} pendingLabel="Checking…">
+              Prove address
+            </PendingButton>
           </div>
           {prove.isError && <ErrorMessage error={prove.error} title="Proof refused" />}
         </form>
