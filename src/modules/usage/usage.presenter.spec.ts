@@ -76,4 +76,13 @@ describe('usageEventBody', () => {
       }),
     );
   });
+
+  it('each instant as its own text, whatever the reply before it said (the remembered millisecond)', () => {
+    const times = ['2026-12-01T10:00:01.250Z', '2026-12-01T10:00:01.251Z', '2026-12-01T10:00:01.250Z', '1970-01-01T00:00:00.000Z'];
+    for (const [i, time] of times.entries()) {
+      const body = usageEventBody({ ...priced, occurredAt: at(times[(i + 1) % times.length]!), receivedAt: at(time), pricedAt: at(time) }) as Record<string, unknown>;
+      expect([body.occurred_at, body.priced_at, body.received_at]).toEqual([times[(i + 1) % times.length], time, time]);
+    }
+    expect(() => usageEventBody({ ...priced, occurredAt: new Date(Number.NaN) })).toThrow(RangeError);
+  });
 });
