@@ -1,5 +1,5 @@
 import { billingSuiteWithGateway, expectLedgerClean } from '../support/billing-fixtures.js';
-import { LONG_CACHED_USAGE, pricedEvent, pricedRows, type PricedRow } from './support/priced-requests.js';
+import { LONG_CACHED_USAGE, usageEvent, pricedRows, type PricedRow } from './support/priced-requests.js';
 
 // Every price dimension of docs/pricing.md through the API: POST /v1/admin/prices, then usage
 // events billed to the atto as the provider's price list says (amounts derived by hand in
@@ -114,7 +114,7 @@ describe('price dimensions: admin prices and usage events', () => {
     // Gemini 2.5 Pro above 200k: 250,000 x 2.5 + 50,000 x 0.25 + 10,000 x 15.
     ['gemini-long', 'gemini/gemini-2.5-pro', { prompt_tokens: 300000, cached_tokens: 50000, completion_tokens: 10000, reasoning_tokens: 8000 }, {}, '0.7875'],
   ])('bills %s exactly and shows every count, the variant and the price version', async (id, model, usage, extra, officialUsd) => {
-    const res = await gw(t.http.post('/v1/usage-events')).send(pricedEvent(id, model, usage, extra)).expect(201);
+    const res = await gw(t.http.post('/v1/usage-events')).send(usageEvent(id, model, usage, extra)).expect(201);
     expect(res.body.status).toBe('priced');
     expect(res.body.official_usd).toBe(officialUsd);
     const detail = await gw(t.http.get(`/v1/usage-events/${id}`)).expect(200);
@@ -127,14 +127,14 @@ describe('price dimensions: admin prices and usage events', () => {
 
   it('refuses a usage that breaks containment with 400 naming the field', async () => {
     const res = await gw(t.http.post('/v1/usage-events'))
-      .send(pricedEvent('bad-containment', CLAUDE, { prompt_tokens: 100, cached_tokens: 60, cache_write_5m_tokens: 50, completion_tokens: 1 }))
+      .send(usageEvent('bad-containment', CLAUDE, { prompt_tokens: 100, cached_tokens: 60, cache_write_5m_tokens: 50, completion_tokens: 1 }))
       .expect(400);
     expect(res.body.error.details.map((d: { field: string }) => d.field)).toContain('usage.cache_write_5m_tokens');
     await gw(t.http.get('/v1/usage-events/bad-containment')).expect(404);
   });
 
   it('is unpriced for a variant without a version (never priced at another), and reprices at that variant', async () => {
-    const res = await gw(t.http.post('/v1/usage-events')).send(pricedEvent('gpt5-priority', 'openai/gpt-5', { prompt_tokens: 1000, completion_tokens: 100 }, { price_variant: 'priority' })).expect(202);
+    const res = await gw(t.http.post('/v1/usage-events')).send(usageEvent('gpt5-priority', 'openai/gpt-5', { prompt_tokens: 1000, completion_tokens: 100 }, { price_variant: 'priority' })).expect(202);
     expect(res.body.status).toBe('unpriced');
     await t.admin(t.http.post('/v1/admin/prices')).send({ model: 'openai/gpt-5', variant: 'priority', effective_from: '2026-01-01T00:00:00Z', input_usd_per_mtok: '2.5', output_usd_per_mtok: '20' }).expect(201);
     const repriced = await t.admin(t.http.post('/v1/admin/usage-events/reprice')).expect(200);
@@ -150,12 +150,12 @@ describe('price dimensions: admin prices and usage events', () => {
     expect(created.body).toMatchObject({ input_usd_per_mtok: '5', output_usd_per_mtok: null, output_image_usd_per_mtok: '40' });
     // 50 x 5 + 1,000 x 10 + 4,160 x 40 = 0.00025 + 0.01 + 0.1664.
     const image = await gw(t.http.post('/v1/usage-events'))
-      .send(pricedEvent('gpt-image-all-image', 'openai/gpt-image-1', { prompt_tokens: 1050, prompt_image_tokens: 1000, completion_tokens: 4160, completion_image_tokens: 4160 }))
+      .send(usageEvent('gpt-image-all-image', 'openai/gpt-image-1', { prompt_tokens: 1050, prompt_image_tokens: 1000, completion_tokens: 4160, completion_image_tokens: 4160 }))
       .expect(201);
     expect(image.body).toMatchObject({ status: 'priced', official_usd: '0.17665', charge_usd: '0.229645', price_id: created.body.id });
     // One text output token needs the text output price the version does not have: parked unpriced.
     const text = await gw(t.http.post('/v1/usage-events'))
-      .send(pricedEvent('gpt-image-text-out', 'openai/gpt-image-1', { prompt_tokens: 50, completion_tokens: 4161, completion_image_tokens: 4160 }))
+      .send(usageEvent('gpt-image-text-out', 'openai/gpt-image-1', { prompt_tokens: 50, completion_tokens: 4161, completion_image_tokens: 4160 }))
       .expect(202);
     expect(text.body.status).toBe('unpriced');
   });
@@ -169,7 +169,7 @@ describe('price dimensions: admin prices and usage events', () => {
   });
 
   it('compares the new fields for idempotency: a changed cache write count is 409, the same payload a replay', async () => {
-    const body = pricedEvent('idem-cw', CLAUDE, { prompt_tokens: 1000, cache_write_5m_tokens: 100, completion_tokens: 10 });
+    const body = usageEvent('idem-cw', CLAUDE, { prompt_tokens: 1000, cache_write_5m_tokens: 100, completion_tokens: 10 });
     await gw(t.http.post('/v1/usage-events')).send(body).expect(201);
     await gw(t.http.post('/v1/usage-events')).send(body).expect(200);
     const changed = await gw(t.http.post('/v1/usage-events')).send({ ...body, usage: { ...body.usage, cache_write_5m_tokens: 101 } }).expect(409);
@@ -181,9 +181,9 @@ describe('price dimensions: admin prices and usage events', () => {
     const res = await gw(t.http.post('/v1/usage-events/batch'))
       .send({
         events: [
-          pricedEvent('batch-sonar-low', 'perplexity/sonar-pro', { prompt_tokens: 1000, completion_tokens: 500 }, { price_variant: 'low' }),
-          pricedEvent('batch-qwen-high', 'dashscope/qwen3-max', { prompt_tokens: 200000, completion_tokens: 1000 }),
-          pricedEvent('batch-bad', CLAUDE, { prompt_tokens: 10, completion_tokens: 1, completion_audio_tokens: 2 }),
+          usageEvent('batch-sonar-low', 'perplexity/sonar-pro', { prompt_tokens: 1000, completion_tokens: 500 }, { price_variant: 'low' }),
+          usageEvent('batch-qwen-high', 'dashscope/qwen3-max', { prompt_tokens: 200000, completion_tokens: 1000 }),
+          usageEvent('batch-bad', CLAUDE, { prompt_tokens: 10, completion_tokens: 1, completion_audio_tokens: 2 }),
         ],
       })
       .expect(200);

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { DatabaseService } from '../../src/database/database.service.js';
 import { billingSuiteWithGateway, expectLedgerClean } from '../support/billing-fixtures.js';
-import { LONG_CACHED_USAGE, pricedEvent, pricedRows, type PricedRow } from './support/priced-requests.js';
+import { LONG_CACHED_USAGE, usageEvent, pricedRows, type PricedRow } from './support/priced-requests.js';
 
 // The whole LiteLLM catalog through POST /v1/admin/prices/import, events priced from it to the atto
 // (amounts derived by hand in the comments), and genai-prices' history filling in the past.
@@ -56,7 +56,7 @@ describe('catalog imports: the whole LiteLLM catalog and genai-prices history', 
     // Gemini 2.5 Pro above 200k, grounded once per request: 250,000 x 2.5 + 50,000 x 0.25 + 10,000 x 15 + 0.035.
     ['gemini-long', 'gemini/gemini-2.5-pro', { prompt_tokens: 300000, cached_tokens: 50000, completion_tokens: 10000, web_search_calls: 4 }, {}, '0.8225'],
   ])('bills %s from the imported catalog exactly', async (id, model, usage, extra, officialUsd) => {
-    const res = await gw(t.http.post('/v1/usage-events')).send(pricedEvent(id, model, usage, extra)).expect(201);
+    const res = await gw(t.http.post('/v1/usage-events')).send(usageEvent(id, model, usage, extra)).expect(201);
     expect(res.body).toMatchObject({ status: 'priced', official_usd: officialUsd });
     await expectLedgerClean(t);
   });
@@ -74,7 +74,7 @@ describe('catalog imports: the whole LiteLLM catalog and genai-prices history', 
       ['2026-03-13T00:00:00.000Z', 'genai-prices'],
       ['2026-07-24T00:00:00.000Z', 'litellm'],
     ]);
-    const at = (id: string, occurredAt: string) => pricedEvent(id, 'claude-opus-4-6', { prompt_tokens: 250000, completion_tokens: 1000 }, { occurred_at: occurredAt });
+    const at = (id: string, occurredAt: string) => usageEvent(id, 'claude-opus-4-6', { prompt_tokens: 250000, completion_tokens: 1000 }, { occurred_at: occurredAt });
     // Before 2026-03-13 the whole request above 200k: 250,000 x 10 + 1,000 x 37.5.
     expect((await gw(t.http.post('/v1/usage-events')).send(at('opus-jan', '2026-01-15T12:00:00Z')).expect(201)).body.official_usd).toBe('2.5375');
     // From 2026-03-13 (genai-prices), and from 2026-07-24 (LiteLLM): 250,000 x 5 + 1,000 x 25.

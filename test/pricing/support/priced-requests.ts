@@ -5,7 +5,7 @@
 // keys on import) and adds the cases only it has.
 
 /** An event of user u_42 billed to contributor c_std; `extra` adds or overrides fields (price_variant, occurred_at). */
-export function pricedEvent(id: string, model: string, usage: Record<string, number>, extra: Record<string, unknown> = {}) {
+export function usageEvent(id: string, model: string, usage: Record<string, number>, extra: Record<string, unknown> = {}) {
   return {
     event_id: id,
     user_id: 'u_42',
