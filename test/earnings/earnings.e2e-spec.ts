@@ -3,6 +3,7 @@
 import pg from 'pg';
 import { formatAttoAsUsd, parseUsdToAtto } from '../../src/common/money/index.js';
 import { seededRandom } from '../../src/common/random/seeded-random.js';
+import type { EarningsSumsJson } from '../../src/modules/earnings/earnings-report.js';
 import { randomEvents, UsageFactory, utcDay, type WrittenEvent } from '../factories/usage-factory.js';
 import { parseCsv, readText } from '../support/csv.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
@@ -16,16 +17,11 @@ const MODELS = ['openai/gpt-4o', 'anthropic/claude-x', 'meta/llama,quoted"name']
 const CONTRIBUTORS = ['c-std', 'c-prem', 'c-switch'] as const;
 type GroupBy = 'day' | 'model' | 'day,model';
 
-interface Sums {
-  events: number;
-  prompt_tokens: number;
-  completion_tokens: number;
-  cached_tokens: number;
-  cache_write_tokens: number;
-  audio_tokens: number;
+/** The wire's counts as they are, with the two amounts kept in atto until the rows are formatted. */
+type Sums = Pick<EarningsSumsJson, 'events' | 'prompt_tokens' | 'completion_tokens' | 'cached_tokens' | 'cache_write_tokens' | 'audio_tokens'> & {
   official: bigint;
   earned: bigint;
-}
+};
 
 /** The expected API rows, computed from the raw events in memory. */
 function expectedRows(events: WrittenEvent[], contributorId: string, from: Date, to: Date, groupBy: GroupBy) {

@@ -17,6 +17,19 @@ describe('checkpointed rollup check', () => {
   const check = async (full = false) => (await t.admin(t.http.get(`/v1/admin/ledger/check${full ? '?full=true' : ''}`)).expect(200)).body;
   const post = (id: string, day: string) => t.http.post('/v1/usage-events').set('Authorization', `Bearer ${gatewayKey}`).send(exampleEvent({ event_id: id, occurred_at: `${day}T10:00:00Z` })).expect(201);
   let gatewayKey: string;
+  /**
+   * After a change behind the writers' back: the day is compared again with all its events (not
+   * from its verified sums) and reported; `undo` then puts back what was proven, also on failure.
+   */
+  const expectComparedInFullAndCaught = async (mismatch: Record<string, unknown>, undo: () => Promise<unknown>) => {
+    try {
+      const drifted = await check();
+      expect(drifted.rollups).toMatchObject({ ok: false, days_verified: 1, days_from_sums: 0 });
+      expect(drifted.rollups.mismatched).toEqual([expect.objectContaining(mismatch)]);
+    } finally {
+      await undo();
+    }
+  };
 
   beforeAll(async () => {
     t = await startTestApp('rollup_verified');
@@ -119,13 +132,9 @@ describe('checkpointed rollup check', () => {
     // Priced behind the writers' back (no rollup row): the day's digest is unchanged, its unpriced
     // events at or below its frontier are not. Before, the stored digest alone skipped the day.
     await sql.query(`UPDATE usage_events SET status = 'priced', official_atto = 5, charge_atto = 6, payout_atto = 5, margin_atto = 1 WHERE event_id = 'ev-unpriced'`);
-    try {
-      const drifted = await check();
-      expect(drifted.rollups).toMatchObject({ ok: false, days_verified: 1, days_from_sums: 0 });
-      expect(drifted.rollups.mismatched).toEqual([expect.objectContaining({ day: DAYS[0], model, rollup: null })]);
-    } finally {
-      await sql.query(`UPDATE usage_events SET status = 'unpriced', official_atto = NULL, charge_atto = NULL, payout_atto = NULL, margin_atto = NULL WHERE event_id = 'ev-unpriced'`);
-    }
+    await expectComparedInFullAndCaught({ day: DAYS[0], model, rollup: null }, () =>
+      sql.query(`UPDATE usage_events SET status = 'unpriced', official_atto = NULL, charge_atto = NULL, payout_atto = NULL, margin_atto = NULL WHERE event_id = 'ev-unpriced'`),
+    );
     expect((await check()).rollups).toMatchObject({ ok: true, days_verified: 0 });
     // Priced the writers' way (the price, then the reprice): compared with all its events, equal.
     await t.admin(t.http.post('/v1/admin/prices')).send({ model, input_usd_per_mtok: '1', output_usd_per_mtok: '2', effective_from: '2026-01-01T00:00:00Z' }).expect(201);
@@ -140,15 +149,11 @@ describe('checkpointed rollup check', () => {
     await sql.query(`CREATE TEMP TABLE ghost AS SELECT * FROM usage_events WHERE event_id = 'ev-0-1'`);
     await sql.query(`UPDATE ghost SET id = nextval('usage_events_id_seq'), event_id = 'ev-ghost'`);
     await sql.query(`INSERT INTO usage_events SELECT * FROM ghost`);
-    try {
-      // Before, the unchanged digest skipped the day.
-      const drifted = await check();
-      expect(drifted.rollups).toMatchObject({ ok: false, days_verified: 1, days_from_sums: 0 });
-      expect(drifted.rollups.mismatched).toEqual([expect.objectContaining({ day: DAYS[0], contributor_id: 'c_std' })]);
-    } finally {
+    // Before, the unchanged digest skipped the day.
+    await expectComparedInFullAndCaught({ day: DAYS[0], contributor_id: 'c_std' }, async () => {
       await sql.query(`DELETE FROM usage_events WHERE event_id = 'ev-ghost'`);
       await sql.query(`DROP TABLE ghost`);
-    }
+    });
     expect((await check()).rollups).toMatchObject({ ok: true, days_verified: 0 });
   });
 
@@ -164,15 +169,11 @@ describe('checkpointed rollup check', () => {
        VALUES ('2026-11-01', 'c_std', $1, 'openai/gpt-4o', 1, 1, 1, 1, 1, 1, 0, 0, 0, 0)`,
       [DAYS[1]],
     );
-    try {
-      // Before, the day's rollup digest alone was compared, and the day was skipped.
-      const drifted = await check();
-      expect(drifted.rollups).toMatchObject({ ok: false, days_verified: 1, days_from_sums: 0 });
-      expect(drifted.rollups.mismatched).toEqual([expect.objectContaining({ day: DAYS[1], contributor_id: 'c_std' })]);
-    } finally {
+    // Before, the day's rollup digest alone was compared, and the day was skipped.
+    await expectComparedInFullAndCaught({ day: DAYS[1], contributor_id: 'c_std' }, async () => {
       await sql.query(`DELETE FROM usage_archived_rollups WHERE month = '2026-11-01'`);
       await sql.query(`DELETE FROM usage_archives WHERE month = '2026-11-01'`);
-    }
+    });
     // Back to what was proven: skipped again.
     expect((await check()).rollups).toMatchObject({ ok: true, days_verified: 0 });
   });

@@ -1,11 +1,10 @@
-import { expectLedgerClean, seedBilling } from '../support/billing-fixtures.js';
-import { startTestApp, type TestApp } from '../support/test-app.js';
+import { billingSuiteWithGateway, expectLedgerClean } from '../support/billing-fixtures.js';
+import { LONG_CACHED_USAGE, usageEvent, pricedRows, type PricedRow } from './support/priced-requests.js';
 
 // Every price dimension of docs/pricing.md through the API: POST /v1/admin/prices, then usage
 // events billed to the atto as the provider's price list says (amounts derived by hand in
 // src/modules/pricing/pricing-math.spec.ts and in the comments here).
 
-const at = '2026-11-29T10:00:00Z';
 const CLAUDE = 'anthropic/claude-sonnet-4-5';
 const claudeTier = { above_input_tokens: 200000, input_usd_per_mtok: '6', output_usd_per_mtok: '22.5', cached_input_usd_per_mtok: '0.6', cache_write_5m_usd_per_mtok: '7.5', cache_write_1h_usd_per_mtok: '12' };
 const claude = {
@@ -43,30 +42,13 @@ const prices = [
 ];
 
 describe('price dimensions: admin prices and usage events', () => {
-  let t: TestApp;
-  let gatewayKey: string;
-  const gw = (req: import('supertest').Test) => req.set('Authorization', `Bearer ${gatewayKey}`);
-  const event = (id: string, model: string, usage: Record<string, number>, extra: Record<string, unknown> = {}) => ({
-    event_id: id,
-    user_id: 'u_42',
-    contributor_id: 'c_std',
-    model,
-    occurred_at: at,
-    usage,
-    ...extra,
-  });
+  const { t, gw } = billingSuiteWithGateway('price-dimensions', { userCreditUsd: '1000' });
 
   beforeAll(async () => {
-    t = await startTestApp('price-dimensions');
-    await seedBilling(t, { userCreditUsd: '1000' });
-    gatewayKey = (await t.admin(t.http.post('/v1/admin/api-keys')).send({ role: 'gateway' }).expect(201)).body.key;
     for (const body of prices) await t.admin(t.http.post('/v1/admin/prices')).send(body).expect(201);
   });
   afterEach(async () => {
     await expectLedgerClean(t);
-  });
-  afterAll(async () => {
-    await t?.close();
   });
 
   it('stores every field exactly and returns it (tiers ascending), a replay is 200', async () => {
@@ -117,27 +99,22 @@ describe('price dimensions: admin prices and usage events', () => {
     expect(listed.body.data).toEqual([]);
   });
 
-  it.each([
-    // Claude 5m/1h cache writes above 200k: 0.72 + 0.06 + 0.15 + 0.12 + 0.045.
-    ['claude-long', CLAUDE, { prompt_tokens: 250000, cached_tokens: 100000, cache_write_5m_tokens: 20000, cache_write_1h_tokens: 10000, completion_tokens: 2000 }, {}, '1.095'],
-    // Claude US-only inference: the same request at the `us` variant, 1.095 x 1.1.
-    ['claude-us', CLAUDE, { prompt_tokens: 250000, cached_tokens: 100000, cache_write_5m_tokens: 20000, cache_write_1h_tokens: 10000, completion_tokens: 2000 }, { price_variant: 'us' }, '1.2045'],
-    // Claude with 3 web searches: 0.03 + 0.0075 + 3 x 0.01.
-    ['claude-search', CLAUDE, { prompt_tokens: 10000, completion_tokens: 500, web_search_calls: 3 }, {}, '0.0675'],
+  it.each<PricedRow>([
+    ...pricedRows({
+      'claude-long': CLAUDE,
+      'claude-search': CLAUDE,
+      audio: 'openai/gpt-4o-audio-preview',
+      image: 'gemini/gemini-2.5-flash-image',
+      'sonar-high': 'perplexity/sonar-pro',
+      'gpt5-flex': 'openai/gpt-5',
+      'qwen-mid': 'dashscope/qwen3-max',
+    }),
+    // Claude US-only inference: the same request as claude-long at the `us` variant, 1.095 x 1.1.
+    ['claude-us', CLAUDE, LONG_CACHED_USAGE, { price_variant: 'us' }, '1.2045'],
     // Gemini 2.5 Pro above 200k: 250,000 x 2.5 + 50,000 x 0.25 + 10,000 x 15.
     ['gemini-long', 'gemini/gemini-2.5-pro', { prompt_tokens: 300000, cached_tokens: 50000, completion_tokens: 10000, reasoning_tokens: 8000 }, {}, '0.7875'],
-    // gpt-4o-audio: 200 x 2.5 + 800 x 40 + 100 x 10 + 400 x 80.
-    ['audio', 'openai/gpt-4o-audio-preview', { prompt_tokens: 1000, prompt_audio_tokens: 800, completion_tokens: 500, completion_audio_tokens: 400 }, {}, '0.0655'],
-    // Gemini image output: 500 x 0.3 + 10 x 2.5 + 1,290 x 30.
-    ['image', 'gemini/gemini-2.5-flash-image', { prompt_tokens: 500, completion_tokens: 1300, completion_image_tokens: 1290 }, {}, '0.038875'],
-    // Perplexity, high search context: 0.003 + 0.0075 + 0.014 per request.
-    ['sonar-high', 'perplexity/sonar-pro', { prompt_tokens: 1000, completion_tokens: 500 }, { price_variant: 'high' }, '0.0245'],
-    // gpt-5 flex: 10,000 x 0.625 + 10,000 x 0.0625 + 5,000 x 5.
-    ['gpt5-flex', 'openai/gpt-5', { prompt_tokens: 20000, cached_tokens: 10000, completion_tokens: 5000, reasoning_tokens: 4000 }, { price_variant: 'flex' }, '0.031875'],
-    // Qwen range tier (32k, 128k]: 32,001 x 2.4 + 1,000 x 12.
-    ['qwen-mid', 'dashscope/qwen3-max', { prompt_tokens: 32001, completion_tokens: 1000 }, {}, '0.0888024'],
   ])('bills %s exactly and shows every count, the variant and the price version', async (id, model, usage, extra, officialUsd) => {
-    const res = await gw(t.http.post('/v1/usage-events')).send(event(id, model, usage, extra)).expect(201);
+    const res = await gw(t.http.post('/v1/usage-events')).send(usageEvent(id, model, usage, extra)).expect(201);
     expect(res.body.status).toBe('priced');
     expect(res.body.official_usd).toBe(officialUsd);
     const detail = await gw(t.http.get(`/v1/usage-events/${id}`)).expect(200);
@@ -150,14 +127,14 @@ describe('price dimensions: admin prices and usage events', () => {
 
   it('refuses a usage that breaks containment with 400 naming the field', async () => {
     const res = await gw(t.http.post('/v1/usage-events'))
-      .send(event('bad-containment', CLAUDE, { prompt_tokens: 100, cached_tokens: 60, cache_write_5m_tokens: 50, completion_tokens: 1 }))
+      .send(usageEvent('bad-containment', CLAUDE, { prompt_tokens: 100, cached_tokens: 60, cache_write_5m_tokens: 50, completion_tokens: 1 }))
       .expect(400);
     expect(res.body.error.details.map((d: { field: string }) => d.field)).toContain('usage.cache_write_5m_tokens');
     await gw(t.http.get('/v1/usage-events/bad-containment')).expect(404);
   });
 
   it('is unpriced for a variant without a version (never priced at another), and reprices at that variant', async () => {
-    const res = await gw(t.http.post('/v1/usage-events')).send(event('gpt5-priority', 'openai/gpt-5', { prompt_tokens: 1000, completion_tokens: 100 }, { price_variant: 'priority' })).expect(202);
+    const res = await gw(t.http.post('/v1/usage-events')).send(usageEvent('gpt5-priority', 'openai/gpt-5', { prompt_tokens: 1000, completion_tokens: 100 }, { price_variant: 'priority' })).expect(202);
     expect(res.body.status).toBe('unpriced');
     await t.admin(t.http.post('/v1/admin/prices')).send({ model: 'openai/gpt-5', variant: 'priority', effective_from: '2026-01-01T00:00:00Z', input_usd_per_mtok: '2.5', output_usd_per_mtok: '20' }).expect(201);
     const repriced = await t.admin(t.http.post('/v1/admin/usage-events/reprice')).expect(200);
@@ -173,12 +150,12 @@ describe('price dimensions: admin prices and usage events', () => {
     expect(created.body).toMatchObject({ input_usd_per_mtok: '5', output_usd_per_mtok: null, output_image_usd_per_mtok: '40' });
     // 50 x 5 + 1,000 x 10 + 4,160 x 40 = 0.00025 + 0.01 + 0.1664.
     const image = await gw(t.http.post('/v1/usage-events'))
-      .send(event('gpt-image-all-image', 'openai/gpt-image-1', { prompt_tokens: 1050, prompt_image_tokens: 1000, completion_tokens: 4160, completion_image_tokens: 4160 }))
+      .send(usageEvent('gpt-image-all-image', 'openai/gpt-image-1', { prompt_tokens: 1050, prompt_image_tokens: 1000, completion_tokens: 4160, completion_image_tokens: 4160 }))
       .expect(201);
     expect(image.body).toMatchObject({ status: 'priced', official_usd: '0.17665', charge_usd: '0.229645', price_id: created.body.id });
     // One text output token needs the text output price the version does not have: parked unpriced.
     const text = await gw(t.http.post('/v1/usage-events'))
-      .send(event('gpt-image-text-out', 'openai/gpt-image-1', { prompt_tokens: 50, completion_tokens: 4161, completion_image_tokens: 4160 }))
+      .send(usageEvent('gpt-image-text-out', 'openai/gpt-image-1', { prompt_tokens: 50, completion_tokens: 4161, completion_image_tokens: 4160 }))
       .expect(202);
     expect(text.body.status).toBe('unpriced');
   });
@@ -192,7 +169,7 @@ describe('price dimensions: admin prices and usage events', () => {
   });
 
   it('compares the new fields for idempotency: a changed cache write count is 409, the same payload a replay', async () => {
-    const body = event('idem-cw', CLAUDE, { prompt_tokens: 1000, cache_write_5m_tokens: 100, completion_tokens: 10 });
+    const body = usageEvent('idem-cw', CLAUDE, { prompt_tokens: 1000, cache_write_5m_tokens: 100, completion_tokens: 10 });
     await gw(t.http.post('/v1/usage-events')).send(body).expect(201);
     await gw(t.http.post('/v1/usage-events')).send(body).expect(200);
     const changed = await gw(t.http.post('/v1/usage-events')).send({ ...body, usage: { ...body.usage, cache_write_5m_tokens: 101 } }).expect(409);
@@ -204,9 +181,9 @@ describe('price dimensions: admin prices and usage events', () => {
     const res = await gw(t.http.post('/v1/usage-events/batch'))
       .send({
         events: [
-          event('batch-sonar-low', 'perplexity/sonar-pro', { prompt_tokens: 1000, completion_tokens: 500 }, { price_variant: 'low' }),
-          event('batch-qwen-high', 'dashscope/qwen3-max', { prompt_tokens: 200000, completion_tokens: 1000 }),
-          event('batch-bad', CLAUDE, { prompt_tokens: 10, completion_tokens: 1, completion_audio_tokens: 2 }),
+          usageEvent('batch-sonar-low', 'perplexity/sonar-pro', { prompt_tokens: 1000, completion_tokens: 500 }, { price_variant: 'low' }),
+          usageEvent('batch-qwen-high', 'dashscope/qwen3-max', { prompt_tokens: 200000, completion_tokens: 1000 }),
+          usageEvent('batch-bad', CLAUDE, { prompt_tokens: 10, completion_tokens: 1, completion_audio_tokens: 2 }),
         ],
       })
       .expect(200);

@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { DatabaseService } from '../../src/database/database.service.js';
-import { expectLedgerClean, seedBilling } from '../support/billing-fixtures.js';
-import { startTestApp, type TestApp } from '../support/test-app.js';
+import { billingSuiteWithGateway, expectLedgerClean } from '../support/billing-fixtures.js';
+import { LONG_CACHED_USAGE, usageEvent, pricedRows, type PricedRow } from './support/priced-requests.js';
 
 // The whole LiteLLM catalog through POST /v1/admin/prices/import, events priced from it to the atto
 // (amounts derived by hand in the comments), and genai-prices' history filling in the past.
@@ -11,29 +11,9 @@ const CATALOG_TEXT = readFileSync(fileURLToPath(new URL('../fixtures/prices/lite
 const IMPORTED_AT = '2026-07-24T00:00:00Z';
 
 describe('catalog imports: the whole LiteLLM catalog and genai-prices history', () => {
-  let t: TestApp;
-  let gatewayKey: string;
-  const gw = (req: import('supertest').Test) => req.set('Authorization', `Bearer ${gatewayKey}`);
+  const { t, gw } = billingSuiteWithGateway('price-import', { userCreditUsd: '1000' });
   const importLitellm = (text: string) =>
     t.admin(t.http.post(`/v1/admin/prices/import?effective_from=${encodeURIComponent(IMPORTED_AT)}`)).set('Content-Type', 'application/json').send(text);
-  const event = (id: string, model: string, usage: Record<string, number>, extra: Record<string, unknown> = {}) => ({
-    event_id: id,
-    user_id: 'u_42',
-    contributor_id: 'c_std',
-    model,
-    occurred_at: '2026-11-29T10:00:00Z',
-    usage,
-    ...extra,
-  });
-
-  beforeAll(async () => {
-    t = await startTestApp('price-import');
-    await seedBilling(t, { userCreditUsd: '1000' });
-    gatewayKey = (await t.admin(t.http.post('/v1/admin/api-keys')).send({ role: 'gateway' }).expect(201)).body.key;
-  });
-  afterAll(async () => {
-    await t?.close();
-  });
 
   it('imports the whole catalog with counts of models, variants, tiers and skips by reason, and again changes nothing', async () => {
     const first = await importLitellm(CATALOG_TEXT).expect(201);
@@ -61,27 +41,22 @@ describe('catalog imports: the whole LiteLLM catalog and genai-prices history', 
     expect(await db.price.count({ where: { source: 'litellm' } })).toBe(2695);
   });
 
-  it.each([
-    // Claude Sonnet 4.5, 5m/1h cache writes above 200k: 120,000 x 6 + 100,000 x 0.6 + 20,000 x 7.5 + 10,000 x 12 + 2,000 x 22.5.
-    ['claude-long', 'claude-sonnet-4-5', { prompt_tokens: 250000, cached_tokens: 100000, cache_write_5m_tokens: 20000, cache_write_1h_tokens: 10000, completion_tokens: 2000 }, {}, '1.095'],
+  it.each<PricedRow>([
+    ...pricedRows({
+      'claude-long': 'claude-sonnet-4-5',
+      'claude-search': 'claude-sonnet-4-5',
+      audio: 'gpt-4o-audio-preview',
+      image: 'gemini/gemini-2.5-flash-image',
+      'sonar-high': 'perplexity/sonar-pro',
+      'gpt5-flex': 'gpt-5',
+      'qwen-mid': 'dashscope/qwen3-max',
+    }),
     // Claude Opus 4.6 US-only (1.1x): 120,000 x 5.5 + 100,000 x 0.55 + 20,000 x 6.875 + 10,000 x 11 + 2,000 x 27.5.
-    ['opus-us', 'claude-opus-4-6', { prompt_tokens: 250000, cached_tokens: 100000, cache_write_5m_tokens: 20000, cache_write_1h_tokens: 10000, completion_tokens: 2000 }, { price_variant: 'us' }, '1.0175'],
-    // Claude with 3 web searches at $10 per 1,000: 10,000 x 3 + 500 x 15 + 3 x 0.01.
-    ['claude-search', 'claude-sonnet-4-5', { prompt_tokens: 10000, completion_tokens: 500, web_search_calls: 3 }, {}, '0.0675'],
+    ['opus-us', 'claude-opus-4-6', LONG_CACHED_USAGE, { price_variant: 'us' }, '1.0175'],
     // Gemini 2.5 Pro above 200k, grounded once per request: 250,000 x 2.5 + 50,000 x 0.25 + 10,000 x 15 + 0.035.
     ['gemini-long', 'gemini/gemini-2.5-pro', { prompt_tokens: 300000, cached_tokens: 50000, completion_tokens: 10000, web_search_calls: 4 }, {}, '0.8225'],
-    // gpt-4o-audio: 200 x 2.5 + 800 x 40 + 100 x 10 + 400 x 80.
-    ['audio', 'gpt-4o-audio-preview', { prompt_tokens: 1000, prompt_audio_tokens: 800, completion_tokens: 500, completion_audio_tokens: 400 }, {}, '0.0655'],
-    // Gemini image output: 500 x 0.3 + 10 x 2.5 + 1,290 x 30.
-    ['image', 'gemini/gemini-2.5-flash-image', { prompt_tokens: 500, completion_tokens: 1300, completion_image_tokens: 1290 }, {}, '0.038875'],
-    // Perplexity, high search context: 1,000 x 3 + 500 x 15 + 0.014 per request.
-    ['sonar-high', 'perplexity/sonar-pro', { prompt_tokens: 1000, completion_tokens: 500 }, { price_variant: 'high' }, '0.0245'],
-    // gpt-5 flex: 10,000 x 0.625 + 10,000 x 0.0625 + 5,000 x 5.
-    ['gpt5-flex', 'gpt-5', { prompt_tokens: 20000, cached_tokens: 10000, completion_tokens: 5000, reasoning_tokens: 4000 }, { price_variant: 'flex' }, '0.031875'],
-    // Qwen range (32k, 128k]: 32,001 x 2.4 + 1,000 x 12.
-    ['qwen-mid', 'dashscope/qwen3-max', { prompt_tokens: 32001, completion_tokens: 1000 }, {}, '0.0888024'],
   ])('bills %s from the imported catalog exactly', async (id, model, usage, extra, officialUsd) => {
-    const res = await gw(t.http.post('/v1/usage-events')).send(event(id, model, usage, extra)).expect(201);
+    const res = await gw(t.http.post('/v1/usage-events')).send(usageEvent(id, model, usage, extra)).expect(201);
     expect(res.body).toMatchObject({ status: 'priced', official_usd: officialUsd });
     await expectLedgerClean(t);
   });
@@ -99,7 +74,7 @@ describe('catalog imports: the whole LiteLLM catalog and genai-prices history', 
       ['2026-03-13T00:00:00.000Z', 'genai-prices'],
       ['2026-07-24T00:00:00.000Z', 'litellm'],
     ]);
-    const at = (id: string, occurredAt: string) => event(id, 'claude-opus-4-6', { prompt_tokens: 250000, completion_tokens: 1000 }, { occurred_at: occurredAt });
+    const at = (id: string, occurredAt: string) => usageEvent(id, 'claude-opus-4-6', { prompt_tokens: 250000, completion_tokens: 1000 }, { occurred_at: occurredAt });
     // Before 2026-03-13 the whole request above 200k: 250,000 x 10 + 1,000 x 37.5.
     expect((await gw(t.http.post('/v1/usage-events')).send(at('opus-jan', '2026-01-15T12:00:00Z')).expect(201)).body.official_usd).toBe('2.5375');
     // From 2026-03-13 (genai-prices), and from 2026-07-24 (LiteLLM): 250,000 x 5 + 1,000 x 25.

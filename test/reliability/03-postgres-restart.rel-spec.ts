@@ -5,9 +5,10 @@
 import { sleep } from '../../scripts/lib/processes.js';
 import { waitFor } from '../support/test-worker.js';
 import { RELIABILITY_ADMIN_KEY } from './support/built-service.js';
-import { AttemptLog, createGatewayKey, getJson, pollReadiness, runPool, type Client, type LatencySummary } from './support/http-client.js';
-import { billingFigures, ledgerCheck } from './support/ledger-probe.js';
+import { AttemptLog, createGatewayKey, getJson, runPool, type Client } from './support/http-client.js';
+import { billingFigures, expectBilledExactlyOnce, ledgerCheck } from './support/ledger-probe.js';
 import { waitQueueDrained } from './support/queue-client.js';
+import { readinessProbe, type OutageWindow } from './support/readiness-probe.js';
 import { startReliabilityStack, type ReliabilityStackFor } from './support/reliability-stack.js';
 import { newOutbox, resendUnacknowledged, steadyLoad } from './support/resending-client.js';
 import { ScenarioRun } from './support/scenario-run.js';
@@ -20,13 +21,10 @@ const OUTAGE_LATENCY_MS_MAX = 5_000;
 /** After Postgres is back, the API must answer 2xx again within this (no restart). */
 const RECOVERY_MS_MAX = 15_000;
 
-interface Outage {
-  how: 'fast shutdown' | 'kill -9';
-  downMs: number;
+interface Outage extends OutageWindow<'fast shutdown' | 'kill -9'> {
   /** Requests answered while Postgres was down, by status:code, and their latency. */
   duringOutage: ReturnType<AttemptLog['summary']>;
   readyWhileDown: Record<string, number>;
-  readyLatencyMs: LatencySummary;
   /** From Postgres accepting connections again to the API's first 2xx on ingestion. */
   recoveryMs: number;
 }
@@ -51,8 +49,7 @@ describe('reliability 3: Postgres restart during load (own Postgres instance)', 
     const load = steadyLoad({ client: gateway, outbox, next: eventStream({ prefix: 'rel3', seed: 3 }), lanes: { single: 8, batch: 1 }, pauseMs: 10 });
     const queued = generateEvents({ prefix: 'rel3q', count: QUEUED_BEFORE_OUTAGE, seed: 33 });
     const outages: Outage[] = [];
-    const readyLog = new AttemptLog();
-    const readyClient: Client = { baseUrl: () => s.api.baseUrl, key: RELIABILITY_ADMIN_KEY, log: readyLog };
+    const readiness = readinessProbe(s);
 
     const injectOutage = async (how: Outage['how']) => {
       // Jobs pushed just before the outage are processed into it: the worker must delay, not drop them.
@@ -60,7 +57,7 @@ describe('reliability 3: Postgres restart during load (own Postgres instance)', 
       const downAt = Date.now();
       if (how === 'fast shutdown') await s.ownPostgres.stop();
       else await s.ownPostgres.crash();
-      const readyWhileDown = (await pollReadiness(readyClient, { sinceMs: downAt, durationMs: DOWN_MS })).byStatus;
+      const readyWhileDown = (await readiness.poll({ sinceMs: downAt, durationMs: DOWN_MS })).byStatus;
       await s.ownPostgres.start();
       const upAt = Date.now();
       const firstOk = await waitFor(async () => log.attempts.find((a) => a.startedAtMs >= upAt && a.status >= 200 && a.status < 300), RECOVERY_MS_MAX, 50);
@@ -69,7 +66,7 @@ describe('reliability 3: Postgres restart during load (own Postgres instance)', 
         downMs: upAt - downAt,
         duringOutage: log.summary((a) => a.startedAtMs >= downAt + 200 && a.startedAtMs < upAt),
         readyWhileDown,
-        readyLatencyMs: readyLog.summary((a) => a.startedAtMs >= downAt && a.startedAtMs < upAt).latencyMs,
+        readyLatencyMs: readiness.latencyMs(downAt, upAt),
         recoveryMs: firstOk.startedAtMs + firstOk.latencyMs - upAt,
       });
       await sleep(3_000);
@@ -87,7 +84,7 @@ describe('reliability 3: Postgres restart during load (own Postgres instance)', 
     const firstPass = log.summary();
     await resendUnacknowledged(gateway, outbox);
     const drained = await waitQueueDrained(s.queue, 120_000);
-    const readyAfter = await getJson(readyClient, '/health/ready');
+    const readyAfter = await getJson(readiness.client, '/health/ready');
 
     const figures = await billingFigures({ databaseUrl: s.databaseUrl, events: [...outbox.events, ...queued], acknowledged: outbox.acked });
     const check = await ledgerCheck(s.api.baseUrl, RELIABILITY_ADMIN_KEY);
@@ -125,10 +122,6 @@ describe('reliability 3: Postgres restart during load (own Postgres instance)', 
     expect(drained.dead).toBe(0);
     expect(figures.lostAcknowledged).toEqual([]);
     expect(figures.foundInDb).toBe(outbox.events.length + queued.length);
-    expect(figures.doubledEvents).toBe(0);
-    expect(figures.doubledJournalEntries).toBe(0);
-    expect(figures.wrongAmounts).toBe(0);
-    expect(figures.balanceMismatches).toEqual([]);
-    expect(check).toMatchObject({ ok: true });
+    expectBilledExactlyOnce(figures, check);
   }, 170_000);
 });

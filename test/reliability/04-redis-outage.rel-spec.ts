@@ -6,10 +6,11 @@
 import { waitFor } from '../support/test-worker.js';
 import { sleep } from '../../scripts/lib/processes.js';
 import { RELIABILITY_ADMIN_KEY, startWorker } from './support/built-service.js';
-import { AttemptLog, getJson, pollReadiness, runPool, type Client, type LatencySummary } from './support/http-client.js';
-import { billingFigures, ledgerCheck, storedWithPrefix } from './support/ledger-probe.js';
+import { AttemptLog, getJson, runPool } from './support/http-client.js';
+import { billingFigures, expectBilledExactlyOnce, ledgerCheck, storedWithPrefix } from './support/ledger-probe.js';
 import { startOwnRedis } from './support/own-redis.js';
 import { queueClient, queueDrained, waitQueueDrained } from './support/queue-client.js';
+import { readinessProbe, type OutageWindow } from './support/readiness-probe.js';
 import { startReliabilityStack, type ReliabilityStackFor } from './support/reliability-stack.js';
 import { newOutbox, resendUnacknowledged, steadyLoad } from './support/resending-client.js';
 import { ScenarioRun } from './support/scenario-run.js';
@@ -20,14 +21,11 @@ const QUEUED_BEFORE_OUTAGE = 2_500;
 const FREEZE_MS = 5_000;
 const DOWN_MS = 6_000;
 
-interface Outage {
-  how: 'SIGSTOP (hang)' | 'kill -9';
-  downMs: number;
+interface Outage extends OutageWindow<'SIGSTOP (hang)' | 'kill -9'> {
   storedQueueJobsAtStart: number;
   storedQueueJobsAtEnd: number;
   rest: ReturnType<AttemptLog['summary']>;
   ready: Record<string, number>;
-  readyLatencyMs: LatencySummary;
   readyRedisDown: number;
   workerAlive: boolean;
 }
@@ -53,8 +51,7 @@ describe('reliability 4: Redis outage (own Redis instance)', () => {
     const load = steadyLoad({ client: s.admin, outbox, next: eventStream({ prefix: 'rel4rest', seed: 44 }), lanes: { single: 6, batch: 1 }, pauseMs: 10 });
     const outages: Outage[] = [];
     const workerCrashes: string[] = [];
-    const readyLog = new AttemptLog();
-    const readyClient: Client = { baseUrl: () => s.api.baseUrl, key: RELIABILITY_ADMIN_KEY, log: readyLog };
+    const readiness = readinessProbe(s);
 
     const injectOutage = async (how: Outage['how'], durationMs: number) => {
       const burst = generateEvents({ prefix: `rel4q${outages.length}`, count: QUEUED_BEFORE_OUTAGE, seed: 4 + outages.length });
@@ -66,7 +63,7 @@ describe('reliability 4: Redis outage (own Redis instance)', () => {
       const downAt = Date.now();
       if (how === 'kill -9') await s.ownRedis.crash();
       else s.ownRedis.freeze();
-      const { byStatus: ready, saidDown: readyRedisDown } = await pollReadiness(readyClient, { sinceMs: downAt, durationMs, downCheck: 'redis' });
+      const { byStatus: ready, saidDown: readyRedisDown } = await readiness.poll({ sinceMs: downAt, durationMs, downCheck: 'redis' });
       const upAt = Date.now();
       if (how === 'kill -9') await s.ownRedis.start();
       else s.ownRedis.thaw();
@@ -77,7 +74,7 @@ describe('reliability 4: Redis outage (own Redis instance)', () => {
         storedQueueJobsAtEnd: await storedWithPrefix(s.databaseUrl, `rel4q${outages.length}`),
         rest: s.admin.log.summary((a) => a.startedAtMs >= downAt && a.startedAtMs < upAt),
         ready,
-        readyLatencyMs: readyLog.summary((a) => a.startedAtMs >= downAt && a.startedAtMs < upAt).latencyMs,
+        readyLatencyMs: readiness.latencyMs(downAt, upAt),
         readyRedisDown,
         workerAlive: s.worker.isRunning(),
       });
@@ -100,7 +97,7 @@ describe('reliability 4: Redis outage (own Redis instance)', () => {
     const rest = s.admin.log.summary();
     await resendUnacknowledged(s.admin, outbox);
     const drained = await waitQueueDrained(s.queue, 120_000);
-    const readyAfter = await getJson(readyClient, '/health/ready');
+    const readyAfter = await getJson(readiness.client, '/health/ready');
     previousQueued = queued;
     previousRest = outbox.events;
     const figures = await billingFigures({ databaseUrl: s.databaseUrl, events: [...queued, ...outbox.events], acknowledged: outbox.acked });
@@ -131,11 +128,7 @@ describe('reliability 4: Redis outage (own Redis instance)', () => {
     expect(drained.dead).toBe(0);
     expect(figures.foundInDb).toBe(queued.length + outbox.events.length);
     expect(figures.lostAcknowledged).toEqual([]);
-    expect(figures.doubledEvents).toBe(0);
-    expect(figures.doubledJournalEntries).toBe(0);
-    expect(figures.wrongAmounts).toBe(0);
-    expect(figures.balanceMismatches).toEqual([]);
-    expect(check).toMatchObject({ ok: true });
+    expectBilledExactlyOnce(figures, check);
   }, 170_000);
 
   // The same crash on a Redis run like this machine's development one (no AOF, no snapshots):
@@ -167,10 +160,6 @@ describe('reliability 4: Redis outage (own Redis instance)', () => {
     run.record('noPersistence', { published, storedAtCrash, storedAfter, lostQueuedJobs: published - storedAfter, workerAlive: bareWorker.isRunning(), db: figures, ledgerCheck: check.ok });
 
     expect(bareWorker.isRunning()).toBe(true);
-    expect(figures.doubledEvents).toBe(0);
-    expect(figures.doubledJournalEntries).toBe(0);
-    expect(figures.wrongAmounts).toBe(0);
-    expect(figures.balanceMismatches).toEqual([]);
-    expect(check).toMatchObject({ ok: true });
+    expectBilledExactlyOnce(figures, check);
   }, 120_000);
 });

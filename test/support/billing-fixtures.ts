@@ -1,4 +1,5 @@
-import type { TestApp } from './test-app.js';
+import type request from 'supertest';
+import { testAppForSuite, type TestApp } from './test-app.js';
 
 export const GPT4O = 'openai/gpt-4o';
 
@@ -14,6 +15,21 @@ export async function seedBilling(t: TestApp, options: { userCreditUsd?: string 
   await t.admin(t.http.put('/v1/admin/contributors/c_std')).send({ tier: 'standard', payout_address: '0x1111111111111111111111111111111111111111' }).expect(201);
   await t.admin(t.http.put('/v1/admin/contributors/c_prem')).send({ tier: 'premium', payout_address: '0x2222222222222222222222222222222222222222' }).expect(201);
   await t.admin(t.http.post('/v1/admin/users/u_42/credits')).send({ amount_usd: options.userCreditUsd ?? '100', reference: 'seed-u42' }).expect(201);
+}
+
+/**
+ * For the enclosing describe: a test app seeded for billing (seedBilling, with `options`) and a
+ * gateway API key, both made in its beforeAll (the suite's own beforeAll hooks run after it).
+ * `gw` sends a request as that gateway.
+ */
+export function billingSuiteWithGateway(label: string, options: { userCreditUsd?: string } = {}): { t: TestApp; gw: (req: request.Test) => request.Test } {
+  const t = testAppForSuite(label);
+  let gatewayKey: string | null = null;
+  beforeAll(async () => {
+    await seedBilling(t, options);
+    gatewayKey = (await t.admin(t.http.post('/v1/admin/api-keys')).send({ role: 'gateway' }).expect(201)).body.key;
+  });
+  return { t, gw: (req) => req.set('Authorization', `Bearer ${gatewayKey}`) };
 }
 
 export function exampleEvent(overrides: Record<string, unknown> = {}) {

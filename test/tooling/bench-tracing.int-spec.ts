@@ -1,7 +1,8 @@
 import type { LoadResult } from '../../scripts/lib/bench-http.js';
-import { renderMarkdown, type BenchFigures } from '../../scripts/lib/bench-report.js';
+import { renderMarkdown } from '../../scripts/lib/bench-report.js';
 import { compareTracing, pooledCpuPerEventUs, tracingLine, tracingRunOrder, type TracingComparison } from '../../scripts/lib/bench-tracing.js';
 import type { ApiPhaseRun } from '../../scripts/lib/bench-two-api.js';
+import { reportFigures } from './support/bench-figures.js';
 
 function run(eventsPerSecond: number, apiCores: number, postgresCores: number, seconds = 10): ApiPhaseRun {
   const load: LoadResult = { seconds, requests: eventsPerSecond * seconds, non2xx: 0, errors: 0, pricedEvents: eventsPerSecond * seconds, notPricedEvents: 0, eventsPerSecond, latencyP50Ms: 5, latencyP99Ms: 20 };
@@ -34,21 +35,8 @@ describe('the tracing phase of the bench (issue 28)', () => {
   });
 
   it('puts one Results row per ratio and a section into docs/performance.md, none for older runs', () => {
-    const ingestion = (r: ApiPhaseRun) => ({ connections: 64, load: r.load, cpu: r.cpu, storedPriced: r.load.pricedEvents, storedOther: 0, runsEventsPerSecond: [r.load.eventsPerSecond] });
-    const figures = (tracing: TracingComparison[] | undefined): BenchFigures => ({
-      quick: false,
-      startedAt: new Date('2026-12-01T13:00:00Z'),
-      finishedAt: new Date('2026-12-01T13:05:00Z'),
-      machine: { cores: 2, cpuModel: 'test', memoryBytes: 2 ** 34, node: 'v20', postgres: 'PostgreSQL 15', loadAvgStart: [1, 1, 1], loadAvgEnd: [1, 1, 1] },
-      durationS: 15,
-      raw: { copyRowsPerSecond: 200_000, unnestRowsPerSecond: 100_000, singleInsertRowsPerSecond: 3000, copyRows: 1, unnestRows: 1, singleInsertRows: 1 },
-      batch: [{ ...ingestion(run(20_000, 0.8, 0.6)), size: 1000, connections: 4 }],
-      single: ingestion(run(4000, 0.6, 0.4)),
-      tracing,
-      earnings: { skipped: 'test' },
-      gas: { recipientCount: 10, batchPayout: { newHolders: 27_000, existingHolders: 10_000 }, disperseToken: { newHolders: 27_200, existingHolders: 10_100 }, disperseTokenSimple: { newHolders: 27_600, existingHolders: 10_500 }, singleTransfer: { newHolders: 53_700, existingHolders: 36_600 } },
-      rss: { idleBytes: 2 ** 27, peakBytes: 2 ** 28, samples: 10 },
-    }) as BenchFigures;
+    const figures = (tracing: TracingComparison[] | undefined) =>
+      reportFigures({ quick: false, durationS: 15, batchRun: run(20_000, 0.8, 0.6), singleRun: run(4000, 0.6, 0.4), phases: { tracing } });
     const md = renderMarkdown(figures([
       compareTracing('batch 1000', 4, [run(20_000, 0.8, 0.6)], [run(20_000, 0.9, 0.62)]),
       compareTracing('single', 64, [run(4000, 0.6, 0.4)], [run(4000, 0.8, 0.4)]),

@@ -1,7 +1,8 @@
 import fc from 'fast-check';
 import type { LoadResult } from '../../scripts/lib/bench-http.js';
-import { renderMarkdown, type BenchFigures, type StreamAuditFigure } from '../../scripts/lib/bench-report.js';
+import { renderMarkdown, type StreamAuditFigure } from '../../scripts/lib/bench-report.js';
 import { compareTwoApi, cpuPerEventUs, medianByRate, renderTwoApiTable, roundRobinTargets, type ApiPhaseRun, type TwoApiComparison } from '../../scripts/lib/bench-two-api.js';
+import { reportFigures } from './support/bench-figures.js';
 
 function load(eventsPerSecond: number, p99 = 20): LoadResult {
   return { seconds: 10, requests: eventsPerSecond * 10, non2xx: 0, errors: 0, pricedEvents: eventsPerSecond * 10, notPricedEvents: 0, eventsPerSecond, latencyP50Ms: p99 / 4, latencyP99Ms: p99 };
@@ -81,21 +82,8 @@ describe('two-API figures', () => {
 });
 
 describe('docs/performance.md with the two-API phase', () => {
-  const ingestion = (r: ApiPhaseRun) => ({ connections: 64, load: r.load, cpu: r.cpu, storedPriced: r.load.pricedEvents, storedOther: 0, runsEventsPerSecond: [r.load.eventsPerSecond] });
-  const figures = (twoApi: TwoApiComparison[] | undefined): BenchFigures => ({
-    quick: true,
-    startedAt: new Date('2026-12-01T13:00:00Z'),
-    finishedAt: new Date('2026-12-01T13:05:00Z'),
-    machine: { cores: 2, cpuModel: 'test', memoryBytes: 2 ** 34, node: 'v20', postgres: 'PostgreSQL 15', loadAvgStart: [1, 1, 1], loadAvgEnd: [1, 1, 1] },
-    durationS: 5,
-    raw: { copyRowsPerSecond: 200_000, unnestRowsPerSecond: 100_000, singleInsertRowsPerSecond: 3000, copyRows: 1, unnestRows: 1, singleInsertRows: 1 },
-    batch: [{ ...ingestion(run(1, 20_000, [0.8])), size: 1000, connections: 4 }],
-    single: ingestion(run(1, 5000, [0.75])),
-    twoApi,
-    earnings: { skipped: 'test' },
-    gas: { recipientCount: 10, batchPayout: { newHolders: 27_000, existingHolders: 10_000 }, disperseToken: { newHolders: 27_200, existingHolders: 10_100 }, disperseTokenSimple: { newHolders: 27_600, existingHolders: 10_500 }, singleTransfer: { newHolders: 53_700, existingHolders: 36_600 } },
-    rss: { idleBytes: 2 ** 27, peakBytes: 2 ** 28, samples: 10 },
-  }) as BenchFigures;
+  const figures = (twoApi: TwoApiComparison[] | undefined) =>
+    reportFigures({ quick: true, durationS: 5, batchRun: run(1, 20_000, [0.8]), singleRun: run(1, 5000, [0.75]), phases: { twoApi } });
 
   it('has a "Two API processes" section with both workloads and the single-event CPU per event', () => {
     const twoApi = [

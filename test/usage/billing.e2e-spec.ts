@@ -1,21 +1,9 @@
-import { exampleEvent, expectLedgerClean, GPT4O, seedBilling } from '../support/billing-fixtures.js';
-import { startTestApp, type TestApp } from '../support/test-app.js';
+import { billingSuiteWithGateway, exampleEvent, expectLedgerClean, GPT4O } from '../support/billing-fixtures.js';
 
 describe('billing core: usage events, idempotency, unpriced, ledger', () => {
-  let t: TestApp;
-  let gatewayKey: string;
-  const gw = (req: import('supertest').Test) => req.set('Authorization', `Bearer ${gatewayKey}`);
-
-  beforeAll(async () => {
-    t = await startTestApp('billing');
-    await seedBilling(t);
-    gatewayKey = (await t.admin(t.http.post('/v1/admin/api-keys')).send({ role: 'gateway' }).expect(201)).body.key;
-  });
+  const { t, gw } = billingSuiteWithGateway('billing');
   afterEach(async () => {
     await expectLedgerClean(t);
-  });
-  afterAll(async () => {
-    await t?.close();
   });
 
   it('prices the api.md example exactly and charges the user exactly once', async () => {

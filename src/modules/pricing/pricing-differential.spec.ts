@@ -43,20 +43,23 @@ function termsOf(version: VersionDraft): PriceTerms {
   return priceDraftFromBody(createPriceSchema.parse(toPriceBody(version)));
 }
 
+/** A token (or call) count from 0 to max. */
+const count = (max: number) => fc.integer({ min: 0, max });
+
 const usageArbitrary = fc
   .record({
-    text: fc.integer({ min: 0, max: 300_000 }),
-    cachedText: fc.integer({ min: 0, max: 100_000 }),
-    cacheWrite5m: fc.integer({ min: 0, max: 50_000 }),
-    cacheWrite1h: fc.integer({ min: 0, max: 50_000 }),
-    cachedAudio: fc.integer({ min: 0, max: 5_000 }),
-    uncachedAudio: fc.integer({ min: 0, max: 20_000 }),
-    promptImage: fc.integer({ min: 0, max: 10_000 }),
-    textOutput: fc.integer({ min: 0, max: 50_000 }),
-    reasoning: fc.integer({ min: 0, max: 30_000 }),
-    completionAudio: fc.integer({ min: 0, max: 10_000 }),
-    completionImage: fc.integer({ min: 0, max: 5_000 }),
-    webSearchCalls: fc.integer({ min: 0, max: 5 }),
+    text: count(300_000),
+    cachedText: count(100_000),
+    cacheWrite5m: count(50_000),
+    cacheWrite1h: count(50_000),
+    cachedAudio: count(5_000),
+    uncachedAudio: count(20_000),
+    promptImage: count(10_000),
+    textOutput: count(50_000),
+    reasoning: count(30_000),
+    completionAudio: count(10_000),
+    completionImage: count(5_000),
+    webSearchCalls: count(5),
   })
   .map(
     (p): TokenUsage => ({

@@ -101,8 +101,26 @@ export async function billingFigures(input: {
   });
 }
 
+export interface LedgerCheck {
+  ok: boolean;
+  body: unknown;
+}
+
+/**
+ * What every usage scenario asserts last, whatever it broke: no event stored twice, no usage
+ * journal entry twice, every stored amount and every user balance exact against the oracle, and
+ * the API's own ledger check clean. (Whether every event arrived is the scenario's own check.)
+ */
+export function expectBilledExactlyOnce(figures: BillingFigures, check: LedgerCheck): void {
+  expect(figures.doubledEvents).toBe(0);
+  expect(figures.doubledJournalEntries).toBe(0);
+  expect(figures.wrongAmounts).toBe(0);
+  expect(figures.balanceMismatches).toEqual([]);
+  expect(check).toMatchObject({ ok: true });
+}
+
 /** The ledger check of /v1/admin/ledger/check, read through the API. */
-export async function ledgerCheck(baseUrl: string, adminKey: string): Promise<{ ok: boolean; body: unknown }> {
+export async function ledgerCheck(baseUrl: string, adminKey: string): Promise<LedgerCheck> {
   const response = await fetch(`${baseUrl}/v1/admin/ledger/check`, { headers: { authorization: `Bearer ${adminKey}` } });
   const body = (await response.json()) as { ok?: boolean };
   return { ok: response.status === 200 && body.ok === true, body };

@@ -118,11 +118,7 @@ export async function waitSettlement(s: SettlementStack, id: string, until: (bod
 
 export const isFinal = (body: any) => FINAL_STATUSES.includes(body.status);
 
-/**
- * The money check: for every payee ever created, USDC on chain == ledger paid (micro-USDC), and
- * the number of USDC Transfer events to it == its paid payout lines (none paid twice).
- */
-export async function payoutFigures(s: SettlementStack): Promise<{
+export interface PayoutFigures {
   payees: number;
   onChainMicroUsdc: string;
   ledgerPaidMicroUsdc: string;
@@ -130,7 +126,13 @@ export async function payoutFigures(s: SettlementStack): Promise<{
   paidLines: number;
   transfers: number;
   ledgerCheck: boolean;
-}> {
+}
+
+/**
+ * The money check: for every payee ever created, USDC on chain == ledger paid (micro-USDC), and
+ * the number of USDC Transfer events to it == its paid payout lines (none paid twice).
+ */
+export async function payoutFigures(s: SettlementStack): Promise<PayoutFigures> {
   const logs = await s.chain.getLogs({ address: s.devchain.usdcAddress, event: TRANSFER_EVENT, fromBlock: 0n, toBlock: 'latest' });
   const transfersTo = new Map<string, number>();
   for (const log of logs) transfersTo.set(getAddress(log.args.to!), (transfersTo.get(getAddress(log.args.to!)) ?? 0) + 1);
@@ -164,6 +166,14 @@ export async function payoutFigures(s: SettlementStack): Promise<{
     transfers: transfersTotal,
     ledgerCheck: check.ok,
   };
+}
+
+/** After a settlement of `lines` payees paid in full: chain == ledger for each, one transfer per paid line, ledger check clean. */
+export function expectEveryLinePaidOnce(figures: PayoutFigures, lines: number): void {
+  expect(figures.mismatches).toEqual([]);
+  expect(figures.paidLines).toBe(lines);
+  expect(figures.transfers).toBe(lines);
+  expect(figures.ledgerCheck).toBe(true);
 }
 
 /** The test USDC owner: pause, unpause, blacklist, unBlacklist. */
