@@ -238,6 +238,13 @@ interface Totals {
 }
 
 const zeroTotals = (): Totals => ({ events: 0, officialAtto: 0n, chargeAtto: 0n, payoutAtto: 0n, marginAtto: 0n });
+/** The money fields of a Totals: added up in one place, for one event and across the tiers. */
+const TOTALS_ATTO_FIELDS = ['officialAtto', 'chargeAtto', 'payoutAtto', 'marginAtto'] as const;
+
+function addTotals(into: Totals, from: Totals): void {
+  into.events += from.events;
+  for (const field of TOTALS_ATTO_FIELDS) into[field] += from[field];
+}
 
 class Tally {
   readonly byTier: Record<Tier, Totals> = { standard: zeroTotals(), premium: zeroTotals() };
@@ -258,15 +265,16 @@ class Tally {
     const problem = this.problemOf(event);
     if (problem) this.badEvents.push(`${event.event_id}: ${problem}`);
     const tier = this.tiers.get(event.contributor_id)!;
-    const totals = this.byTier[tier];
-    totals.events += 1;
-    totals.officialAtto += usdToAtto(event.official_usd);
-    totals.chargeAtto += usdToAtto(event.charge_usd);
-    totals.payoutAtto += usdToAtto(event.payout_usd);
-    totals.marginAtto += usdToAtto(event.margin_usd);
-    const payout = usdToAtto(event.payout_usd);
-    this.payoutByContributor.set(event.contributor_id, (this.payoutByContributor.get(event.contributor_id) ?? 0n) + payout);
-    this.chargeByUser.set(event.user_id, (this.chargeByUser.get(event.user_id) ?? 0n) + usdToAtto(event.charge_usd));
+    const amounts: Totals = {
+      events: 1,
+      officialAtto: usdToAtto(event.official_usd),
+      chargeAtto: usdToAtto(event.charge_usd),
+      payoutAtto: usdToAtto(event.payout_usd),
+      marginAtto: usdToAtto(event.margin_usd),
+    };
+    addTotals(this.byTier[tier], amounts);
+    this.payoutByContributor.set(event.contributor_id, (this.payoutByContributor.get(event.contributor_id) ?? 0n) + amounts.payoutAtto);
+    this.chargeByUser.set(event.user_id, (this.chargeByUser.get(event.user_id) ?? 0n) + amounts.chargeAtto);
   }
 
   private problemOf(event: PricedEvent): string | null {
@@ -288,13 +296,7 @@ class Tally {
 
   total(): Totals {
     const all = zeroTotals();
-    for (const totals of Object.values(this.byTier)) {
-      all.events += totals.events;
-      all.officialAtto += totals.officialAtto;
-      all.chargeAtto += totals.chargeAtto;
-      all.payoutAtto += totals.payoutAtto;
-      all.marginAtto += totals.marginAtto;
-    }
+    for (const totals of Object.values(this.byTier)) addTotals(all, totals);
     return all;
   }
 }
