@@ -24,19 +24,8 @@ import { compareTracing, renderTracingTable, tracingLine, tracingRunOrder, type 
 import { LITELLM_BATCH_SIZE, LITELLM_TARGET_RATIO, litellmPayloadBytes, runLitellmLoad, runSameEventsBatchLoad, seedLitellmDeployments } from './lib/bench-litellm.js';
 import { renderChartSvg, renderMarkdown, writeChartPng, TARGET_STREAM_AUDIT_CPU_RATIO_MAX, type BatchFigure, type BenchFigures, type SingleFigure, type EarningsFigure, type MachineInfo, type StreamAuditFigure, type StreamAuditRun } from './lib/bench-report.js';
 import { auditQueue, auditSampleCount, runStreamLoad, streamBodies, waitingAuditStreams } from './lib/stream-audit-bench.js';
-import {
-  createMigratedDatabase,
-  createRunDir,
-  dropDatabase,
-  ensureBuild,
-  ensureLocalServices,
-  queueNamespace,
-  randomSuffix,
-  REPO_ROOT,
-  startApi,
-  startWorker,
-} from './lib/bench-stack.js';
-import { startDevchain, type Devchain } from './lib/devchain.js';
+import { createRunDir, randomSuffix, REPO_ROOT, startApi, startBaseStack, startWorker } from './lib/bench-stack.js';
+import type { Devchain } from './lib/devchain.js';
 import { measureEarningsQuery } from './lib/earnings-bench.js';
 import { measurePayoutGas } from './lib/gas-measure.js';
 import { seedEvents } from './lib/seed-events.js';
@@ -200,28 +189,13 @@ interface Stack {
 }
 
 async function startStack(runId: string, runDir: string, cleanup: CleanupStack, options: { keep: boolean; noBuild: boolean }): Promise<Stack> {
-  const { keep } = options;
-  await ensureLocalServices(say);
-  await ensureBuild(runDir, say, { skip: options.noBuild });
-  const dbName = `ledger_bench_${runId}`;
-  const databaseUrl = await createMigratedDatabase(dbName);
-  cleanup.add(`drop database ${dbName}`, () => (keep ? say(`kept database ${databaseUrl}`) : dropDatabase(dbName)));
-  const queues = queueNamespace(`bench_${runId}`);
-  cleanup.add(`delete Redis keys ${queues.prefix}:*`, () => queues.release());
-  const devchain = await startDevchain();
-  cleanup.add('stop anvil', () => devchain.stop());
-  const adminKey = randomSuffix(24);
+  const { dbName, databaseUrl, queues, devchain, adminKey, env } = await startBaseStack({ name: 'bench', runId, runDir, cleanup, keep: options.keep, noBuild: options.noBuild, log: say });
   const apiEnv: Record<string, string> = {
-      ...devchain.env,
-      DATABASE_URL: databaseUrl,
-      REDIS_URL: queues.redisUrl,
-      QUEUE_PREFIX: queues.prefix,
-      ADMIN_API_KEY: adminKey,
-      LOG_LEVEL: 'warn',
-      SETTLEMENT_SCHEDULER_ENABLED: 'false',
-      // The limiter still runs on every request; only its ceiling is lifted above any bench rate.
-      RATE_LIMIT_PER_MINUTE: '1000000000',
-      RATE_LIMIT_BURST: '1000000000',
+    ...env,
+    LOG_LEVEL: 'warn',
+    // The limiter still runs on every request; only its ceiling is lifted above any bench rate.
+    RATE_LIMIT_PER_MINUTE: '1000000000',
+    RATE_LIMIT_BURST: '1000000000',
   };
   if (process.env.BENCH_TRACING === '1') {
     // Tracing on (default sampler, http/protobuf) to a local sink: docs/observability.md.
