@@ -16,7 +16,7 @@ import { join } from 'node:path';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
-import { runBatchLoad, runEarningsLoad, runSingleLoad, seedDimensionPrices, seedForIngestion, createSignedGatewayKey, countStoredEvents, type GatewaySigner, type LoadResult, type LoadTarget, type PhaseCpu } from './lib/bench-http.js';
+import { BATCH_CONNECTIONS, SINGLE_CONNECTIONS, runBatchLoad, runEarningsLoad, runSingleLoad, seedDimensionPrices, seedForIngestion, createSignedGatewayKey, countStoredEvents, type GatewaySigner, type LoadResult, type LoadTarget, type PhaseCpu, type StackApi } from './lib/bench-http.js';
 import { compareTwoApi, medianByRate, renderTwoApiTable, roundRobinTargets, type ApiPhaseRun, type MultiApiCpu, type TwoApiComparison } from './lib/bench-two-api.js';
 import { measureRawLimits } from './lib/bench-raw.js';
 import { startOtlpSink } from './lib/otlp-sink.js';
@@ -28,7 +28,7 @@ import { createRunDir, randomSuffix, REPO_ROOT, startApi, startBaseStack, startW
 import type { Devchain } from './lib/devchain.js';
 import { measureEarningsQuery } from './lib/earnings-bench.js';
 import { measurePayoutGas } from './lib/gas-measure.js';
-import { seedEvents } from './lib/seed-events.js';
+import { SEED_CHUNK_EVENTS_DEFAULT, seedEvents } from './lib/seed-events.js';
 import { measureHistory, renderHistoryMarkdown } from './lib/bench-history.js';
 import { cpuPerEventLine, readCommittedCpu } from './lib/bench-committed.js';
 import { measureLedgerCheck, type LedgerCheckFigure } from './lib/ledger-check-bench.js';
@@ -60,14 +60,11 @@ const QUICK: Omit<BenchPlan, 'quick' | 'earningsEvents'> = {
 const EARNINGS_EVENTS_FULL = 10_000_000;
 const EARNINGS_EVENTS_QUICK = 200_000;
 const BATCH_SIZES = [10, 100, 1000];
-const BATCH_CONNECTIONS = 4;
-const SINGLE_CONNECTIONS = 64;
 const EARNINGS_CONNECTIONS = 8;
 // One contributor owns every seeded event: its earnings query covers the whole database.
 const EARNINGS_CONTRIBUTORS = 1;
 const EARNINGS_MODELS = 8;
 const EARNINGS_DAYS = 90;
-const EARNINGS_SEED_CHUNK = 250_000;
 const EARNINGS_GROUP_BY = 'day';
 const RSS_SAMPLE_MS = 250;
 const SETTLE_POLL_MS = 500;
@@ -174,11 +171,8 @@ async function machineInfo(databaseUrl: string): Promise<MachineInfo> {
   };
 }
 
-interface Stack {
+interface Stack extends StackApi {
   dbName: string;
-  databaseUrl: string;
-  baseUrl: string;
-  adminKey: string;
   api: ManagedProcess;
   devchain: Devchain;
   runDir: string;
@@ -498,7 +492,7 @@ async function measureLedgerCheckOnly(stack: Stack, plan: BenchPlan & { ledgerCh
     models: EARNINGS_MODELS,
     days: LEDGER_CHECK_DAYS,
     endDay: nextUtcMidnight(),
-    chunkEvents: EARNINGS_SEED_CHUNK,
+    chunkEvents: SEED_CHUNK_EVENTS_DEFAULT,
     log: (line) => say(`seed: ${line}`),
   });
   await ledgerCheckFigure(stack);
@@ -687,7 +681,7 @@ async function measureEarnings(stack: Stack, plan: BenchPlan): Promise<EarningsF
     models: EARNINGS_MODELS,
     days: EARNINGS_DAYS,
     endDay,
-    chunkEvents: EARNINGS_SEED_CHUNK,
+    chunkEvents: SEED_CHUNK_EVENTS_DEFAULT,
     log: (line) => say(`seed: ${line}`),
   });
   const contributorId = seedContributorId(0);
