@@ -16,7 +16,7 @@ import { join } from 'node:path';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
-import { runBatchLoad, runEarningsLoad, runSingleLoad, seedDimensionPrices, seedForIngestion, createSignedGatewayKey, countStoredEvents, type GatewaySigner, type LoadResult, type LoadTarget, type PhaseCpu } from './lib/bench-http.js';
+import { BATCH_CONNECTIONS, SINGLE_CONNECTIONS, runBatchLoad, runEarningsLoad, runSingleLoad, seedDimensionPrices, seedForIngestion, createSignedGatewayKey, countStoredEvents, type GatewaySigner, type LoadResult, type LoadTarget, type PhaseCpu, type StackApi } from './lib/bench-http.js';
 import { compareTwoApi, medianByRate, renderTwoApiTable, roundRobinTargets, type ApiPhaseRun, type MultiApiCpu, type TwoApiComparison } from './lib/bench-two-api.js';
 import { measureRawLimits } from './lib/bench-raw.js';
 import { startOtlpSink } from './lib/otlp-sink.js';
@@ -24,22 +24,11 @@ import { compareTracing, renderTracingTable, tracingLine, tracingRunOrder, type 
 import { LITELLM_BATCH_SIZE, LITELLM_TARGET_RATIO, litellmPayloadBytes, runLitellmLoad, runSameEventsBatchLoad, seedLitellmDeployments } from './lib/bench-litellm.js';
 import { renderChartSvg, renderMarkdown, writeChartPng, TARGET_STREAM_AUDIT_CPU_RATIO_MAX, type BatchFigure, type BenchFigures, type SingleFigure, type EarningsFigure, type MachineInfo, type StreamAuditFigure, type StreamAuditRun } from './lib/bench-report.js';
 import { auditQueue, auditSampleCount, runStreamLoad, streamBodies, waitingAuditStreams } from './lib/stream-audit-bench.js';
-import {
-  createMigratedDatabase,
-  createRunDir,
-  dropDatabase,
-  ensureBuild,
-  ensureLocalServices,
-  queueNamespace,
-  randomSuffix,
-  REPO_ROOT,
-  startApi,
-  startWorker,
-} from './lib/bench-stack.js';
-import { startDevchain, type Devchain } from './lib/devchain.js';
+import { createRunDir, randomSuffix, REPO_ROOT, startApi, startBaseStack, startWorker } from './lib/bench-stack.js';
+import type { Devchain } from './lib/devchain.js';
 import { measureEarningsQuery } from './lib/earnings-bench.js';
 import { measurePayoutGas } from './lib/gas-measure.js';
-import { seedEvents } from './lib/seed-events.js';
+import { SEED_CHUNK_EVENTS_DEFAULT, seedEvents } from './lib/seed-events.js';
 import { measureHistory, renderHistoryMarkdown } from './lib/bench-history.js';
 import { cpuPerEventLine, readCommittedCpu } from './lib/bench-committed.js';
 import { measureLedgerCheck, type LedgerCheckFigure } from './lib/ledger-check-bench.js';
@@ -71,14 +60,11 @@ const QUICK: Omit<BenchPlan, 'quick' | 'earningsEvents'> = {
 const EARNINGS_EVENTS_FULL = 10_000_000;
 const EARNINGS_EVENTS_QUICK = 200_000;
 const BATCH_SIZES = [10, 100, 1000];
-const BATCH_CONNECTIONS = 4;
-const SINGLE_CONNECTIONS = 64;
 const EARNINGS_CONNECTIONS = 8;
 // One contributor owns every seeded event: its earnings query covers the whole database.
 const EARNINGS_CONTRIBUTORS = 1;
 const EARNINGS_MODELS = 8;
 const EARNINGS_DAYS = 90;
-const EARNINGS_SEED_CHUNK = 250_000;
 const EARNINGS_GROUP_BY = 'day';
 const RSS_SAMPLE_MS = 250;
 const SETTLE_POLL_MS = 500;
@@ -185,11 +171,8 @@ async function machineInfo(databaseUrl: string): Promise<MachineInfo> {
   };
 }
 
-interface Stack {
+interface Stack extends StackApi {
   dbName: string;
-  databaseUrl: string;
-  baseUrl: string;
-  adminKey: string;
   api: ManagedProcess;
   devchain: Devchain;
   runDir: string;
@@ -200,28 +183,13 @@ interface Stack {
 }
 
 async function startStack(runId: string, runDir: string, cleanup: CleanupStack, options: { keep: boolean; noBuild: boolean }): Promise<Stack> {
-  const { keep } = options;
-  await ensureLocalServices(say);
-  await ensureBuild(runDir, say, { skip: options.noBuild });
-  const dbName = `ledger_bench_${runId}`;
-  const databaseUrl = await createMigratedDatabase(dbName);
-  cleanup.add(`drop database ${dbName}`, () => (keep ? say(`kept database ${databaseUrl}`) : dropDatabase(dbName)));
-  const queues = queueNamespace(`bench_${runId}`);
-  cleanup.add(`delete Redis keys ${queues.prefix}:*`, () => queues.release());
-  const devchain = await startDevchain();
-  cleanup.add('stop anvil', () => devchain.stop());
-  const adminKey = randomSuffix(24);
+  const { dbName, databaseUrl, queues, devchain, adminKey, env } = await startBaseStack({ name: 'bench', runId, runDir, cleanup, keep: options.keep, noBuild: options.noBuild, log: say });
   const apiEnv: Record<string, string> = {
-      ...devchain.env,
-      DATABASE_URL: databaseUrl,
-      REDIS_URL: queues.redisUrl,
-      QUEUE_PREFIX: queues.prefix,
-      ADMIN_API_KEY: adminKey,
-      LOG_LEVEL: 'warn',
-      SETTLEMENT_SCHEDULER_ENABLED: 'false',
-      // The limiter still runs on every request; only its ceiling is lifted above any bench rate.
-      RATE_LIMIT_PER_MINUTE: '1000000000',
-      RATE_LIMIT_BURST: '1000000000',
+    ...env,
+    LOG_LEVEL: 'warn',
+    // The limiter still runs on every request; only its ceiling is lifted above any bench rate.
+    RATE_LIMIT_PER_MINUTE: '1000000000',
+    RATE_LIMIT_BURST: '1000000000',
   };
   if (process.env.BENCH_TRACING === '1') {
     // Tracing on (default sampler, http/protobuf) to a local sink: docs/observability.md.
@@ -524,7 +492,7 @@ async function measureLedgerCheckOnly(stack: Stack, plan: BenchPlan & { ledgerCh
     models: EARNINGS_MODELS,
     days: LEDGER_CHECK_DAYS,
     endDay: nextUtcMidnight(),
-    chunkEvents: EARNINGS_SEED_CHUNK,
+    chunkEvents: SEED_CHUNK_EVENTS_DEFAULT,
     log: (line) => say(`seed: ${line}`),
   });
   await ledgerCheckFigure(stack);
@@ -713,7 +681,7 @@ async function measureEarnings(stack: Stack, plan: BenchPlan): Promise<EarningsF
     models: EARNINGS_MODELS,
     days: EARNINGS_DAYS,
     endDay,
-    chunkEvents: EARNINGS_SEED_CHUNK,
+    chunkEvents: SEED_CHUNK_EVENTS_DEFAULT,
     log: (line) => say(`seed: ${line}`),
   });
   const contributorId = seedContributorId(0);

@@ -16,19 +16,8 @@ import { parse as parseLossless, stringify as stringifyLossless, isLosslessNumbe
 import { createPublicClient, getAddress, http, toHex, type Address } from 'viem';
 import { testUsdcAbi } from '../contracts/test-contracts.js';
 import { publishUsageEvent, QUEUE_USAGE_EVENTS } from '../src/queue/usage-events.producer.js';
-import {
-  createMigratedDatabase,
-  createRunDir,
-  dropDatabase,
-  ensureBuild,
-  ensureLocalServices,
-  queueNamespace,
-  randomSuffix,
-  REPO_ROOT,
-  startApi,
-  startWorker,
-} from './lib/bench-stack.js';
-import { devChain, startDevchain, type Devchain } from './lib/devchain.js';
+import { createRunDir, randomSuffix, REPO_ROOT, startApi, startBaseStack, startWorker } from './lib/bench-stack.js';
+import { devChain, type Devchain } from './lib/devchain.js';
 import { CleanupStack, sleep, type ManagedProcess } from './lib/processes.js';
 import { seededRandom } from '../src/common/random/seeded-random.js';
 
@@ -238,6 +227,13 @@ interface Totals {
 }
 
 const zeroTotals = (): Totals => ({ events: 0, officialAtto: 0n, chargeAtto: 0n, payoutAtto: 0n, marginAtto: 0n });
+/** The money fields of a Totals: added up in one place, for one event and across the tiers. */
+const TOTALS_ATTO_FIELDS = ['officialAtto', 'chargeAtto', 'payoutAtto', 'marginAtto'] as const;
+
+function addTotals(into: Totals, from: Totals): void {
+  into.events += from.events;
+  for (const field of TOTALS_ATTO_FIELDS) into[field] += from[field];
+}
 
 class Tally {
   readonly byTier: Record<Tier, Totals> = { standard: zeroTotals(), premium: zeroTotals() };
@@ -258,15 +254,16 @@ class Tally {
     const problem = this.problemOf(event);
     if (problem) this.badEvents.push(`${event.event_id}: ${problem}`);
     const tier = this.tiers.get(event.contributor_id)!;
-    const totals = this.byTier[tier];
-    totals.events += 1;
-    totals.officialAtto += usdToAtto(event.official_usd);
-    totals.chargeAtto += usdToAtto(event.charge_usd);
-    totals.payoutAtto += usdToAtto(event.payout_usd);
-    totals.marginAtto += usdToAtto(event.margin_usd);
-    const payout = usdToAtto(event.payout_usd);
-    this.payoutByContributor.set(event.contributor_id, (this.payoutByContributor.get(event.contributor_id) ?? 0n) + payout);
-    this.chargeByUser.set(event.user_id, (this.chargeByUser.get(event.user_id) ?? 0n) + usdToAtto(event.charge_usd));
+    const amounts: Totals = {
+      events: 1,
+      officialAtto: usdToAtto(event.official_usd),
+      chargeAtto: usdToAtto(event.charge_usd),
+      payoutAtto: usdToAtto(event.payout_usd),
+      marginAtto: usdToAtto(event.margin_usd),
+    };
+    addTotals(this.byTier[tier], amounts);
+    this.payoutByContributor.set(event.contributor_id, (this.payoutByContributor.get(event.contributor_id) ?? 0n) + amounts.payoutAtto);
+    this.chargeByUser.set(event.user_id, (this.chargeByUser.get(event.user_id) ?? 0n) + amounts.chargeAtto);
   }
 
   private problemOf(event: PricedEvent): string | null {
@@ -288,13 +285,7 @@ class Tally {
 
   total(): Totals {
     const all = zeroTotals();
-    for (const totals of Object.values(this.byTier)) {
-      all.events += totals.events;
-      all.officialAtto += totals.officialAtto;
-      all.chargeAtto += totals.chargeAtto;
-      all.payoutAtto += totals.payoutAtto;
-      all.marginAtto += totals.marginAtto;
-    }
+    for (const totals of Object.values(this.byTier)) addTotals(all, totals);
     return all;
   }
 }
@@ -735,33 +726,15 @@ function printChecks(): boolean {
 // ---- Main -------------------------------------------------------------------------------------
 
 async function startStack(runId: string, runDir: string, cleanup: CleanupStack, options: { keep: boolean; noBuild: boolean }) {
-  const { keep } = options;
-  await ensureLocalServices(say);
-  say('Postgres and Redis are reachable');
-  await ensureBuild(runDir, say, { skip: options.noBuild });
-  const dbName = `ledger_demo_${runId}`;
-  const databaseUrl = await createMigratedDatabase(dbName);
-  cleanup.add(keep ? `keep database ${dbName}` : `drop database ${dbName}`, () => (keep ? say(`kept database ${databaseUrl}`) : dropDatabase(dbName)));
-  say(`database ${dbName} created and migrated`);
-  const queues = queueNamespace(`demo_${runId}`);
-  cleanup.add(`delete Redis keys ${queues.prefix}:*`, () => queues.release());
-  const devchain = await startDevchain();
-  cleanup.add('stop anvil', () => devchain.stop());
-  say(`anvil on ${devchain.rpcUrl}: test USDC ${devchain.usdcAddress}, BatchPayout ${devchain.payoutContractAddress}`);
-  const adminKey = randomBytes(24).toString('hex');
+  const { queues, devchain, adminKey, env: baseEnv } = await startBaseStack({ name: 'demo', runId, runDir, cleanup, keep: options.keep, noBuild: options.noBuild, log: say });
   const env: Record<string, string> = {
-    ...devchain.env,
-    DATABASE_URL: databaseUrl,
-    REDIS_URL: queues.redisUrl,
-    QUEUE_PREFIX: queues.prefix,
-    ADMIN_API_KEY: adminKey,
+    ...baseEnv,
     // The report checks 1.3 / 1.1 / 1.2: pin them so an exported variable cannot change them.
     USER_MARKUP: '1.3',
     PAYOUT_STANDARD: '1.1',
     PAYOUT_PREMIUM: '1.2',
     SETTLEMENT_CONFIRMATIONS: '1',
     SETTLEMENT_MIN_PAYOUT_USD,
-    SETTLEMENT_SCHEDULER_ENABLED: 'false',
     LOG_LEVEL: 'info',
   };
   const { api, baseUrl } = await startApi({ runDir, env });

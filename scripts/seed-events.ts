@@ -4,7 +4,7 @@
 // for exactly what is written. Migrates the database first (creating it if missing).
 import { parseArgs } from 'node:util';
 import { migrate } from './lib/migrate.js';
-import { seedEvents } from './lib/seed-events.js';
+import { SEED_CHUNK_EVENTS_DEFAULT, seedEvents } from './lib/seed-events.js';
 import { nextUtcMidnight } from './lib/utc-day.js';
 
 const DEFAULT_DATABASE_URL = 'postgresql://postgres@127.0.0.1:5432/ledger';
@@ -17,7 +17,7 @@ const { values } = parseArgs({
     models: { type: 'string', default: '8' },
     days: { type: 'string', default: '90' },
     'end-day': { type: 'string' },
-    chunk: { type: 'string', default: '250000' },
+    chunk: { type: 'string', default: String(SEED_CHUNK_EVENTS_DEFAULT) },
     'no-migrate': { type: 'boolean', default: false },
   },
   strict: true,

@@ -9,18 +9,15 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
-import { runBatchLoad, runSingleLoad, type LoadResult } from './bench-http.js';
+import { BATCH_CONNECTIONS, median, runBatchLoad, runSingleLoad, SINGLE_CONNECTIONS, type LoadResult, type StackApi } from './bench-http.js';
 import { measureEarningsQuery } from './earnings-bench.js';
-import { seedEvents } from './seed-events.js';
+import { SEED_CHUNK_EVENTS_DEFAULT, seedEvents } from './seed-events.js';
 import { archiveUsage } from './usage-archive.js';
 import { DAY_MS, nextUtcMidnight } from './utc-day.js';
 
 const HISTORY_DAYS = 365;
 const HISTORY_CONTRIBUTORS = 1000;
 const HISTORY_USERS = 100;
-const SEED_CHUNK = 250_000;
-const BATCH_CONNECTIONS = 4;
-const SINGLE_CONNECTIONS = 64;
 const CHECK_RUNS = 3;
 
 export interface HistoryStep {
@@ -47,19 +44,13 @@ export interface HistoryFigures {
   archive: { month: string; rows: number; seconds: number; rowsPerSecond: number; fileBytes: number; reclaimedBytes: number } | null;
 }
 
-interface Stack {
-  baseUrl: string;
-  adminKey: string;
-  databaseUrl: string;
-}
-
 async function timed<T>(fn: () => Promise<T>): Promise<{ value: T; ms: number }> {
   const started = performance.now();
   const value = await fn();
   return { value, ms: Math.round((performance.now() - started) * 10) / 10 };
 }
 
-async function adminCall(stack: Stack, method: 'GET' | 'POST', path: string): Promise<Record<string, unknown>> {
+async function adminCall(stack: StackApi, method: 'GET' | 'POST', path: string): Promise<Record<string, unknown>> {
   const res = await fetch(`${stack.baseUrl}${path}`, { method, headers: { authorization: `Bearer ${stack.adminKey}`, 'content-type': 'application/json' }, body: method === 'POST' ? '{}' : undefined });
   const body = (await res.json()) as Record<string, unknown>;
   if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${JSON.stringify(body)}`);
@@ -71,8 +62,6 @@ async function medianMs(fn: () => Promise<unknown>): Promise<number> {
   for (let i = 0; i < CHECK_RUNS; i += 1) runs.push((await timed(fn)).ms);
   return median(runs);
 }
-
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 
 function assertOk(what: string, load: LoadResult): void {
   if (load.non2xx > 0 || load.errors > 0 || load.notPricedEvents > 0 || load.requests === 0) throw new Error(`${what}: ${load.non2xx} non-2xx, ${load.errors} errors, ${load.notPricedEvents} not priced`);
@@ -93,7 +82,7 @@ async function sizes(databaseUrl: string): Promise<{ events: number; usageEvents
   }
 }
 
-async function measureStep(stack: Stack, key: string, durationS: number, step: number, seedSeconds: number, say: (line: string) => void): Promise<HistoryStep> {
+async function measureStep(stack: StackApi, key: string, durationS: number, step: number, seedSeconds: number, say: (line: string) => void): Promise<HistoryStep> {
   const batch = await runBatchLoad({ baseUrl: stack.baseUrl, key, size: 1000, connections: BATCH_CONNECTIONS, durationS, prefix: `hist${step}b` });
   assertOk('history batch 1000', batch);
   const single = await runSingleLoad({ baseUrl: stack.baseUrl, key, connections: SINGLE_CONNECTIONS, durationS, prefix: `hist${step}s` });
@@ -137,7 +126,7 @@ async function measureStep(stack: Stack, key: string, durationS: number, step: n
   return figure;
 }
 
-export async function measureHistory(stack: Stack, key: string, options: { events: number; steps: number; durationS: number }, say: (line: string) => void): Promise<HistoryFigures> {
+export async function measureHistory(stack: StackApi, key: string, options: { events: number; steps: number; durationS: number }, say: (line: string) => void): Promise<HistoryFigures> {
   // Warm-up (JIT, pools, prepared statements), as the main bench does before measuring.
   await runBatchLoad({ baseUrl: stack.baseUrl, key, size: 100, connections: BATCH_CONNECTIONS, durationS: Math.min(5, options.durationS), prefix: 'histwarm' });
   const steps: HistoryStep[] = [await measureStep(stack, key, options.durationS, 0, 0, say)];
@@ -145,7 +134,7 @@ export async function measureHistory(stack: Stack, key: string, options: { event
   for (let step = 1; step <= options.steps; step += 1) {
     const events = Math.round(options.events / options.steps);
     say(`history: seeding ${events.toLocaleString('en-US')} events over ${HISTORY_DAYS} days (step ${step} of ${options.steps})`);
-    const seeded = await seedEvents({ databaseUrl: stack.databaseUrl, events, contributors: HISTORY_CONTRIBUTORS, users: HISTORY_USERS, models: 8, days: HISTORY_DAYS, endDay, chunkEvents: SEED_CHUNK, log: (line) => say(`seed: ${line}`) });
+    const seeded = await seedEvents({ databaseUrl: stack.databaseUrl, events, contributors: HISTORY_CONTRIBUTORS, users: HISTORY_USERS, models: 8, days: HISTORY_DAYS, endDay, chunkEvents: SEED_CHUNK_EVENTS_DEFAULT, log: (line) => say(`seed: ${line}`) });
     steps.push(await measureStep(stack, key, options.durationS, step, seeded.seconds, say));
   }
   // Archive throughput: the oldest month (a finished settlement is recorded so it counts as settled).

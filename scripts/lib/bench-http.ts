@@ -18,10 +18,25 @@ const PRICE_FIXTURE = join(REPO_ROOT, 'test/fixtures/prices/model_prices_and_con
 export const BENCH_MODELS = ['gpt-4o', 'gpt-4o-mini', 'claude-sonnet-4-5', 'gemini-2.5-flash'];
 const AUTOCANNON_TIMEOUT_S = 30;
 
+/**
+ * Connections of the batch and the single-event ingestion loads: the same in the bench's phases
+ * and in the history bench's steps, so their events/s compare.
+ */
+export const BATCH_CONNECTIONS = 4;
+export const SINGLE_CONNECTIONS = 64;
+
 export interface AdminApi {
   baseUrl: string;
   adminKey: string;
 }
+
+/** A running stack as the measurements see it: its API (with the admin key) and its database. */
+export interface StackApi extends AdminApi {
+  databaseUrl: string;
+}
+
+/** The middle value (the upper middle for an even count): a few timed runs of one thing. */
+export const median = (values: number[]): number => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 
 export async function call(api: AdminApi, method: string, path: string, body: unknown, okStatuses: number[], contentType = 'application/json'): Promise<any> {
   const response = await fetch(`${api.baseUrl}${path}`, {

@@ -9,8 +9,9 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { Redis } from 'ioredis';
 import pg from 'pg';
+import { startDevchain, type Devchain } from './devchain.js';
 import { migrate } from './migrate.js';
-import { runLogged, sleep, type ManagedProcess } from './processes.js';
+import { runLogged, sleep, type CleanupStack, type ManagedProcess } from './processes.js';
 import { startApiProcess, startWorkerProcess } from './service-process.js';
 
 export const REPO_ROOT = new URL('../../', import.meta.url).pathname;
@@ -202,6 +203,52 @@ async function deleteKeys(pattern: string): Promise<void> {
   } finally {
     redis.disconnect();
   }
+}
+
+// ---- The run's base: services, build, database, queue prefix, chain ----------------------------
+
+export interface BaseStack {
+  dbName: string;
+  databaseUrl: string;
+  queues: QueueNamespace;
+  devchain: Devchain;
+  adminKey: string;
+  /**
+   * What every API and worker of the run shares: the chain's variables, the database, Redis and
+   * queue prefix, the admin key, and no settlement scheduler (a run settles when it says so).
+   */
+  env: Record<string, string>;
+}
+
+/**
+ * Postgres and Redis up, dist/ built (unless noBuild), then a fresh migrated database
+ * `ledger_<name>_<runId>`, the queue prefix `<name>_<runId>` and a local Anvil, each registered on
+ * `cleanup` as soon as it exists (the database is kept instead of dropped with `keep`).
+ */
+export async function startBaseStack(o: { name: string; runId: string; runDir: string; cleanup: CleanupStack; keep: boolean; noBuild: boolean; log: Log }): Promise<BaseStack> {
+  const { cleanup, keep, log } = o;
+  await ensureLocalServices(log);
+  log('Postgres and Redis are reachable');
+  await ensureBuild(o.runDir, log, { skip: o.noBuild });
+  const dbName = `ledger_${o.name}_${o.runId}`;
+  const databaseUrl = await createMigratedDatabase(dbName);
+  cleanup.add(keep ? `keep database ${dbName}` : `drop database ${dbName}`, () => (keep ? log(`kept database ${databaseUrl}`) : dropDatabase(dbName)));
+  log(`database ${dbName} created and migrated`);
+  const queues = queueNamespace(`${o.name}_${o.runId}`);
+  cleanup.add(`delete Redis keys ${queues.prefix}:*`, () => queues.release());
+  const devchain = await startDevchain();
+  cleanup.add('stop anvil', () => devchain.stop());
+  log(`anvil on ${devchain.rpcUrl}: test USDC ${devchain.usdcAddress}, BatchPayout ${devchain.payoutContractAddress}`);
+  const adminKey = randomSuffix(24);
+  const env: Record<string, string> = {
+    ...devchain.env,
+    DATABASE_URL: databaseUrl,
+    REDIS_URL: queues.redisUrl,
+    QUEUE_PREFIX: queues.prefix,
+    ADMIN_API_KEY: adminKey,
+    SETTLEMENT_SCHEDULER_ENABLED: 'false',
+  };
+  return { dbName, databaseUrl, queues, devchain, adminKey, env };
 }
 
 // ---- API and worker -------------------------------------------------------------------------

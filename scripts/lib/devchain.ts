@@ -3,7 +3,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { createRequire } from 'node:module';
-import { findFreePort } from './processes.js';
+import { findFreePort, LOOPBACK_HOST } from './processes.js';
 import {
   createPublicClient,
   createWalletClient,
@@ -27,7 +27,6 @@ export const ANVIL_KEY_HOT_WALLET: Hex = '0xac0974bec39a17e36ba4a6b4d238ff944bac
 export const ANVIL_KEY_USDC_ADMIN: Hex = '0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d';
 export const HOT_WALLET_MINT_MICRO_USDC = 10_000_000n * 1_000_000n;
 
-const HOST = '127.0.0.1';
 const START_TIMEOUT_MS = 15_000;
 const STOP_TIMEOUT_MS = 5_000;
 const RPC_POLL_INTERVAL_MS = 50;
@@ -179,7 +178,7 @@ export function anvilBinaryPath(): string {
 }
 
 async function startAnvil(port: number, blockTimeMs: number | undefined): Promise<AnvilProcess> {
-  const args = ['--port', String(port), '--host', HOST, '--silent', '--chain-id', String(DEVCHAIN_CHAIN_ID)];
+  const args = ['--port', String(port), '--host', LOOPBACK_HOST, '--silent', '--chain-id', String(DEVCHAIN_CHAIN_ID)];
   if (blockTimeMs !== undefined) args.push('--block-time', String(blockTimeMs / 1000));
   const child = spawn(anvilBinaryPath(), args, { stdio: ['ignore', 'pipe', 'pipe'] });
   let outputTail = '';
@@ -196,7 +195,7 @@ async function startAnvil(port: number, blockTimeMs: number | undefined): Promis
   // Covers normal exits and uncaught errors; the watchdog covers SIGKILL of this process.
   process.on('exit', killNow);
 
-  const rpcUrl = `http://${HOST}:${port}`;
+  const rpcUrl = `http://${LOOPBACK_HOST}:${port}`;
   const stop = async (): Promise<void> => {
     process.off('exit', killNow);
     watchdog.kill('SIGKILL');

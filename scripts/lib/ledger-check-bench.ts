@@ -4,7 +4,7 @@
 // digests are hashed), and a check after new events today (today's day is compared again, from its
 // verified sums plus the events above its frontier); plus
 // one ?full=true for reference (every day, every event).
-import { timedGetJson } from './bench-http.js';
+import { median, timedGetJson, type StackApi } from './bench-http.js';
 import { seedEvents } from './seed-events.js';
 import { nextUtcMidnight } from './utc-day.js';
 
@@ -39,9 +39,7 @@ async function timedCheck(baseUrl: string, adminKey: string, full: boolean): Pro
   return check;
 }
 
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
-
-export async function measureLedgerCheck(o: { baseUrl: string; adminKey: string; databaseUrl: string; eventsInWindow: number; newEvents: number; log: (line: string) => void }): Promise<LedgerCheckFigure> {
+export async function measureLedgerCheck(o: StackApi & { eventsInWindow: number; newEvents: number; log: (line: string) => void }): Promise<LedgerCheckFigure> {
   const first = await timedCheck(o.baseUrl, o.adminKey, false);
   const unchanged: number[] = [];
   for (let i = 0; i < CHECKS_PER_STATE; i += 1) unchanged.push((await timedCheck(o.baseUrl, o.adminKey, false)).ms);

@@ -8,7 +8,8 @@ import { closeSync, openSync, readdirSync, readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 
-const HOST = '127.0.0.1';
+/** The host the services of a run bind, and the one findFreePort checks a port on. */
+export const LOOPBACK_HOST = '127.0.0.1';
 export const STOP_GRACE_MS = 5_000;
 export const READY_TIMEOUT_MS = 60_000;
 const READY_POLL_INTERVAL_MS = 100;
@@ -183,7 +184,7 @@ export async function waitForLog(service: ManagedProcess, pattern: RegExp, timeo
 /** A port nobody listens on right now (the OS picks it). */
 export async function findFreePort(): Promise<number> {
   const server = createServer();
-  server.listen(0, HOST);
+  server.listen(0, LOOPBACK_HOST);
   await once(server, 'listening');
   const address = server.address();
   server.close();

@@ -4,9 +4,8 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { findFreePort } from './processes.js';
+import { findFreePort, LOOPBACK_HOST } from './processes.js';
 
-const HOST = '127.0.0.1';
 const READY_TIMEOUT_MS = 30_000;
 
 export interface RedisClusterNodeInfo {
@@ -32,7 +31,7 @@ export interface RedisClusterHandle {
 }
 
 function cli(port: number, ...args: string[]): string {
-  const result = spawnSync('redis-cli', ['-h', HOST, '-p', String(port), ...args], { encoding: 'utf8' });
+  const result = spawnSync('redis-cli', ['-h', LOOPBACK_HOST, '-p', String(port), ...args], { encoding: 'utf8' });
   if (result.status !== 0) throw new Error(`redis-cli -p ${port} ${args.join(' ')}: ${result.stderr}`);
   return result.stdout.trim();
 }
@@ -66,15 +65,15 @@ export async function startRedisCluster(): Promise<RedisClusterHandle> {
   const ports: number[] = [];
   for (let i = 0; i < 6; i += 1) ports.push(await findFreePort());
   const processes: ChildProcess[] = ports.map((port) =>
-    spawn('redis-server', ['--port', String(port), '--bind', HOST, '--cluster-enabled', 'yes', '--cluster-config-file', join(dir, `nodes-${port}.conf`), '--cluster-node-timeout', '2000', '--save', '', '--appendonly', 'no', '--dir', dir], { stdio: 'ignore' }),
+    spawn('redis-server', ['--port', String(port), '--bind', LOOPBACK_HOST, '--cluster-enabled', 'yes', '--cluster-config-file', join(dir, `nodes-${port}.conf`), '--cluster-node-timeout', '2000', '--save', '', '--appendonly', 'no', '--dir', dir], { stdio: 'ignore' }),
   );
   const stop = () => {
     for (const child of processes) child.kill('SIGKILL');
     rmSync(dir, { recursive: true, force: true });
   };
   try {
-    await waitUntil(() => ports.every((port) => spawnSync('redis-cli', ['-h', HOST, '-p', String(port), 'ping'], { encoding: 'utf8' }).stdout.trim() === 'PONG'), 'nodes did not answer');
-    const create = spawnSync('redis-cli', ['--cluster', 'create', ...ports.map((port) => `${HOST}:${port}`), '--cluster-replicas', '1', '--cluster-yes'], { encoding: 'utf8' });
+    await waitUntil(() => ports.every((port) => spawnSync('redis-cli', ['-h', LOOPBACK_HOST, '-p', String(port), 'ping'], { encoding: 'utf8' }).stdout.trim() === 'PONG'), 'nodes did not answer');
+    const create = spawnSync('redis-cli', ['--cluster', 'create', ...ports.map((port) => `${LOOPBACK_HOST}:${port}`), '--cluster-replicas', '1', '--cluster-yes'], { encoding: 'utf8' });
     if (create.status !== 0) throw new Error(`redis-cli --cluster create: ${create.stdout}${create.stderr}`);
     await waitUntil(() => ports.every((port) => cli(port, 'cluster', 'info').includes('cluster_state:ok')), 'cluster_state did not become ok');
   } catch (error) {
@@ -83,7 +82,7 @@ export async function startRedisCluster(): Promise<RedisClusterHandle> {
   }
   const topology = () => parseNodes(cli(ports[0]!, 'cluster', 'nodes'), ports);
   return {
-    nodes: ports.map((port) => `${HOST}:${port}`).join(','),
+    nodes: ports.map((port) => `${LOOPBACK_HOST}:${port}`).join(','),
     ports,
     cli,
     topology,

@@ -23,6 +23,8 @@ export const SEED_EVENTS_MAX = 200_000_000;
 export const SEED_CONTRIBUTORS_MAX = 1_000_000;
 export const SEED_DAYS_MAX = 3660;
 export const SEED_CHUNK_EVENTS_MAX = 2_000_000;
+/** Events per generate_series chunk of a large seed (the CLI's --chunk default, the benches' seeds). */
+export const SEED_CHUNK_EVENTS_DEFAULT = 250_000;
 const SEED_USERS_MAX = 100_000;
 const PRICE_EFFECTIVE_FROM = '2000-01-01T00:00:00Z';
 const USER_FUNDING_EXTRA_ATTO = 1000n * 10n ** 18n;
