@@ -93,7 +93,11 @@ describe('tableFingerprintSql (the version rows)', () => {
       const after = await fingerprint();
       expect(after).not.toBe(start);
       expect(after).not.toBe(inside);
-      await writer.query('DELETE FROM contributor_tiers WHERE false'); // zero rows: a new value, never a stale one
+      // A statement that changes no row leaves it (a replayed request changes no state).
+      await writer.query(`INSERT INTO contributor_tiers (contributor_id, tier, effective_from) SELECT contributor_id, tier, effective_from FROM contributor_tiers WHERE false`);
+      await writer.query('DELETE FROM contributor_tiers WHERE false');
+      expect(await fingerprint()).toBe(after);
+      await writer.query(`UPDATE contributor_tiers SET tier = tier WHERE contributor_id = 'fp-c2'`);
       expect(await fingerprint()).not.toBe(after);
     } finally {
       writer.release();
