@@ -4,6 +4,18 @@
 // executions per group, which single-event load pays per few events.
 import type pg from 'pg';
 
+/**
+ * The fingerprint of a table with a version row (migration 20261203001100: prices,
+ * contributor_tiers): `v<version>`, the value a statement-level trigger writes in the transaction
+ * that changes the table, so one row of a one-page table instead of counting every row. Without
+ * the row (a hand-cleared table_versions) it is `count:max(id)` as before, which never starts with
+ * `v`, so the two kinds never compare equal. Use the same expression inside the statement that
+ * loads the table, so the loaded rows and their fingerprint come from one snapshot.
+ */
+export function tableFingerprintSql(table: 'prices' | 'contributor_tiers'): string {
+  return `coalesce((SELECT 'v' || version::text FROM table_versions WHERE name = '${table}'), (SELECT count(*)::text || ':' || coalesce(max(id), 0)::text FROM ${table}))`;
+}
+
 /** A scalar subquery returning the fingerprint as text; equal text means equal table contents. */
 export interface FingerprintQuery {
   /** Names the combined statement's column (and, sorted, the prepared statement). */

@@ -1,7 +1,7 @@
 // The fingerprints a group commit reads together (price catalog, tier history) go out as one
 // statement, and each answer is what its own query would have said, as of after the call.
 import pg from 'pg';
-import { TableFingerprints } from '../../src/database/table-fingerprints.js';
+import { TableFingerprints, tableFingerprintSql } from '../../src/database/table-fingerprints.js';
 import { createTestDatabase } from '../support/test-db.js';
 
 const A = { name: 'fp_a', sql: `SELECT count(*)::text || ':' || coalesce(max(id), 0)::text FROM fp_a` };
@@ -54,5 +54,82 @@ describe('TableFingerprints', () => {
     expect(sent).toHaveLength(1);
     // The next tick is a new statement, unaffected.
     expect(await fingerprints.read(A)).toMatch(/^\d+:\d+$/);
+  });
+});
+
+// prices and contributor_tiers carry a version row (migration 20261203001100): the fingerprint
+// changes with every committed change of the table and only then, in the change's own snapshot.
+describe('tableFingerprintSql (the version rows)', () => {
+  let db: Awaited<ReturnType<typeof createTestDatabase>>;
+  let pool: pg.Pool;
+  const fingerprint = async (client: Pick<pg.Pool, 'query'> = pool) =>
+    (await client.query<{ v: string }>(`SELECT ${tableFingerprintSql('contributor_tiers')} AS v`)).rows[0]!.v;
+  const insertTier = (client: Pick<pg.Pool, 'query'>, n: number) =>
+    client.query(`INSERT INTO contributor_tiers (contributor_id, tier, effective_from) VALUES ($1, 'standard', now())`, [`fp-c${n}`]);
+
+  beforeAll(async () => {
+    db = await createTestDatabase('fingerprint_rows');
+    pool = new pg.Pool({ connectionString: db.url, max: 4 });
+    await pool.query(`INSERT INTO contributors (id, tier, payout_address) SELECT 'fp-c' || i, 'standard', '0x' || lpad(to_hex(i), 40, '0') FROM generate_series(1, 9) i`);
+  });
+  afterAll(async () => {
+    await pool?.end();
+    await db?.drop();
+  });
+
+  it('changes with each committed statement, not with a rolled-back one, and is seen by the writer first', async () => {
+    const start = await fingerprint();
+    expect(start).toMatch(/^v\d+$/);
+    const writer = await pool.connect();
+    try {
+      await writer.query('BEGIN');
+      await insertTier(writer, 1);
+      const inside = await fingerprint(writer);
+      expect(inside).not.toBe(start);
+      expect(await fingerprint()).toBe(start); // not committed: others still see the old one
+      await writer.query('ROLLBACK');
+      expect(await fingerprint()).toBe(start);
+      await insertTier(writer, 2);
+      const after = await fingerprint();
+      expect(after).not.toBe(start);
+      expect(after).not.toBe(inside);
+      // A statement that changes no row leaves it (a replayed request changes no state).
+      await writer.query(`INSERT INTO contributor_tiers (contributor_id, tier, effective_from) SELECT contributor_id, tier, effective_from FROM contributor_tiers WHERE false`);
+      await writer.query('DELETE FROM contributor_tiers WHERE false');
+      expect(await fingerprint()).toBe(after);
+      await writer.query(`UPDATE contributor_tiers SET tier = tier WHERE contributor_id = 'fp-c2'`);
+      expect(await fingerprint()).not.toBe(after);
+    } finally {
+      writer.release();
+    }
+  });
+
+  it('two concurrent writers queue on the row: the value after both differs from every earlier one', async () => {
+    const seen = new Set([await fingerprint()]);
+    const [a, b] = [await pool.connect(), await pool.connect()];
+    try {
+      await a.query('BEGIN');
+      await b.query('BEGIN');
+      await insertTier(a, 3);
+      const second = insertTier(b, 4); // waits for a's row lock
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      await a.query('COMMIT');
+      await second;
+      seen.add(await fingerprint());
+      await b.query('COMMIT');
+      const final = await fingerprint();
+      expect(seen.has(final)).toBe(false);
+    } finally {
+      a.release();
+      b.release();
+    }
+  });
+
+  it('falls back to count:max(id) without the row', async () => {
+    await pool.query(`DELETE FROM table_versions WHERE name = 'contributor_tiers'`);
+    const counted = (await pool.query<{ v: string }>(`SELECT count(*)::text || ':' || coalesce(max(id), 0)::text AS v FROM contributor_tiers`)).rows[0]!.v;
+    expect(await fingerprint()).toBe(counted);
+    await insertTier(pool, 5); // the trigger writes the row again
+    expect(await fingerprint()).toMatch(/^v\d+$/);
   });
 });

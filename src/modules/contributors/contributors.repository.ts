@@ -3,6 +3,7 @@ import { Injectable } from '@nestjs/common';
 import type { Address } from 'viem';
 import { isUniqueViolation } from '../../common/errors/database-errors.js';
 import { DatabaseService, type PrismaTx, type SqlClient } from '../../database/database.service.js';
+import { tableFingerprintSql } from '../../database/table-fingerprints.js';
 import type { Contributor, ContributorStatus, ContributorTier, PayeeState, TierVersion } from './contributors.types.js';
 
 const TRANSACTION_OPTIONS = { maxWait: 5_000, timeout: 15_000 } as const;
@@ -15,8 +16,8 @@ type PayeeRow = Pick<ContributorRow, keyof PayeeState>;
 /** What update() writes: every mutable field; the review mark only when given. */
 export type ContributorChanges = Omit<Contributor, 'id' | 'createdAt' | 'underReviewSince'> & { underReviewSince?: Date | null };
 
-/** count:max(id), the text loadAllTiers's fingerprint has. */
-const TIER_FINGERPRINT = { name: 'contributor_tiers_version', sql: `SELECT count(*)::text || ':' || coalesce(max(id), 0)::text FROM contributor_tiers` };
+/** The version row's value (count:max(id) without it), the text loadAllTiers's fingerprint has. */
+const TIER_FINGERPRINT = { name: 'contributor_tiers_version', sql: `SELECT ${tableFingerprintSql('contributor_tiers')}` };
 
 @Injectable()
 export class ContributorsRepository {
@@ -92,8 +93,9 @@ export class ContributorsRepository {
   }
 
   /**
-   * Fingerprint of the tier history: rows are only ever inserted, so count and max(id) change with
-   * every insert. Raw SQL through the pool: the ingestion path runs this once per batch.
+   * Fingerprint of the tier history: the value the table's trigger writes with every change
+   * (src/database/table-fingerprints.ts). Raw SQL through the pool: the ingestion path runs this
+   * once per batch.
    */
   async readTierVersion(): Promise<string> {
     return this.db.fingerprints.read(TIER_FINGERPRINT);
@@ -101,17 +103,19 @@ export class ContributorsRepository {
 
   /** Every tier row, with the fingerprint of exactly these rows (one statement, one snapshot). */
   async loadAllTiers(): Promise<{ version: string; tiers: TierVersion[] }> {
-    const result = await this.db.pool.query<{ id: string; contributor_id: string; tier: string; effective_from: Date }>(
-      'SELECT id::text AS id, contributor_id, tier, effective_from FROM contributor_tiers ORDER BY contributor_id, effective_from, id',
+    // The fingerprint in the same statement as the rows (one snapshot); a row of NULLs when empty.
+    const result = await this.db.pool.query<{ fingerprint: string; id: string | null; contributor_id: string; tier: string; effective_from: Date }>(
+      `SELECT f.fingerprint, t.id::text AS id, t.contributor_id, t.tier, t.effective_from
+       FROM (SELECT ${tableFingerprintSql('contributor_tiers')} AS fingerprint) f LEFT JOIN contributor_tiers t ON true
+       ORDER BY t.contributor_id, t.effective_from, t.id`,
     );
-    const tiers = result.rows.map((row) => ({
-      id: BigInt(row.id),
+    const tiers = result.rows.filter((row) => row.id !== null).map((row) => ({
+      id: BigInt(row.id!),
       contributorId: row.contributor_id,
       tier: row.tier as ContributorTier,
       effectiveFrom: row.effective_from,
     }));
-    const idMax = tiers.reduce((max, t) => (t.id > max ? t.id : max), 0n);
-    return { version: `${tiers.length}:${idMax}`, tiers };
+    return { version: result.rows[0]!.fingerprint, tiers };
   }
 }
 

@@ -2,6 +2,7 @@
 import { Injectable } from '@nestjs/common';
 import { isUniqueViolation } from '../../common/errors/database-errors.js';
 import { DatabaseService, type PrismaTx } from '../../database/database.service.js';
+import { tableFingerprintSql } from '../../database/table-fingerprints.js';
 import { toBigInt, toBigIntOrNull } from '../../database/sql.js';
 import type { Prisma } from '../../generated/prisma/client.js';
 import { tiersFromStored, tiersToStored } from './price-terms.js';
@@ -55,8 +56,8 @@ type PriceRow = { [C in PriceColumn]: string | null } & {
 const SELECT_COLUMNS = `id::text AS id, model, variant, ${PRICE_COLUMNS.map((c) => `${c}::text AS ${c}`).join(', ')},
   tiers, web_search_billing, effective_from, source, created_at`;
 
-/** count:max(id), the text loadAll's fingerprint has (catalogVersion). */
-const CATALOG_FINGERPRINT = { name: 'prices_version', sql: `SELECT count(*)::text || ':' || coalesce(max(id), 0)::text FROM prices` };
+/** The version row's value (count:max(id) without it), the text loadAll's fingerprint has. */
+const CATALOG_FINGERPRINT = { name: 'prices_version', sql: `SELECT ${tableFingerprintSql('prices')}` };
 
 @Injectable()
 export class PricingRepository {
@@ -67,8 +68,8 @@ export class PricingRepository {
   }
 
   /**
-   * The catalog's fingerprint. Versions are append-only (never updated or deleted), so the row
-   * count and the largest id change with every insert, including one committed out of id order.
+   * The catalog's fingerprint: the value the prices table's trigger writes with every change
+   * (src/database/table-fingerprints.ts, tableFingerprintSql), one row instead of a count.
    * Raw SQL through the pool: this runs on the ingestion path several times per second.
    */
   async readCatalogVersion(): Promise<string> {
@@ -77,12 +78,15 @@ export class PricingRepository {
 
   /** Every version, with the fingerprint of exactly these rows (one statement, one snapshot). */
   async loadAll(): Promise<{ version: string; prices: PriceRecord[] }> {
-    const result = await this.db.pool.query<PriceRow>(
-      `SELECT ${SELECT_COLUMNS} FROM prices ORDER BY model, variant, effective_from`,
+    // The fingerprint in the same statement as the rows (one snapshot); the LEFT JOIN keeps it
+    // when the table is empty (one row of NULLs then).
+    const result = await this.db.pool.query<PriceRow & { fingerprint: string }>(
+      `SELECT f.fingerprint, p.* FROM (SELECT ${tableFingerprintSql('prices')} AS fingerprint) f
+       LEFT JOIN LATERAL (SELECT ${SELECT_COLUMNS} FROM prices) p ON true
+       ORDER BY p.model, p.variant, p.effective_from`,
     );
-    const prices = result.rows.map(fromRow);
-    const idMax = prices.reduce((max, p) => (p.id > max ? p.id : max), 0n);
-    return { version: catalogVersion(BigInt(prices.length), idMax), prices };
+    const prices = result.rows.filter((row) => row.id !== null).map(fromRow);
+    return { version: result.rows[0]!.fingerprint, prices };
   }
 
   async findByKey(tx: PrismaTx, model: string, variant: string, effectiveFrom: Date): Promise<PriceRecord | null> {
@@ -124,10 +128,6 @@ export class PricingRepository {
     const result = await tx.price.createMany({ data: prices.map(toPrismaData) });
     return result.count;
   }
-}
-
-function catalogVersion(rowCount: bigint, idMax: bigint): string {
-  return `${rowCount}:${idMax}`;
 }
 
 /** Prisma reports a unique violation as P2002; the raw driver error carries SQLSTATE 23505. */
