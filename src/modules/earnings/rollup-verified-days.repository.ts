@@ -45,15 +45,21 @@ const DAY_STATE_SQL = `WITH current_days AS (
     WHERE e.status = 'unpriced' AND e.occurred_at >= ($1::date::timestamp AT TIME ZONE 'UTC')
     GROUP BY v.day
   ), above AS (
-    -- Priced events above the lowest stored frontier ($2), counted per day above that day's own.
-    -- Every check that stores moves all the verified days to its frontier (advance()), so this
-    -- reads only the ids written since. A day with such events and neither rollup rows nor a
-    -- verified row is listed too: compared, it reports its missing rollup.
-    SELECT (e.occurred_at AT TIME ZONE 'UTC')::date AS day, count(*) FILTER (WHERE e.id > v.through_event_id)::bigint AS n
-    FROM usage_events e LEFT JOIN verified v ON v.day = (e.occurred_at AT TIME ZONE 'UTC')::date
+    -- Priced events above each day's frontier: only ids above the lowest one ($2) are read. Every
+    -- check that stores moves all the verified days to its frontier (advance()), so these are the
+    -- ids written since.
+    SELECT v.day, count(*)::bigint AS n
+    FROM usage_events e JOIN verified v ON v.through_event_id IS NOT NULL AND e.id > v.through_event_id
+      AND (e.occurred_at AT TIME ZONE 'UTC')::date = v.day
     WHERE $2::bigint IS NOT NULL AND e.status = 'priced' AND e.id > $2::bigint AND e.occurred_at >= ($1::date::timestamp AT TIME ZONE 'UTC')
-    GROUP BY 1
-  ), days AS (SELECT day FROM current_days UNION SELECT day FROM archived_days UNION SELECT day FROM verified UNION SELECT day FROM above)
+    GROUP BY v.day
+  ), unlisted AS (
+    -- Days with priced events above it but neither rollup rows nor a verified row: compared, each
+    -- reports its missing rollup. The same ids again (none but the new ones).
+    SELECT DISTINCT (e.occurred_at AT TIME ZONE 'UTC')::date AS day FROM usage_events e
+    WHERE $2::bigint IS NOT NULL AND e.status = 'priced' AND e.id > $2::bigint AND e.occurred_at >= ($1::date::timestamp AT TIME ZONE 'UTC')
+      AND NOT EXISTS (SELECT 1 FROM verified v WHERE v.day = (e.occurred_at AT TIME ZONE 'UTC')::date)
+  ), days AS (SELECT day FROM current_days UNION SELECT day FROM archived_days UNION SELECT day FROM verified UNION SELECT day FROM unlisted)
   SELECT to_char(d.day, 'YYYY-MM-DD') AS day, c.rollup_rows, c.digest, a.digest AS archived_digest,
          v.digest AS verified_digest, v.archived_digest AS verified_archived_digest, v.through_event_id,
          v.unpriced_through, coalesce(u.n, 0) AS unpriced_now, v.events_above, coalesce(b.n, 0) AS events_above_now, v.day IS NOT NULL AS stored
