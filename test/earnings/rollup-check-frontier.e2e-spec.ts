@@ -6,6 +6,7 @@
 // up quickly when a writer holds the table.
 import pg from 'pg';
 import { exampleEvent, seedBilling } from '../support/billing-fixtures.js';
+import { whileTableWritten } from '../ledger/while-table-written.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 
 const DAY_MS = 86_400_000;
@@ -120,21 +121,13 @@ describe('checkpointed rollup check: one frontier for the window', () => {
 
   it('gives up the frontier lock quickly behind a writer holding usage_events, and still answers', async () => {
     await post('f-3b', D3);
-    const writer = new pg.Client({ connectionString: t.databaseUrl });
-    await writer.connect();
-    try {
-      await writer.query('BEGIN');
-      // What an INSERT or a reprice UPDATE holds until it commits: conflicts with SHARE.
-      await writer.query('LOCK TABLE usage_events IN ROW EXCLUSIVE MODE');
+    await whileTableWritten(t.databaseUrl, 'usage_events', async () => {
       const started = Date.now();
       const answer = await check();
       // Before, the check waited 5 s for the lock (and every group commit queued behind it).
       expect(Date.now() - started).toBeLessThan(3_000);
       expect(answer.rollups).toMatchObject({ ok: true, days_verified: 1, days_from_sums: 1 });
-      await writer.query('ROLLBACK');
-    } finally {
-      await writer.end();
-    }
+    });
     // Stored without a frontier (none was taken); its next change is compared with all its events.
     expect((await frontiers()).find((f) => f.day === D3)).toEqual({ day: D3, through: null });
     await post('f-3c', D3);
