@@ -7,7 +7,7 @@ const SERIALIZATION_FAILURE = '40001';
 const UNIQUE_VIOLATION = '23505';
 const DAY_MS = 86_400_000;
 /** How long a check waits for the usage_events frontier's SHARE lock (frontier()). */
-export const FRONTIER_LOCK_TIMEOUT = '200ms';
+const FRONTIER_LOCK_TIMEOUT = '200ms';
 /** Mismatches read per re-verification: every bad day must be known so none is stored as verified. */
 const ROLLUP_VERIFY_MISMATCHES_MAX = 100_000;
 
