@@ -6,6 +6,7 @@ import pg from 'pg';
 import { CHECKPOINT_ADVANCE_ENTRIES } from '../../src/modules/ledger/ledger-checkpoint.service.js';
 import { exampleEvent, seedBilling } from '../support/billing-fixtures.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
+import { whileTableWritten } from './while-table-written.js';
 
 describe('checkpointed ledger check: advancing the checkpoint', () => {
   let t: TestApp;
@@ -66,5 +67,19 @@ describe('checkpointed ledger check: advancing the checkpoint', () => {
     }
     expect(await check()).toMatchObject({ ok: true, checkpoint: { entries_since: 0 } });
     expect(await checkpoints()).not.toEqual(before);
+  });
+
+  it('gives up the journal frontier lock quickly behind a writer, and keeps the answer it has', async () => {
+    const before = await checkpoints();
+    await manyEntries(CHECKPOINT_ADVANCE_ENTRIES, 'adv-locked-');
+    await whileTableWritten(t.databaseUrl, 'journal_entries', async () => {
+      const started = Date.now();
+      const answer = await check();
+      // Before, the check waited 5 s for the lock, and every journal writer queued behind it.
+      expect(Date.now() - started).toBeLessThan(3_000);
+      expect(answer).toMatchObject({ ok: true, mode: 'checkpoint', checkpoint: { entries_since: Number(CHECKPOINT_ADVANCE_ENTRIES) } });
+      expect(await checkpoints()).toEqual(before);
+    });
+    expect(await check()).toMatchObject({ ok: true, checkpoint: { entries_since: 0 } });
   });
 });

@@ -6,6 +6,7 @@ import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { parse } from 'yaml';
+import { LedgerCheckService } from '../../src/modules/ledger/ledger-check.service.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 
 const dir = (name: string) => fileURLToPath(new URL(`../../docs/observability/${name}`, import.meta.url));
@@ -38,6 +39,8 @@ let scraped: string;
 
 beforeAll(async () => {
   t = await startTestApp('observability_metrics');
+  // The gauge reads from a checkpoint only (NaN without one: test/operations/ledger-check-gauge.e2e-spec.ts).
+  await t.app.get(LedgerCheckService).writeCheckpoint();
   const res = await t.http.get('/metrics').expect(200);
   scraped = res.text;
   exposed = exposedNames(res.text);

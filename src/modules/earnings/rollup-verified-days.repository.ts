@@ -6,6 +6,8 @@ import { LISTED_DAYS_SCOPE, ROLLUP_CHECK_TIMEOUT, rollupMismatchSql, toMismatch,
 const SERIALIZATION_FAILURE = '40001';
 const UNIQUE_VIOLATION = '23505';
 const DAY_MS = 86_400_000;
+/** How long a check waits for the usage_events frontier's SHARE lock (frontier()). */
+const FRONTIER_LOCK_TIMEOUT = '200ms';
 /** Mismatches read per re-verification: every bad day must be known so none is stored as verified. */
 const ROLLUP_VERIFY_MISMATCHES_MAX = 100_000;
 
@@ -23,18 +25,18 @@ const EVENT_SUMS_SELECT = `e.contributor_id, (e.occurred_at AT TIME ZONE 'UTC'):
 /**
  * Each day of the window: its rollup rows' digest now (md5 of the rows in key order, every
  * compared column), its archived rollups' digest now, its unpriced events at or below the stored
- * frontier now, and what was stored when it was last verified.
+ * frontier now, its priced events above it now, and what was stored when it was last verified.
  */
 const DAY_STATE_SQL = `WITH current_days AS (
     SELECT day, count(*)::int AS rollup_rows,
       md5(string_agg(concat_ws(',', contributor_id, model, events, prompt_tokens, completion_tokens, official_atto, earned_atto,
         charge_atto, margin_atto, cached_tokens, cache_write_tokens, audio_tokens), E'\\n' ORDER BY contributor_id COLLATE "C", model COLLATE "C")) AS digest
-    FROM contributor_usage_daily WHERE day >= $1::date AND ($3::date[] IS NULL OR day = ANY ($3::date[])) GROUP BY day
+    FROM contributor_usage_daily WHERE day >= $1::date GROUP BY day
   ), archived_days AS (
     SELECT day, md5(string_agg(concat_ws(',', contributor_id, model, events, prompt_tokens, completion_tokens, official_atto, earned_atto,
         charge_atto, margin_atto, cached_tokens, cache_write_tokens, audio_tokens), E'\\n' ORDER BY contributor_id COLLATE "C", model COLLATE "C")) AS digest
-    FROM usage_archived_rollups WHERE day >= $1::date AND ($3::date[] IS NULL OR day = ANY ($3::date[])) GROUP BY day
-  ), verified AS (SELECT * FROM rollup_verified_days WHERE day >= $1::date AND ($3::date[] IS NULL OR day = ANY ($3::date[]))
+    FROM usage_archived_rollups WHERE day >= $1::date GROUP BY day
+  ), verified AS (SELECT * FROM rollup_verified_days WHERE day >= $1::date
   ), unpriced AS (
     -- The partial index of unpriced events: only those are read.
     SELECT v.day, count(*)::bigint AS n
@@ -43,13 +45,21 @@ const DAY_STATE_SQL = `WITH current_days AS (
     WHERE e.status = 'unpriced' AND e.occurred_at >= ($1::date::timestamp AT TIME ZONE 'UTC')
     GROUP BY v.day
   ), above AS (
-    -- Priced events above each day's frontier: only ids above the lowest one ($2) are read.
+    -- Priced events above each day's frontier: only ids above the lowest one ($2) are read. Every
+    -- check that stores moves all the verified days to its frontier (advance()), so these are the
+    -- ids written since.
     SELECT v.day, count(*)::bigint AS n
     FROM usage_events e JOIN verified v ON v.through_event_id IS NOT NULL AND e.id > v.through_event_id
       AND (e.occurred_at AT TIME ZONE 'UTC')::date = v.day
     WHERE $2::bigint IS NOT NULL AND e.status = 'priced' AND e.id > $2::bigint AND e.occurred_at >= ($1::date::timestamp AT TIME ZONE 'UTC')
     GROUP BY v.day
-  ), days AS (SELECT day FROM current_days UNION SELECT day FROM archived_days UNION SELECT day FROM verified)
+  ), unlisted AS (
+    -- Days with priced events above it but neither rollup rows nor a verified row: compared, each
+    -- reports its missing rollup. The same ids again (none but the new ones).
+    SELECT DISTINCT (e.occurred_at AT TIME ZONE 'UTC')::date AS day FROM usage_events e
+    WHERE $2::bigint IS NOT NULL AND e.status = 'priced' AND e.id > $2::bigint AND e.occurred_at >= ($1::date::timestamp AT TIME ZONE 'UTC')
+      AND NOT EXISTS (SELECT 1 FROM verified v WHERE v.day = (e.occurred_at AT TIME ZONE 'UTC')::date)
+  ), days AS (SELECT day FROM current_days UNION SELECT day FROM archived_days UNION SELECT day FROM verified UNION SELECT day FROM unlisted)
   SELECT to_char(d.day, 'YYYY-MM-DD') AS day, c.rollup_rows, c.digest, a.digest AS archived_digest,
          v.digest AS verified_digest, v.archived_digest AS verified_archived_digest, v.through_event_id,
          v.unpriced_through, coalesce(u.n, 0) AS unpriced_now, v.events_above, coalesce(b.n, 0) AS events_above_now, v.day IS NOT NULL AS stored
@@ -66,6 +76,8 @@ interface DayState {
   unchanged: boolean;
   /** Changed only by rollup rows over events above the stored frontier: checked from the verified sums. */
   throughEventId: bigint | null;
+  /** The frontier stored with the day (null: none, or not verified). */
+  storedFrontier: bigint | null;
 }
 
 function dayStateOf(r: Record<string, string | number | boolean | null>): DayState {
@@ -79,8 +91,19 @@ function dayStateOf(r: Record<string, string | number | boolean | null>): DaySta
   // Events above the frontier with an unchanged rollup: written without it (compared again).
   const sameAbove = through !== null && same(r.events_above, r.events_above_now);
   const unchanged = r.stored === true && r.verified_digest === digest && sameArchive && (through === null || (sameUnpriced && sameAbove));
-  return { day: r.day as string, rollupRows: (r.rollup_rows as number | null) ?? 0, digest, archivedDigest, unchanged, throughEventId: sameArchive && sameUnpriced ? through : null };
+  return {
+    day: r.day as string,
+    rollupRows: (r.rollup_rows as number | null) ?? 0,
+    digest,
+    archivedDigest,
+    unchanged,
+    throughEventId: sameArchive && sameUnpriced ? through : null,
+    storedFrontier: through,
+  };
 }
+
+/** More than one distinct stored frontier: the glance then reads from the lowest (see advance()). */
+const frontiersDiffer = (states: DayState[]) => new Set(states.filter((d) => d.storedFrontier !== null).map((d) => d.storedFrontier)).size > 1;
 
 /**
  * The checkpointed rollup check's state (rollup_verified_days, rollup_verified_sums; migrations
@@ -100,51 +123,61 @@ export class RollupVerifiedDaysRepository {
    * stored frontier is compared as verified sums + those events (what is new), any other change
    * (a reprice of its unpriced events, an archive) with all its events. The comparison with all
    * the events is the arbiter: a day that fails the first is compared again in full, and only the
-   * full comparison reports mismatches. Each day found equal stores its digests, frontier and sums.
+   * full comparison reports mismatches. Each day found equal stores its digests, frontier and sums;
+   * every day found unchanged is moved to the same frontier (advance()), so that all the window's
+   * days share one and the next glance reads only the events written after it.
    */
   async findMismatchesSinceVerified(limit: number, sinceDay: string): Promise<{ rollupRows: bigint; daysVerified: string[]; daysUnchanged: number; daysFromSums: number; mismatches: RollupMismatch[] }> {
     // Nothing changed (the usual case between writes): answered without the frontier's lock.
-    const glance = await this.db.transaction((client) => this.dayStates(client, sinceDay), 'repeatable read');
-    if (glance.every((d) => d.unchanged)) return { rollupRows: sumRows(glance), daysVerified: [], daysUnchanged: glance.length, daysFromSums: 0, mismatches: [] };
+    const glance = await this.snapshot((client) => this.dayStates(client, sinceDay));
+    if (glance.every((d) => d.unchanged) && !frontiersDiffer(glance)) return { rollupRows: sumRows(glance), daysVerified: [], daysUnchanged: glance.length, daysFromSums: 0, mismatches: [] };
     const frontier = await this.frontier();
-    // Only the days that changed in the glance are read again after the frontier (each day is
-    // proven in one snapshot; a day changing in between is the next check's).
-    const unchangedDays = glance.filter((d) => d.unchanged);
-    return this.db.transaction(async (client) => {
-      await client.query(`SET LOCAL statement_timeout = '${ROLLUP_CHECK_TIMEOUT}'`);
-      const states = await this.dayStates(client, sinceDay, glance.filter((d) => !d.unchanged).map((d) => d.day));
+    // Every day is read again after the frontier, in one snapshot: the glance's cost (ids above
+    // the shared frontier), so a day changing in between is this check's too.
+    return this.snapshot(async (client) => {
+      const states = await this.dayStates(client, sinceDay);
       const changed = states.filter((d) => !d.unchanged);
-      const daysUnchanged = unchangedDays.length + states.length - changed.length;
-      const rollupRows = sumRows(unchangedDays) + sumRows(states);
-      if (changed.length === 0) return { rollupRows, daysVerified: [], daysUnchanged, daysFromSums: 0, mismatches: [] };
+      const advancing = frontier === null ? [] : states.filter((d) => d.unchanged && d.storedFrontier !== null && d.storedFrontier < frontier);
+      const found = { rollupRows: sumRows(states), daysVerified: changed.map((d) => d.day), daysUnchanged: states.length - changed.length };
+      if (changed.length === 0 && advancing.length === 0) return { ...found, daysFromSums: 0, mismatches: [] };
       const fromSums = changed.filter((d) => d.throughEventId !== null);
       const fromSumsFailed = new Set(await this.daysDifferingFromSums(client, fromSums));
       const inFull = changed.filter((d) => d.throughEventId === null || fromSumsFailed.has(d.day));
       const mismatches = await this.compareInFull(client, inFull.map((d) => d.day));
       const bad = new Set(mismatches.map((m) => m.day));
-      await this.storeVerified(client, changed.filter((d) => !bad.has(d.day)), frontier);
-      return { rollupRows, daysVerified: changed.map((d) => d.day), daysUnchanged, daysFromSums: fromSums.length - fromSumsFailed.size, mismatches: mismatches.slice(0, limit) };
+      await this.store(client, { good: changed.filter((d) => !bad.has(d.day)), advancing, frontier, sinceDay });
+      return { ...found, daysFromSums: fromSums.length - fromSumsFailed.size, mismatches: mismatches.slice(0, limit) };
+    });
+  }
+
+  /** A repeatable-read snapshot under the rollup check's statement timeout (the glance included). */
+  private snapshot<T>(fn: (client: SqlClient) => Promise<T>): Promise<T> {
+    return this.db.transaction(async (client) => {
+      await client.query(`SET LOCAL statement_timeout = '${ROLLUP_CHECK_TIMEOUT}'`);
+      return fn(client);
     }, 'repeatable read');
   }
 
-  /** The state of every day from sinceDay, or of the listed ones only. */
-  private async dayStates(client: SqlClient, sinceDay: string, days: string[] | null = null): Promise<DayState[]> {
+  /** The state of every day from sinceDay. */
+  private async dayStates(client: SqlClient, sinceDay: string): Promise<DayState[]> {
     // The lowest frontier as a constant: the planner then reads the ids above it by each partition's primary key.
-    const lowest = await client.query<{ id: string | null }>('SELECT min(through_event_id) AS id FROM rollup_verified_days WHERE day >= $1::date AND ($2::date[] IS NULL OR day = ANY ($2::date[]))', [sinceDay, days]);
-    const result = await client.query<Record<string, string | number | boolean | null>>(DAY_STATE_SQL, [sinceDay, lowest.rows[0]!.id, days]);
+    const lowest = await client.query<{ id: string | null }>('SELECT min(through_event_id) AS id FROM rollup_verified_days WHERE day >= $1::date', [sinceDay]);
+    const result = await client.query<Record<string, string | number | boolean | null>>(DAY_STATE_SQL, [sinceDay, lowest.rows[0]!.id]);
     return result.rows.map(dayStateOf);
   }
 
   /**
    * The usage_events frontier (as the journal's, docs/history.md): a SHARE lock waits for the
    * writers in flight and is released at once, so every id at or below max(id) is committed before
-   * the snapshot that follows. null when the lock is not granted in time: the days verified then
-   * store no frontier, and their next change is compared with all their events.
+   * the snapshot that follows. Asked by a GET or a /metrics scrape, it waits FRONTIER_LOCK_TIMEOUT
+   * at most: while a SHARE request waits behind a long writer (a reprice), every new group commit
+   * queues behind it. null when the lock is not granted in time: the days verified then store no
+   * frontier (their next change is compared with all their events) and no day is advanced.
    */
   private async frontier(): Promise<bigint | null> {
     try {
       return await this.db.transaction(async (client) => {
-        await client.query(`SET LOCAL lock_timeout = '5s'`);
+        await client.query(`SET LOCAL lock_timeout = '${FRONTIER_LOCK_TIMEOUT}'`);
         await client.query('LOCK TABLE usage_events IN SHARE MODE');
         const result = await client.query<{ id: string }>('SELECT coalesce(max(id), 0) AS id FROM usage_events');
         return toBigInt(result.rows[0]!.id);
@@ -195,58 +228,108 @@ export class RollupVerifiedDaysRepository {
   }
 
   /**
-   * Stores what was proven of each good day: its digests, and with a frontier, the rollup rows
-   * minus the day's priced events above it (= its events at or below it, plus what the archive
-   * recorded), its unpriced events at or below it and its priced events above it. The rows are a cache of what was proven: a
-   * concurrent check storing the same days may win them; that changes nothing, so its conflict is
-   * not this check's failure.
+   * In one savepoint: drops the rows of days that left the window (one row per contributor, model
+   * and day would otherwise stay forever), stores the good days (storeGood) and moves the unchanged
+   * ones to the frontier (advance). The rows are a cache of what was proven: a concurrent check
+   * storing the same days may win them; that changes nothing, so its conflict is not this check's
+   * failure, and none of it is stored.
    */
-  private async storeVerified(client: SqlClient, good: DayState[], frontier: bigint | null): Promise<void> {
-    if (good.length === 0) return;
-    const sorted = [...good].sort((a, b) => a.day.localeCompare(b.day));
-    const days = sorted.map((d) => d.day);
-    const range = [`${days[0]}T00:00:00Z`, dayEnd(days[days.length - 1]!)];
+  private async store(client: SqlClient, work: { good: DayState[]; advancing: DayState[]; frontier: bigint | null; sinceDay: string }): Promise<void> {
     await client.query('SAVEPOINT store_verified');
     try {
-      await client.query(
-        `WITH good AS (SELECT * FROM unnest($1::date[], $2::int[], $3::text[], $4::text[]) AS g(day, rollup_rows, digest, archived_digest))
-         , unpriced AS (
-           SELECT (e.occurred_at AT TIME ZONE 'UTC')::date AS day, count(*)::bigint AS n FROM usage_events e
-           WHERE $5::bigint IS NOT NULL AND e.status = 'unpriced' AND e.id <= $5::bigint AND e.occurred_at >= $6::timestamptz AND e.occurred_at < $7::timestamptz
-           GROUP BY 1)
-         , above AS (
-           SELECT (e.occurred_at AT TIME ZONE 'UTC')::date AS day, count(*)::bigint AS n FROM usage_events e
-           WHERE $5::bigint IS NOT NULL AND e.status = 'priced' AND e.id > $5::bigint AND e.occurred_at >= $6::timestamptz AND e.occurred_at < $7::timestamptz
-           GROUP BY 1)
-         , gone AS (DELETE FROM rollup_verified_days v USING good g WHERE v.day = g.day AND g.digest IS NULL AND g.archived_digest IS NULL RETURNING 1)
-         INSERT INTO rollup_verified_days AS v (day, rollup_rows, digest, archived_digest, through_event_id, unpriced_through, events_above)
-         SELECT g.day, g.rollup_rows, coalesce(g.digest, ''), g.archived_digest, $5::bigint,
-                CASE WHEN $5::bigint IS NULL THEN NULL ELSE coalesce(u.n, 0) END, CASE WHEN $5::bigint IS NULL THEN NULL ELSE coalesce(b.n, 0) END
-         FROM good g LEFT JOIN unpriced u ON u.day = g.day LEFT JOIN above b ON b.day = g.day WHERE g.digest IS NOT NULL OR g.archived_digest IS NOT NULL
-         ON CONFLICT (day) DO UPDATE SET rollup_rows = excluded.rollup_rows, digest = excluded.digest, archived_digest = excluded.archived_digest,
-           through_event_id = excluded.through_event_id, unpriced_through = excluded.unpriced_through, events_above = excluded.events_above, verified_at = now()`,
-        [days, sorted.map((d) => d.rollupRows), sorted.map((d) => d.digest), sorted.map((d) => d.archivedDigest), frontier?.toString() ?? null, range[0], range[1]],
-      );
-      await client.query('DELETE FROM rollup_verified_sums WHERE day = ANY ($1::date[])', [days]);
-      if (frontier !== null) {
-        await client.query(
-          `WITH above AS (
-             SELECT ${EVENT_SUMS_SELECT} FROM usage_events e
-             WHERE e.status = 'priced' AND e.id > $2::bigint AND e.occurred_at >= $3::timestamptz AND e.occurred_at < $4::timestamptz
-             GROUP BY 1, 2, 3)
-           INSERT INTO rollup_verified_sums (day, contributor_id, model, ${list('')})
-           SELECT r.day, r.contributor_id, r.model, ${SUM_COLUMNS.map((c) => `r.${c} - coalesce(a.${c}, 0)`).join(', ')}
-           FROM contributor_usage_daily r LEFT JOIN above a ON a.contributor_id = r.contributor_id AND a.day = r.day AND a.model = r.model
-           WHERE r.day = ANY ($1::date[])`,
-          [days, frontier.toString(), range[0], range[1]],
-        );
-      }
+      // rollup_verified_sums rows go with their day (ON DELETE CASCADE).
+      await client.query('DELETE FROM rollup_verified_days WHERE day < $1::date', [work.sinceDay]);
+      await this.storeGood(client, work.good, work.frontier);
+      if (work.frontier !== null) await this.advance(client, work.advancing, work.frontier);
       await client.query('RELEASE SAVEPOINT store_verified');
     } catch (error) {
       const code = (error as { code?: string }).code;
       if (code !== SERIALIZATION_FAILURE && code !== UNIQUE_VIOLATION) throw error;
       await client.query('ROLLBACK TO SAVEPOINT store_verified');
     }
+  }
+
+  /**
+   * Stores what was proven of each good day: its digests, and with a frontier, the rollup rows
+   * minus the day's priced events above it (= its events at or below it, plus what the archive
+   * recorded), its unpriced events at or below it and its priced events above it.
+   */
+  private async storeGood(client: SqlClient, good: DayState[], frontier: bigint | null): Promise<void> {
+    if (good.length === 0) return;
+    const sorted = [...good].sort((a, b) => a.day.localeCompare(b.day));
+    const days = sorted.map((d) => d.day);
+    const range = [`${days[0]}T00:00:00Z`, dayEnd(days[days.length - 1]!)];
+    await client.query(
+      `WITH good AS (SELECT * FROM unnest($1::date[], $2::int[], $3::text[], $4::text[]) AS g(day, rollup_rows, digest, archived_digest))
+       , unpriced AS (
+         SELECT (e.occurred_at AT TIME ZONE 'UTC')::date AS day, count(*)::bigint AS n FROM usage_events e
+         WHERE $5::bigint IS NOT NULL AND e.status = 'unpriced' AND e.id <= $5::bigint AND e.occurred_at >= $6::timestamptz AND e.occurred_at < $7::timestamptz
+         GROUP BY 1)
+       , above AS (
+         SELECT (e.occurred_at AT TIME ZONE 'UTC')::date AS day, count(*)::bigint AS n FROM usage_events e
+         WHERE $5::bigint IS NOT NULL AND e.status = 'priced' AND e.id > $5::bigint AND e.occurred_at >= $6::timestamptz AND e.occurred_at < $7::timestamptz
+         GROUP BY 1)
+       , gone AS (DELETE FROM rollup_verified_days v USING good g WHERE v.day = g.day AND g.digest IS NULL AND g.archived_digest IS NULL RETURNING 1)
+       INSERT INTO rollup_verified_days AS v (day, rollup_rows, digest, archived_digest, through_event_id, unpriced_through, events_above)
+       SELECT g.day, g.rollup_rows, coalesce(g.digest, ''), g.archived_digest, $5::bigint,
+              CASE WHEN $5::bigint IS NULL THEN NULL ELSE coalesce(u.n, 0) END, CASE WHEN $5::bigint IS NULL THEN NULL ELSE coalesce(b.n, 0) END
+       FROM good g LEFT JOIN unpriced u ON u.day = g.day LEFT JOIN above b ON b.day = g.day WHERE g.digest IS NOT NULL OR g.archived_digest IS NOT NULL
+       ON CONFLICT (day) DO UPDATE SET rollup_rows = excluded.rollup_rows, digest = excluded.digest, archived_digest = excluded.archived_digest,
+         through_event_id = excluded.through_event_id, unpriced_through = excluded.unpriced_through, events_above = excluded.events_above, verified_at = now()`,
+      [days, sorted.map((d) => d.rollupRows), sorted.map((d) => d.digest), sorted.map((d) => d.archivedDigest), frontier?.toString() ?? null, range[0], range[1]],
+    );
+    await client.query('DELETE FROM rollup_verified_sums WHERE day = ANY ($1::date[])', [days]);
+    if (frontier !== null) {
+      await client.query(
+        `WITH above AS (
+           SELECT ${EVENT_SUMS_SELECT} FROM usage_events e
+           WHERE e.status = 'priced' AND e.id > $2::bigint AND e.occurred_at >= $3::timestamptz AND e.occurred_at < $4::timestamptz
+           GROUP BY 1, 2, 3)
+         INSERT INTO rollup_verified_sums (day, contributor_id, model, ${list('')})
+         SELECT r.day, r.contributor_id, r.model, ${SUM_COLUMNS.map((c) => `r.${c} - coalesce(a.${c}, 0)`).join(', ')}
+         FROM contributor_usage_daily r LEFT JOIN above a ON a.contributor_id = r.contributor_id AND a.day = r.day AND a.model = r.model
+         WHERE r.day = ANY ($1::date[])`,
+        [days, frontier.toString(), range[0], range[1]],
+      );
+    }
+  }
+
+  /**
+   * Moves days found unchanged in this snapshot (digests, unpriced count and priced events above
+   * the frontier all as stored) from their frontier F to the new one N. Unchanged, no priced event
+   * of the day was added above F since it was verified (its rollup would differ, or its count
+   * above F), so what was proven still holds and extends: sums(N) = sums(F) + its priced events in
+   * (F, N] per contributor and model, events_above = its priced events above N, unpriced_through =
+   * unpriced_through + its unpriced events in (F, N]. Reads only the ids above the lowest F: what
+   * is new. Then all the window's days share one frontier and the glance reads only ids above it
+   * (before, the oldest day's month-old frontier made every check read the whole window).
+   */
+  private async advance(client: SqlClient, days: DayState[], frontier: bigint): Promise<void> {
+    if (days.length === 0) return;
+    const sorted = [...days].sort((a, b) => a.day.localeCompare(b.day));
+    const lowest = sorted.reduce((m, d) => (d.storedFrontier! < m ? d.storedFrontier! : m), sorted[0]!.storedFrontier!);
+    const params = [sorted.map((d) => d.day), sorted.map((d) => d.storedFrontier!.toString()), lowest.toString(), frontier.toString(), `${sorted[0]!.day}T00:00:00Z`, dayEnd(sorted[sorted.length - 1]!.day)];
+    const newEvents = `usage_events e JOIN adv ON adv.day = (e.occurred_at AT TIME ZONE 'UTC')::date AND e.id > adv.through_id
+         WHERE e.id > $3::bigint AND e.occurred_at >= $5::timestamptz AND e.occurred_at < $6::timestamptz`;
+    await client.query(
+      `WITH adv AS (SELECT * FROM unnest($1::date[], $2::bigint[]) AS a(day, through_id)),
+       fresh AS (SELECT ${EVENT_SUMS_SELECT} FROM ${newEvents} AND e.status = 'priced' AND e.id <= $4::bigint GROUP BY 1, 2, 3)
+       INSERT INTO rollup_verified_sums AS s (contributor_id, day, model, ${list('')})
+       SELECT contributor_id, day, model, ${list('')} FROM fresh
+       ON CONFLICT (day, contributor_id, model) DO UPDATE SET ${SUM_COLUMNS.map((c) => `${c} = s.${c} + excluded.${c}`).join(', ')}`,
+      params,
+    );
+    await client.query(
+      `WITH adv AS (SELECT * FROM unnest($1::date[], $2::bigint[]) AS a(day, through_id)),
+       counts AS (
+         SELECT (e.occurred_at AT TIME ZONE 'UTC')::date AS day, count(*) FILTER (WHERE e.status = 'unpriced' AND e.id <= $4::bigint)::bigint AS unpriced,
+                count(*) FILTER (WHERE e.status = 'priced' AND e.id > $4::bigint)::bigint AS above
+         FROM ${newEvents} GROUP BY 1)
+       UPDATE rollup_verified_days v SET through_event_id = $4::bigint, unpriced_through = v.unpriced_through + coalesce(c.unpriced, 0), events_above = coalesce(c.above, 0)
+       FROM adv LEFT JOIN counts c ON c.day = adv.day
+       WHERE v.day = adv.day AND v.through_event_id = adv.through_id`,
+      params,
+    );
   }
 }
 

@@ -42,10 +42,12 @@ export class LedgerCheckpointRepository {
    * The journal's frontier: the largest entry id such that every transaction that could still
    * write a smaller one has ended. A SHARE lock waits for the writers in flight (an INSERT holds
    * ROW EXCLUSIVE until it commits) and is released at once; ingestion pauses for that wait only.
+   * While the request waits behind a long writer every new writer queues behind it, so the wait is
+   * bounded by `lockTimeout` (a Postgres interval); not granted in time, it throws.
    */
-  async frontier(): Promise<bigint> {
+  async frontier(lockTimeout: string): Promise<bigint> {
     return this.db.transaction(async (client) => {
-      await client.query(`SET LOCAL lock_timeout = '5s'`);
+      await client.query(`SET LOCAL lock_timeout = '${lockTimeout}'`);
       await client.query('LOCK TABLE journal_entries IN SHARE MODE');
       const result = await client.query<{ id: string }>('SELECT coalesce(max(id), 0) AS id FROM journal_entries');
       return toBigInt(result.rows[0]!.id);

@@ -14,6 +14,13 @@ const LAST_ENTRY = 2n ** 63n - 1n;
  * none to start from) writes a new one at the frontier, so the next check reads only what follows.
  */
 export const CHECKPOINT_ADVANCE_ENTRIES = 10_000n;
+/**
+ * How long a write waits for the journal frontier's SHARE lock (every new journal writer queues
+ * behind a waiting request): the scheduled job and POST /v1/admin/ledger/checkpoint as before; a
+ * check (GET /v1/admin/ledger/check, the /metrics gauge) gives up soon and keeps its earlier answer.
+ */
+export const FRONTIER_LOCK_TIMEOUT_JOB = '5s';
+export const FRONTIER_LOCK_TIMEOUT_CHECK = '200ms';
 /** As the rollup check's: more than the pool's default statement timeout. */
 const CHECKPOINT_WRITE_TIMEOUT = '10min';
 
@@ -64,13 +71,16 @@ export class LedgerCheckpoints {
    * journal's frontier first when there is none yet or the check found many entries after it (and
    * passed). Without this, a journal whose checkpoint job had not run was summed in full on every
    * check (issue 25: 18.8 s with nothing new over a few million entries). null: no checkpoint could
-   * be written (the journal does not balance); the caller then runs the full check, which reports why.
+   * be written (the journal does not balance, or its frontier's lock was not granted within
+   * FRONTIER_LOCK_TIMEOUT_CHECK); the caller then runs the full check, which reports why. With
+   * `firstCheckpoint: false` (the /metrics gauge), none is written when none exists yet: null at once.
    */
-  async checkAdvancing(): Promise<CheckpointedReport | null> {
+  async checkAdvancing(options: { firstCheckpoint: boolean } = { firstCheckpoint: true }): Promise<CheckpointedReport | null> {
     const report = await this.check();
     if (report && (!report.ok || report.checkpoint.entriesSince < CHECKPOINT_ADVANCE_ENTRIES)) return report;
+    if (!report && !options.firstCheckpoint) return null;
     try {
-      await this.write();
+      await this.write(FRONTIER_LOCK_TIMEOUT_CHECK);
     } catch (error) {
       // Refused (entries that do not balance, a tampered checkpoint): what was found stays the answer.
       this.logger.warn(`check could not advance the checkpoint: ${(error as Error).message}`);
@@ -83,8 +93,8 @@ export class LedgerCheckpoints {
    * Writes a checkpoint at the journal's frontier from the previous one, verified before it
    * commits; returns it (or null when nothing was written since the last one).
    */
-  async write(): Promise<{ id: bigint; throughEntryId: bigint; entries: bigint } | null> {
-    const frontier = await this.repository.frontier();
+  async write(frontierLockTimeout = FRONTIER_LOCK_TIMEOUT_JOB): Promise<{ id: bigint; throughEntryId: bigint; entries: bigint } | null> {
+    const frontier = await this.repository.frontier(frontierLockTimeout);
     return this.db.transaction(async (client) => {
       // The first one reads the whole journal (minutes at millions of entries on a loaded machine).
       await client.query(`SET LOCAL statement_timeout = '${CHECKPOINT_WRITE_TIMEOUT}'`);

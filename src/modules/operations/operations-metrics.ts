@@ -1,6 +1,7 @@
 // Gauges of the state an operator alerts on (docs/observability/), computed by the API at scrape
 // time from Postgres, Redis and the chain, each source cached for a few seconds so that several
-// Prometheus servers (or a fast scrape interval) cost one read per interval.
+// Prometheus servers (or a fast scrape interval) cost one read per interval (cached-reading.ts:
+// one read in flight per source at most, however slow).
 import { Inject, Injectable, Logger, Module, type OnModuleDestroy } from '@nestjs/common';
 import { Queue } from 'bullmq';
 import { Gauge } from 'prom-client';
@@ -12,11 +13,12 @@ import { LedgerCheckService } from '../ledger/ledger-check.service.js';
 import { PayoutChainModule } from '../chain/payout-chain.module.js';
 import { PAYOUT_CHAIN, type PayoutChainHandle } from '../chain/payout-chain.provider.js';
 import { MetricsService } from '../health/metrics.service.js';
+import { CachedReading } from './cached-reading.js';
 import { OperationsMetricsRepository, type StatusCount } from './operations-metrics.repository.js';
 
 /** How long one reading of Postgres / Redis / the chain serves scrapes. */
 export const STATE_CACHE_MS = 5_000;
-/** The ledger check reads every entry since the newest checkpoint: at most once a minute. */
+/** The ledger check reads every entry since the newest checkpoint: at most once a minute after the previous one ended. */
 export const LEDGER_CHECK_CACHE_MS = 60_000;
 const QUEUES = [QUEUE_USAGE_EVENTS, QUEUE_USAGE_EVENTS_DEAD, QUEUE_HOLDS, QUEUE_SETTLEMENT, QUEUE_EARNINGS, QUEUE_WEBHOOKS, QUEUE_WEBHOOK_DISPATCH, QUEUE_HISTORY] as const;
 const QUEUE_STATES = ['waiting', 'active', 'delayed', 'failed', 'prioritized'] as const;
@@ -35,24 +37,6 @@ function within<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
   return Promise.race([promise, deadline]).finally(() => clearTimeout(timer));
 }
 const WEI_PER_GWEI = 1_000_000_000n;
-
-/** One cached reading: concurrent scrapes share the read in flight; a failed read is not cached. */
-class Cached<T> {
-  private value: { at: number; data: Promise<T> } | null = null;
-  constructor(
-    private readonly ttlMs: number,
-    private readonly read: () => Promise<T>,
-  ) {}
-  get(): Promise<T> {
-    const now = Date.now();
-    if (!this.value || now - this.value.at > this.ttlMs) {
-      const data = this.read();
-      this.value = { at: now, data };
-      data.catch(() => (this.value = null));
-    }
-    return this.value.data;
-  }
-}
 
 function setCounts(gauge: Gauge<'status'>, counts: StatusCount[]): void {
   gauge.reset();
@@ -73,16 +57,18 @@ export class OperationsMetrics implements OnModuleDestroy {
     metrics: MetricsService,
   ) {
     const registers = [metrics.registry];
-    const quietly = <T>(what: string, read: () => Promise<T>) => async () => {
-      try {
-        return await within(read(), SOURCE_READ_TIMEOUT_MS, what);
-      } catch (error) {
-        // A scrape must still answer: the gauge keeps no value for this source, and says so.
-        this.logger.warn(`metrics: ${what} could not be read: ${(error as Error).message}`);
-        return null;
-      }
+    const failed = (what: string, error: unknown) => {
+      // A scrape must still answer: the gauge keeps no value for this source, and says so.
+      this.logger.warn(`metrics: ${what} could not be read: ${(error as Error).message}`);
+      return null;
     };
-    const postgres = new Cached(STATE_CACHE_MS, quietly('postgres', async () => {
+    // The scrape waits SOURCE_READ_TIMEOUT_MS at most; a read still running then is not abandoned
+    // but kept in flight (CachedReading), and the next scrapes wait for that same one.
+    const quietly = <T>(what: string, ttlMs: number, read: () => Promise<T>) => {
+      const cached = new CachedReading(ttlMs, read);
+      return { get: () => within(cached.get(), SOURCE_READ_TIMEOUT_MS, what).catch((error: unknown) => failed(what, error)) };
+    };
+    const postgres = quietly('postgres', STATE_CACHE_MS, async () => {
       const [settlements, lines, txs, endpoints, deliveries, submittingAge] = await Promise.all([
         repository.settlementsByStatus(),
         repository.settlementLinesByStatus(),
@@ -92,7 +78,7 @@ export class OperationsMetrics implements OnModuleDestroy {
         repository.oldestSubmittingAgeSeconds(),
       ]);
       return { settlements, lines, txs, endpoints, deliveries, submittingAge };
-    }));
+    });
     const byStatus = (name: string, help: string, pick: (s: NonNullable<Awaited<ReturnType<typeof postgres.get>>>) => StatusCount[]) =>
       new Gauge({
         name,
@@ -119,7 +105,7 @@ export class OperationsMetrics implements OnModuleDestroy {
       },
     });
 
-    const queueCounts = new Cached(STATE_CACHE_MS, quietly('redis', () => Promise.all(this.openQueues().map(async (q) => ({ queue: q.name, counts: await q.getJobCounts(...QUEUE_STATES) })))));
+    const queueCounts = quietly('redis', STATE_CACHE_MS, () => Promise.all(this.openQueues().map(async (q) => ({ queue: q.name, counts: await q.getJobCounts(...QUEUE_STATES) }))));
     new Gauge({
       name: 'queue_jobs',
       help: 'BullMQ jobs by queue and state (usage-events-dead waiting: the dead letters)',
@@ -133,18 +119,19 @@ export class OperationsMetrics implements OnModuleDestroy {
       },
     });
 
-    const ledger = new Cached(LEDGER_CHECK_CACHE_MS, quietly('ledger check', () => ledgerChecks.run({ full: false })));
+    // Never the full check (runFromCheckpoint): without a checkpoint the gauge is unknown (NaN).
+    const ledger = quietly('ledger check', LEDGER_CHECK_CACHE_MS, async () => ({ check: await ledgerChecks.runFromCheckpoint() }));
     new Gauge({
       name: 'ledger_check_ok',
-      help: 'The ledger check (GET /v1/admin/ledger/check, from the newest checkpoint) passed: 1, failed: 0',
+      help: 'The ledger check (GET /v1/admin/ledger/check, from the newest checkpoint) passed: 1, failed: 0, no checkpoint yet: NaN',
       registers,
       async collect() {
-        const check = await ledger.get();
-        if (check) this.set(check.ok ? 1 : 0);
+        const read = await ledger.get();
+        if (read) this.set(read.check ? (read.check.ok ? 1 : 0) : Number.NaN);
       },
     });
 
-    const wallet = new Cached(STATE_CACHE_MS, quietly('hot wallet', async () => (chain.client ? chain.client.readHotWallet() : null)));
+    const wallet = quietly('hot wallet', STATE_CACHE_MS, async () => (chain.client ? chain.client.readHotWallet() : null));
     new Gauge({
       name: 'hot_wallet_usdc',
       help: 'USDC held by the hot wallet (settlement configured only)',
