@@ -4,10 +4,9 @@
 // check read nearly the whole two-month window); a priced event without any rollup row on a day
 // never verified is seen; days that left the window are pruned; the frontier's SHARE lock is given
 // up quickly when a writer holds the table.
-import pg from 'pg';
-import { exampleEvent, seedBilling } from '../support/billing-fixtures.js';
+import { billingSuiteWithGateway, exampleEvent } from '../support/billing-fixtures.js';
 import { whileTableWritten } from '../ledger/while-table-written.js';
-import { startTestApp, type TestApp } from '../support/test-app.js';
+import { suiteSql } from '../support/suite-sql.js';
 
 const DAY_MS = 86_400_000;
 // Days before today (UTC): always inside the window (the current and the previous month).
@@ -25,25 +24,13 @@ const rowsRead = (node: PlanNode): number =>
 const [D1, D2, D3] = [dayBefore(3), dayBefore(2), dayBefore(1)] as const;
 
 describe('checkpointed rollup check: one frontier for the window', () => {
-  let t: TestApp;
-  let sql: pg.Client;
-  let gatewayKey: string;
+  const { t, gw } = billingSuiteWithGateway('rollup_frontier');
+  const sql = suiteSql(t);
   const check = async (full = false) => (await t.admin(t.http.get(`/v1/admin/ledger/check${full ? '?full=true' : ''}`)).expect(200)).body;
-  const post = (id: string, day: string) => t.http.post('/v1/usage-events').set('Authorization', `Bearer ${gatewayKey}`).send(exampleEvent({ event_id: id, occurred_at: `${day}T10:00:00Z` })).expect(201);
+  const post = (id: string, day: string) => gw(t.http.post('/v1/usage-events')).send(exampleEvent({ event_id: id, occurred_at: `${day}T10:00:00Z` })).expect(201);
   const frontiers = async () => (await sql.query<{ day: string; through: string | null }>(`SELECT to_char(day, 'YYYY-MM-DD') AS day, through_event_id AS through FROM rollup_verified_days ORDER BY day`)).rows;
   const maxEventId = async () => (await sql.query<{ id: string }>('SELECT max(id)::text AS id FROM usage_events')).rows[0]!.id;
 
-  beforeAll(async () => {
-    t = await startTestApp('rollup_frontier');
-    await seedBilling(t);
-    gatewayKey = (await t.admin(t.http.post('/v1/admin/api-keys')).send({ role: 'gateway', name: 'gw' }).expect(201)).body.key;
-    sql = new pg.Client({ connectionString: t.databaseUrl });
-    await sql.connect();
-  });
-  afterAll(async () => {
-    await sql?.end();
-    await t?.close();
-  });
 
   it('moves every verified day to the newest frontier, so a check with nothing new reads nothing old', async () => {
     await post('f-1a', D1);

@@ -4,19 +4,17 @@
 // events when only events above its frontier were added, with all its events after anything else
 // that could change what was proven (a reprice of its unpriced events, an archive of its events).
 // ?full=true compares every day.
-import pg from 'pg';
-import { exampleEvent, seedBilling } from '../support/billing-fixtures.js';
-import { startTestApp, type TestApp } from '../support/test-app.js';
+import { billingSuiteWithGateway, exampleEvent } from '../support/billing-fixtures.js';
+import { suiteSql } from '../support/suite-sql.js';
 
 const DAYS = ['2026-11-27', '2026-11-28'] as const;
 const LATER_DAY = '2026-11-29';
 
 describe('checkpointed rollup check', () => {
-  let t: TestApp;
-  let sql: pg.Client;
+  const { t, gw } = billingSuiteWithGateway('rollup_verified');
+  const sql = suiteSql(t);
   const check = async (full = false) => (await t.admin(t.http.get(`/v1/admin/ledger/check${full ? '?full=true' : ''}`)).expect(200)).body;
-  const post = (id: string, day: string) => t.http.post('/v1/usage-events').set('Authorization', `Bearer ${gatewayKey}`).send(exampleEvent({ event_id: id, occurred_at: `${day}T10:00:00Z` })).expect(201);
-  let gatewayKey: string;
+  const post = (id: string, day: string) => gw(t.http.post('/v1/usage-events')).send(exampleEvent({ event_id: id, occurred_at: `${day}T10:00:00Z` })).expect(201);
   /**
    * After a change behind the writers' back: the day is compared again with all its events (not
    * from its verified sums) and reported; `undo` then puts back what was proven, also on failure.
@@ -32,16 +30,7 @@ describe('checkpointed rollup check', () => {
   };
 
   beforeAll(async () => {
-    t = await startTestApp('rollup_verified');
-    await seedBilling(t);
-    gatewayKey = (await t.admin(t.http.post('/v1/admin/api-keys')).send({ role: 'gateway', name: 'gw' }).expect(201)).body.key;
     for (const [i, day] of DAYS.entries()) for (let n = 0; n < 3; n += 1) await post(`ev-${i}-${n}`, day);
-    sql = new pg.Client({ connectionString: t.databaseUrl });
-    await sql.connect();
-  });
-  afterAll(async () => {
-    await sql?.end();
-    await t?.close();
   });
 
   it('verifies each day once, then only the days whose rows changed', async () => {
@@ -123,7 +112,7 @@ describe('checkpointed rollup check', () => {
 
   it('compares a day again in full when one of its unpriced events is priced, even with its rollup untouched', async () => {
     const model = 'acme/late-priced';
-    await t.http.post('/v1/usage-events').set('Authorization', `Bearer ${gatewayKey}`).send(exampleEvent({ event_id: 'ev-unpriced', model, occurred_at: `${DAYS[0]}T11:00:00Z` })).expect(202);
+    await gw(t.http.post('/v1/usage-events')).send(exampleEvent({ event_id: 'ev-unpriced', model, occurred_at: `${DAYS[0]}T11:00:00Z` })).expect(202);
     // Unpriced: no rollup row changes, the day is skipped.
     expect((await check()).rollups).toMatchObject({ ok: true, days_verified: 0 });
     // A priced event after it: the day is verified again (from its sums), at a frontier above the unpriced one.

@@ -2,15 +2,14 @@
 // the journal's frontier when it had none or read many entries after it, and passed: the next
 // check reads only what follows. Before, a journal whose checkpoint job had not run yet was summed
 // in full on every check (issue 25: 18.8 s with nothing new). A failing check never moves it.
-import pg from 'pg';
 import { CHECKPOINT_ADVANCE_ENTRIES } from '../../src/modules/ledger/ledger-checkpoint.service.js';
-import { exampleEvent, seedBilling } from '../support/billing-fixtures.js';
-import { startTestApp, type TestApp } from '../support/test-app.js';
+import { billingSuite, exampleEvent } from '../support/billing-fixtures.js';
+import { suiteSql } from '../support/suite-sql.js';
 import { whileTableWritten } from './while-table-written.js';
 
 describe('checkpointed ledger check: advancing the checkpoint', () => {
-  let t: TestApp;
-  let sql: pg.Client;
+  const t = billingSuite('ledger_check_advance');
+  const sql = suiteSql(t);
   const check = async () => (await t.admin(t.http.get('/v1/admin/ledger/check')).expect(200)).body;
   const checkpoints = async () => (await sql.query<{ id: string }>('SELECT id FROM ledger_checkpoints ORDER BY id')).rows.map((r) => r.id);
   const post = (id: string) => t.admin(t.http.post('/v1/usage-events')).send(exampleEvent({ event_id: id, occurred_at: new Date(Date.now() - 1000).toISOString() })).expect(201);
@@ -23,16 +22,8 @@ describe('checkpointed ledger check: advancing the checkpoint', () => {
     );
 
   beforeAll(async () => {
-    t = await startTestApp('ledger_check_advance');
-    await seedBilling(t);
     await post('adv-1');
     await post('adv-2');
-    sql = new pg.Client({ connectionString: t.databaseUrl });
-    await sql.connect();
-  });
-  afterAll(async () => {
-    await sql?.end();
-    await t?.close();
   });
 
   it('writes the first checkpoint itself, then reads only the entries after it', async () => {

@@ -1,26 +1,15 @@
 // The /metrics ledger_check_ok gauge never runs the full ledger check nor writes the first
 // checkpoint (both read the whole journal under a 10-minute statement timeout, and a scrape every
 // minute could start one beside the other): without a checkpoint it is unknown (NaN).
-import pg from 'pg';
 import { LedgerCheckService } from '../../src/modules/ledger/ledger-check.service.js';
-import { seedBilling } from '../support/billing-fixtures.js';
-import { startTestApp, type TestApp } from '../support/test-app.js';
+import { billingSuite } from '../support/billing-fixtures.js';
+import { suiteSql } from '../support/suite-sql.js';
 
 describe('ledger_check_ok gauge', () => {
-  let t: TestApp;
-  let sql: pg.Client;
+  const t = billingSuite('ledger_check_gauge');
+  const sql = suiteSql(t);
   const checkpoints = async () => (await sql.query('SELECT id FROM ledger_checkpoints')).rows;
 
-  beforeAll(async () => {
-    t = await startTestApp('ledger_check_gauge');
-    await seedBilling(t);
-    sql = new pg.Client({ connectionString: t.databaseUrl });
-    await sql.connect();
-  });
-  afterAll(async () => {
-    await sql?.end();
-    await t?.close();
-  });
 
   it('is unknown without a checkpoint, and writes none', async () => {
     expect(await checkpoints()).toEqual([]);

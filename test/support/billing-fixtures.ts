@@ -17,16 +17,22 @@ export async function seedBilling(t: TestApp, options: { userCreditUsd?: string 
   await t.admin(t.http.post('/v1/admin/users/u_42/credits')).send({ amount_usd: options.userCreditUsd ?? '100', reference: 'seed-u42' }).expect(201);
 }
 
+/** For the enclosing describe: a test app seeded for billing (seedBilling, with `options`) in its beforeAll. */
+export function billingSuite(label: string, options: { userCreditUsd?: string } = {}): TestApp {
+  const t = testAppForSuite(label);
+  beforeAll(() => seedBilling(t, options));
+  return t;
+}
+
 /**
  * For the enclosing describe: a test app seeded for billing (seedBilling, with `options`) and a
  * gateway API key, both made in its beforeAll (the suite's own beforeAll hooks run after it).
  * `gw` sends a request as that gateway.
  */
 export function billingSuiteWithGateway(label: string, options: { userCreditUsd?: string } = {}): { t: TestApp; gw: (req: request.Test) => request.Test } {
-  const t = testAppForSuite(label);
+  const t = billingSuite(label, options);
   let gatewayKey: string | null = null;
   beforeAll(async () => {
-    await seedBilling(t, options);
     gatewayKey = (await t.admin(t.http.post('/v1/admin/api-keys')).send({ role: 'gateway' }).expect(201)).body.key;
   });
   return { t, gw: (req) => req.set('Authorization', `Bearer ${gatewayKey}`) };

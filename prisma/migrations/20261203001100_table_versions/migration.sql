@@ -40,21 +40,19 @@ BEGIN
 END
 $$;
 
-CREATE TRIGGER "prices_version_insert" AFTER INSERT ON "prices" REFERENCING NEW TABLE AS "changed_rows"
-    FOR EACH STATEMENT EXECUTE FUNCTION "table_versions_bump"();
-CREATE TRIGGER "prices_version_update" AFTER UPDATE ON "prices" REFERENCING NEW TABLE AS "changed_rows"
-    FOR EACH STATEMENT EXECUTE FUNCTION "table_versions_bump"();
-CREATE TRIGGER "prices_version_delete" AFTER DELETE ON "prices" REFERENCING OLD TABLE AS "changed_rows"
-    FOR EACH STATEMENT EXECUTE FUNCTION "table_versions_bump"();
-CREATE TRIGGER "prices_version_truncate" AFTER TRUNCATE ON "prices"
-    FOR EACH STATEMENT EXECUTE FUNCTION "table_versions_bump"();
-CREATE TRIGGER "contributor_tiers_version_insert" AFTER INSERT ON "contributor_tiers" REFERENCING NEW TABLE AS "changed_rows"
-    FOR EACH STATEMENT EXECUTE FUNCTION "table_versions_bump"();
-CREATE TRIGGER "contributor_tiers_version_update" AFTER UPDATE ON "contributor_tiers" REFERENCING NEW TABLE AS "changed_rows"
-    FOR EACH STATEMENT EXECUTE FUNCTION "table_versions_bump"();
-CREATE TRIGGER "contributor_tiers_version_delete" AFTER DELETE ON "contributor_tiers" REFERENCING OLD TABLE AS "changed_rows"
-    FOR EACH STATEMENT EXECUTE FUNCTION "table_versions_bump"();
-CREATE TRIGGER "contributor_tiers_version_truncate" AFTER TRUNCATE ON "contributor_tiers"
-    FOR EACH STATEMENT EXECUTE FUNCTION "table_versions_bump"();
+-- Four triggers per table (INSERT, UPDATE, DELETE with their transition table; TRUNCATE without):
+-- "<table>_version_<event>".
+DO $$
+DECLARE
+  t TEXT;
+BEGIN
+  FOREACH t IN ARRAY ARRAY['prices', 'contributor_tiers'] LOOP
+    EXECUTE format('CREATE TRIGGER %I AFTER INSERT ON %I REFERENCING NEW TABLE AS "changed_rows" FOR EACH STATEMENT EXECUTE FUNCTION "table_versions_bump"()', t || '_version_insert', t);
+    EXECUTE format('CREATE TRIGGER %I AFTER UPDATE ON %I REFERENCING NEW TABLE AS "changed_rows" FOR EACH STATEMENT EXECUTE FUNCTION "table_versions_bump"()', t || '_version_update', t);
+    EXECUTE format('CREATE TRIGGER %I AFTER DELETE ON %I REFERENCING OLD TABLE AS "changed_rows" FOR EACH STATEMENT EXECUTE FUNCTION "table_versions_bump"()', t || '_version_delete', t);
+    EXECUTE format('CREATE TRIGGER %I AFTER TRUNCATE ON %I FOR EACH STATEMENT EXECUTE FUNCTION "table_versions_bump"()', t || '_version_truncate', t);
+  END LOOP;
+END
+$$;
 
 INSERT INTO "table_versions" ("name", "version") VALUES ('prices', nextval('table_version_seq')), ('contributor_tiers', nextval('table_version_seq'));
