@@ -110,7 +110,9 @@ async function seed(): Promise<void> {
   await seedBilling(t, { userCreditUsd: '500' });
   const gateway = (await t.admin(t.http.post('/v1/admin/api-keys')).send({ role: 'gateway' }).expect(201)).body.key as string;
   const send = (event: Record<string, unknown>, status: number) => t.http.post('/v1/usage-events').set('Authorization', `Bearer ${gateway}`).send(event).expect(status);
-  const hourAgo = new Date(Date.now() - 3600_000).toISOString();
+  // Today (UTC) in the daily figures, also in the first hour of a day: an hour ago, or midnight if later.
+  const todayStartMs = Date.parse(`${new Date().toISOString().slice(0, 10)}T00:00:00Z`);
+  const hourAgo = new Date(Math.max(Date.now() - 3600_000, todayStartMs)).toISOString();
   for (let i = 0; i < 12; i += 1) {
     const usage = { prompt_tokens: 1000 + 137 * i, completion_tokens: 200 + 41 * i, cached_tokens: 50 * (i % 3), reasoning_tokens: 0 };
     await send(exampleEvent({ event_id: `console-${i}`, contributor_id: i % 3 === 0 ? 'c_prem' : 'c_std', occurred_at: hourAgo, usage }), 201);
