@@ -4,27 +4,19 @@
 // 410 with its original amounts (a changed payload still a 409, a batch replay a duplicate).
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import pg from 'pg';
 import { ArchiveRefused, archiveUsage, readArchiveFile } from '../../scripts/lib/usage-archive.js';
 import { DatabaseService } from '../../src/database/database.service.js';
 import { UsagePartitionsRepository } from '../../src/modules/history/usage-partitions.repository.js';
 import { LedgerCheckService } from '../../src/modules/ledger/ledger-check.service.js';
-import { startArchiveTestApp, type ArchiveTestApp } from '../support/archive-fixtures.js';
+import { archiveSuite } from '../support/archive-fixtures.js';
 import { exampleEvent, GPT4O } from '../support/billing-fixtures.js';
-import type { TestApp } from '../support/test-app.js';
 
 const UNPRICED_MODEL = 'acme/late-priced';
 
 describe('npm run archive', () => {
-  let t: TestApp;
-  let db: pg.Client;
-  let archiveApp: ArchiveTestApp;
+  const archiveApp = archiveSuite('history_archive', { userCreditUsd: '1000' });
+  const { t, db } = archiveApp;
 
-  beforeAll(async () => {
-    archiveApp = await startArchiveTestApp('history_archive', { userCreditUsd: '1000' });
-    ({ t, db } = archiveApp);
-  }, 120_000);
-  afterAll(() => archiveApp?.close());
 
   const archive = () => archiveUsage({ databaseUrl: t.databaseUrl, before: '2026-10', outDir: archiveApp.outDir, maturityDays: 0 });
   // Without timings_ms (how long each section took): the rest must be equal to the atto.

@@ -12,25 +12,20 @@ import { archiveUsage } from '../../scripts/lib/usage-archive.js';
 import { formatAttoAsUsd, parseUsdToAtto } from '../../src/common/money/index.js';
 import { DatabaseService } from '../../src/database/database.service.js';
 import { UsagePartitionsRepository } from '../../src/modules/history/usage-partitions.repository.js';
-import { startArchiveTestApp, type ArchiveTestApp } from '../support/archive-fixtures.js';
+import { archiveSuite } from '../support/archive-fixtures.js';
 import { exampleEvent, GPT4O } from '../support/billing-fixtures.js';
-import type { TestApp } from '../support/test-app.js';
 
 const OTHER_MODEL = 'acme/other-model';
 const atto = (usd: string) => parseUsdToAtto(usd, { allowNegative: true });
 const fmt = formatAttoAsUsd;
 
 describe('refunds of archived events', () => {
-  let t: TestApp;
-  let db: pg.Client;
-  let archiveApp: ArchiveTestApp;
+  const archiveApp = archiveSuite('refunds_archived', { userCreditUsd: '1000' });
+  const { t, db } = archiveApp;
 
   beforeAll(async () => {
-    archiveApp = await startArchiveTestApp('refunds_archived', { userCreditUsd: '1000' });
-    ({ t, db } = archiveApp);
     await t.admin(t.http.post('/v1/admin/prices')).send({ model: OTHER_MODEL, input_usd_per_mtok: '3', output_usd_per_mtok: '15', effective_from: '2026-01-01T00:00:00Z' }).expect(201);
-  }, 120_000);
-  afterAll(() => archiveApp?.close());
+  });
 
   const balance = async (code: string) => BigInt((await db.query<{ b: string }>(`SELECT coalesce((SELECT balance_atto FROM accounts WHERE code = $1), 0) AS b`, [code])).rows[0]!.b);
   const statement = async (contributor: string, month: string) => (await t.admin(t.http.get(`/v1/contributors/${contributor}/statements/${month}`)).expect(200)).body;
@@ -118,14 +113,8 @@ describe('refunds of archived events', () => {
 // archived-event reader counted only payable postings as the payout, so a refund after archive
 // clawed back nothing (and the 410 details said payout 0).
 describe('refunds of archived events priced while maturing', () => {
-  let t: TestApp;
-  let archiveApp: ArchiveTestApp;
-
-  beforeAll(async () => {
-    archiveApp = await startArchiveTestApp('refunds_archived_maturing', { userCreditUsd: '100', env: { PAYOUT_MATURITY_DAYS: '3650' } });
-    ({ t } = archiveApp);
-  }, 120_000);
-  afterAll(() => archiveApp?.close());
+  const archiveApp = archiveSuite('refunds_archived_maturing', { userCreditUsd: '100', env: { PAYOUT_MATURITY_DAYS: '3650' } });
+  const { t } = archiveApp;
 
   it('claws back the payout the usage entry credited to pending', async () => {
     const event = exampleEvent({ event_id: 'ram-1', occurred_at: '2026-08-12T10:00:00Z' });
