@@ -90,7 +90,10 @@ function dayStateOf(r: Record<string, string | number | boolean | null>): DaySta
   const sameUnpriced = through !== null && same(r.unpriced_through, r.unpriced_now);
   // Events above the frontier with an unchanged rollup: written without it (compared again).
   const sameAbove = through !== null && same(r.events_above, r.events_above_now);
-  const unchanged = r.stored === true && r.verified_digest === digest && sameArchive && (through === null || (sameUnpriced && sameAbove));
+  // A day stored without a frontier (its lock was not granted in time) is never unchanged: its
+  // digest alone cannot see a later event written without its rollup, so it is compared again
+  // until a check stores it with a frontier.
+  const unchanged = r.stored === true && r.verified_digest === digest && sameArchive && through !== null && sameUnpriced && sameAbove;
   return {
     day: r.day as string,
     rollupRows: (r.rollup_rows as number | null) ?? 0,

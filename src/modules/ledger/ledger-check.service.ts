@@ -7,6 +7,12 @@ import { LedgerCheckRegistry, type LedgerCheckOptions } from './ledger-check-ext
 import { LedgerCheckpoints, type CheckpointedReport, type CheckpointInfo } from './ledger-checkpoint.service.js';
 import { LedgerService, type LedgerCheckReport } from './ledger.service.js';
 
+/** No checkpoint to answer the ledger part from (runFromCheckpoint): only the extensions ran. */
+interface ExtensionsOnly {
+  report: null;
+  extensionsOk: boolean;
+}
+
 export interface FullLedgerCheck {
   ok: boolean;
   report: LedgerCheckReport;
@@ -41,26 +47,29 @@ export class LedgerCheckService {
       const fromCheckpoint = options.full ? null : await this.checkpoints.checkAdvancing();
       return { fromCheckpoint, report: fromCheckpoint ?? (await this.ledger.check()) };
     });
-    assert(checked !== null, 'the ledger check without a fallback returned no report');
-    return checked;
+    assert(checked.report !== null, 'the ledger check with its full fallback returned no report');
+    return checked as FullLedgerCheck;
   }
 
   /**
    * The /metrics gauge's check: as run({ full: false }), but never the full check nor the first
-   * checkpoint (both read the whole journal, with a 10-minute statement timeout): null, unknown,
-   * when there is no checkpoint yet (the ledger-checkpoint job or a GET writes it).
+   * checkpoint (both read the whole journal, with a 10-minute statement timeout). Without a
+   * checkpoint yet (the ledger-checkpoint job or a GET writes it) the ledger part is unknown: the
+   * answer is false if an extension (the rollups) failed, else null.
    */
-  runFromCheckpoint(): Promise<FullLedgerCheck | null> {
-    return this.runWith({ full: false }, async () => {
+  async runFromCheckpoint(): Promise<boolean | null> {
+    const checked = await this.runWith({ full: false }, async () => {
       const fromCheckpoint = await this.checkpoints.checkAdvancing({ firstCheckpoint: false });
       return { fromCheckpoint, report: fromCheckpoint };
     });
+    if (checked.report === null) return 'extensionsOk' in checked && !checked.extensionsOk ? false : null;
+    return checked.ok;
   }
 
   private async runWith(
     options: LedgerCheckOptions,
     checkLedger: () => Promise<{ fromCheckpoint: CheckpointedReport | null; report: LedgerCheckReport | null }>,
-  ): Promise<FullLedgerCheck | null> {
+  ): Promise<FullLedgerCheck | ExtensionsOnly> {
     const timingsMs: Record<string, number> = {};
     const timed = async <T>(name: string, fn: () => Promise<T>): Promise<T> => {
       const started = performance.now();
@@ -74,7 +83,7 @@ export class LedgerCheckService {
       timed('ledger', checkLedger),
       Promise.all(this.registry.all().map(async (e) => [e.name, await timed(e.name, () => e.run(options))] as const)),
     ]);
-    if (!report) return null;
+    if (!report) return { report: null, extensionsOk: extensions.every(([, r]) => r.ok) };
     const ok = report.ok && extensions.every(([, r]) => r.ok);
     if (!ok) await this.announceFailure(report, extensions, new Date());
     return { ok, report, mode: fromCheckpoint ? 'checkpoint' : 'full', checkpoint: fromCheckpoint?.checkpoint ?? null, timingsMs, extensions };

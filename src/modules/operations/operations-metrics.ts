@@ -123,11 +123,12 @@ export class OperationsMetrics implements OnModuleDestroy {
     const ledger = quietly('ledger check', LEDGER_CHECK_CACHE_MS, async () => ({ check: await ledgerChecks.runFromCheckpoint() }));
     new Gauge({
       name: 'ledger_check_ok',
-      help: 'The ledger check (GET /v1/admin/ledger/check, from the newest checkpoint) passed: 1, failed: 0, no checkpoint yet: NaN',
+      help: 'The ledger check (GET /v1/admin/ledger/check, from the newest checkpoint) passed: 1, failed: 0 (also a failing rollup check before the first checkpoint), unknown (no checkpoint yet, or no answer in time): NaN',
       registers,
       async collect() {
         const read = await ledger.get();
-        if (read) this.set(read.check ? (read.check.ok ? 1 : 0) : Number.NaN);
+        // A read that failed or is still running past the scrape's wait is unknown, not the last value.
+        this.set(read && read.check !== null ? (read.check ? 1 : 0) : Number.NaN);
       },
     });
 
