@@ -22,7 +22,7 @@ describe('shareRepeatedSchemas', () => {
       type: 'object',
       properties: {
         data: { type: 'array', items: { $ref: '#/components/schemas/Price' } },
-        next: { allOf: [{ $ref: '#/components/schemas/Price' }], nullable: true },
+        next: { type: 'object', allOf: [{ $ref: '#/components/schemas/Price' }], nullable: true },
       },
     });
     expect(shared.components.schemas.Price).toEqual(price);
@@ -43,6 +43,15 @@ describe('shareRepeatedSchemas', () => {
     const shared = shareRepeatedSchemas(documentWith({ Price: structuredClone(price), InForce: inForce }), { named: {}, extended: { InForce: 'Price' } });
     expect(shared.components.schemas.InForce).toEqual({
       allOf: [{ $ref: '#/components/schemas/Price' }, { type: 'object', properties: { next: { type: 'string', nullable: true } }, required: ['next'] }],
+    });
+  });
+
+  it('keeps a base field required where the copy requires it and its base does not', () => {
+    const optionalTiers = { ...structuredClone(price), required: ['id'] };
+    const inForce = { type: 'object', properties: { ...structuredClone(price).properties, next: { type: 'string' } }, required: ['id', 'tiers'] };
+    const shared = shareRepeatedSchemas(documentWith({ Price: optionalTiers, InForce: inForce }), { named: {}, extended: { InForce: 'Price' } });
+    expect(shared.components.schemas.InForce).toEqual({
+      allOf: [{ $ref: '#/components/schemas/Price' }, { type: 'object', properties: { next: { type: 'string' } }, required: ['tiers'] }],
     });
   });
 

@@ -66,19 +66,27 @@ function extend(schemas: Record<string, Schema>, pointer: string, baseName: stri
     canonical({ ...schema, properties: undefined, required: undefined }) === canonical({ ...base, properties: undefined, required: undefined });
   if (!sameBase) throw new Error(`OpenAPI shared schemas: components/schemas/${pointer} does not extend ${baseName}`);
   const own: Schema = { type: 'object', properties: Object.fromEntries(ownNames.map((name) => [name, properties[name]])) };
-  const ownRequired = required.filter((name) => ownNames.includes(name));
+  // Every field the copy requires and its base does not, own or the base's: a base field that is
+  // optional in the base but required here stays required (allOf: both parts must hold).
+  const ownRequired = required.filter((name) => !baseRequired.includes(name));
   if (ownRequired.length > 0) own.required = ownRequired;
   for (const key of Object.keys(schema)) delete schema[key];
   schema.allOf = [{ $ref: `${SCHEMA_REF_PREFIX}${baseName}` }, own];
 }
 
-/** The $ref (nullable where the copy is) that replaces a copy of a named schema, if it is one. */
+/**
+ * The $ref (nullable where the copy is) that replaces a copy of a named schema, if it is one. A
+ * nullable copy keeps its `type` beside the allOf: OpenAPI 3.0.3 lets `nullable` add null only to
+ * a `type` stated in the same schema object, so strict validators ignore it without one.
+ */
 function refFor(node: Schema, names: Map<string, string>): Schema | undefined {
   const name = names.get(canonical(node));
   if (name) return { $ref: `${SCHEMA_REF_PREFIX}${name}` };
   if (node.nullable !== true) return undefined;
   const nullableName = names.get(canonical({ ...node, nullable: undefined }));
-  return nullableName ? { allOf: [{ $ref: `${SCHEMA_REF_PREFIX}${nullableName}` }], nullable: true } : undefined;
+  if (!nullableName) return undefined;
+  const typed = node.type === undefined ? {} : { type: node.type };
+  return { ...typed, allOf: [{ $ref: `${SCHEMA_REF_PREFIX}${nullableName}` }], nullable: true };
 }
 
 /** Replaces, below `node` (not `node` itself), every copy of a named schema with its $ref. */
