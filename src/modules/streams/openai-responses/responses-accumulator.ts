@@ -42,8 +42,11 @@ export class ResponsesAccumulator implements FormatAccumulator {
       case 'response.output_item.added':
       case 'response.output_item.done':
         return this.applyItem(indexOf(data.output_index), data.item);
-      case 'error':
-        return { code: nonEmptyText(data.code), message: capMessage(nonEmptyText(data.message) ?? 'error event'), source: 'event' };
+      case 'error': {
+        // Documented with code/message at the top; recorded streams nest them in `error`.
+        const error = isPlainObject(data.error) ? data.error : data;
+        return { code: nonEmptyText(error.code), message: capMessage(nonEmptyText(error.message) ?? 'error event'), source: 'event' };
+      }
       default:
         if (isPlainObject(data.response)) return this.applyResponse(data.response, TERMINAL_EVENTS.has(type));
         return null;
