@@ -4,6 +4,8 @@
 // recorded streams; constructed cases are marked in its README). Amounts derived by hand from the
 // fixture's usage and the prices set here.
 import { readFileSync } from 'node:fs';
+import type { UsageAuditSample } from '../../src/queue/jobs.js';
+import { UsageAuditProducer } from '../../src/modules/usage-audit/usage-audit.producer.js';
 import { expectLedgerClean, seedBilling } from '../support/billing-fixtures.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 
@@ -194,6 +196,30 @@ describe('every wire format through POST /v1/usage-events/stream and /response',
       const res = await postStream('event_id=v-same', stream('anthropic-text')).expect(201);
       expect(res.body.stream).not.toHaveProperty('variant_claimed');
     });
+  });
+
+  it('every format hands its reassembled output to the usage audit (content, thinking, tool calls; hidden reasoning left out)', async () => {
+    const producer = t.app.get(UsageAuditProducer);
+    const offered: UsageAuditSample[] = [];
+    const original = producer.offer.bind(producer);
+    producer.offer = (sample: UsageAuditSample) => {
+      offered.push(sample);
+      return original(sample);
+    };
+    try {
+      await postStream('event_id=audit-r', stream('responses-function-call')).expect(201);
+      await postStream('event_id=audit-a', stream('anthropic-clear-thinking')).expect(201);
+      await postStream('event_id=audit-g', stream('gemini-reasoning')).expect(201);
+      await postResponse('event_id=audit-body', body('anthropic-tool-response')).expect(201);
+    } finally {
+      producer.offer = original;
+    }
+    const byId = Object.fromEntries(offered.map((s) => [s.event_id, s]));
+    expect(byId['audit-r']).toMatchObject({ reported_tokens: 26, texts: ['get_weather', '{"location":"San Francisco, CA","unit":"fahrenheit"}'] });
+    expect(byId['audit-a']!.texts).toEqual(['925 ÷ 5 = 185', expect.stringContaining('The previous result was 925.')]);
+    // Gemini's 256 thought tokens are not streamed as text: left out of the reported side.
+    expect(byId['audit-g']).toMatchObject({ reported_tokens: 29, model: 'gemini-3-pro-preview' });
+    expect(byId['audit-body']!.texts[0]).toBe('json');
   });
 
   it('a bad body or format is a 400 and writes nothing', async () => {
