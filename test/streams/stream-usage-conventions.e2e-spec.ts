@@ -82,6 +82,7 @@ describe('OpenAPI: the stream endpoint documents its query parameters', () => {
       occurred_at: false,
       prompt_tokens: false,
       price_variant: false,
+      format: false,
     });
   });
 });
@@ -152,16 +153,18 @@ describe('POST /v1/usage-events/stream: every usage kind and the variant, priced
     expect(stored.body.usage).toMatchObject({ prompt_tokens: 7, completion_tokens: 1290, completion_image_tokens: 1290 });
   });
 
-  it('a flex stream bills at the flex price; the query parameter overrides the stream', async () => {
+  it('a flex stream bills at the flex price; a request names the most it may be billed at, never raised by the stream', async () => {
     // flex: 256 x 1 + 2944 x 0.25 + 1850 x 4 = 8,392 / 1e6; standard: 256 x 2 + 2944 x 0.5 + 1850 x 8 = 16,784 / 1e6
     const flex = await post('event_id=flex-1', fixture('49-openai-flex-service-tier')).expect(201);
     expect(flex.body).toMatchObject({ status: 'priced', official_usd: '0.008392' });
     expect((await t.admin(t.http.get('/v1/usage-events/flex-1')).expect(200)).body.price_variant).toBe('flex');
+    // A cheaper tier than the one requested was served: it is billed (pricing.md "Where usage comes from").
     const standard = await post('event_id=flex-2&price_variant=standard', fixture('49-openai-flex-service-tier')).expect(201);
-    expect(standard.body.official_usd).toBe('0.016784');
-    // No version for (o3, priority): unpriced, never priced at another variant.
-    const priority = await post('event_id=flex-3&price_variant=priority', fixture('49-openai-flex-service-tier')).expect(202);
-    expect(priority.body.status).toBe('unpriced');
+    expect(standard.body.official_usd).toBe('0.008392');
+    // A tier dearer than the request: the request is billed and the event marked.
+    const claimed = await post('event_id=flex-3&price_variant=batch', fixture('49-openai-flex-service-tier').toString('utf8').replaceAll('"service_tier":"flex"', '"service_tier":"priority"')).expect(202);
+    expect(claimed.body.status).toBe('unpriced');
+    expect((await t.admin(t.http.get('/v1/usage-events/flex-3')).expect(200)).body).toMatchObject({ price_variant: 'batch', stream: { variant_claimed: true, claimed_variant: 'priority' } });
   });
 
   it('refuses a provider usage whose parts exceed the prompt with a 400 naming the field, and bills nothing', async () => {

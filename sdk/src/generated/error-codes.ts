@@ -21,6 +21,8 @@ export const ERROR_STATUS_BY_CODE = {
   unknown_contributor: 422,
   unprocessable: 422,
   unsupported_media_type: 415,
+  unsupported_response_format: 400,
+  unsupported_stream_format: 400,
   validation_failed: 400,
   webhook_url_refused: 422,
 } as const;

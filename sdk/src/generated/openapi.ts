@@ -928,6 +928,22 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/usage-events/response": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post: operations["StreamsController_ingestResponse"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/usage-events/stream": {
         parameters: {
             query?: never;
@@ -3512,19 +3528,58 @@ export interface operations {
             };
         };
     };
+    StreamsController_ingestResponse: {
+        parameters: {
+            query: {
+                contributor_id: string;
+                event_id: string;
+                /** @description openai-chat | openai-responses | anthropic-messages | gemini; default: detected from the body */
+                format?: "openai-chat" | "openai-responses" | "anthropic-messages" | "gemini";
+                hold_id?: string;
+                /** @description the model billed; default: the model the body names */
+                model?: string;
+                /** @description ISO 8601; default now */
+                occurred_at?: string;
+                /** @description the variant requested (default "standard"); the body's service_tier is billed only when it is not dearer, else the event is marked variant_claimed */
+                price_variant?: string;
+                /** @description required when the body carries no usage */
+                prompt_tokens?: number;
+                user_id: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description a chat.completion, a Responses `response` object, an Anthropic `message` or a Gemini GenerateContentResponse, as the upstream answered */
+        requestBody: {
+            content: {
+                "application/json": Record<string, never>;
+            };
+        };
+        responses: {
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
     StreamsController_ingestStream: {
         parameters: {
             query: {
                 contributor_id: string;
                 event_id: string;
+                /** @description openai-chat | openai-responses | anthropic-messages | gemini; default: detected from the body */
+                format?: "openai-chat" | "openai-responses" | "anthropic-messages" | "gemini";
                 hold_id?: string;
-                /** @description default: the first `model` of the chunks */
+                /** @description the model billed; default: the model the body names */
                 model?: string;
                 /** @description ISO 8601; default now */
                 occurred_at?: string;
-                /** @description variant to bill at; default: the stream's service_tier ("default" = "standard"), else "standard" */
+                /** @description the variant requested (default "standard"); the body's service_tier is billed only when it is not dearer, else the event is marked variant_claimed */
                 price_variant?: string;
-                /** @description required when the stream carries no usage */
+                /** @description required when the body carries no usage */
                 prompt_tokens?: number;
                 user_id: string;
             };

@@ -12,6 +12,8 @@ export type ErrorCode =
   | 'conflict'
   | 'payload_too_large'
   | 'unsupported_media_type'
+  | 'unsupported_stream_format'
+  | 'unsupported_response_format'
   | 'unknown_contributor'
   | 'event_archived'
   | 'unprocessable'
@@ -37,6 +39,8 @@ export const STATUS_BY_CODE: Record<ErrorCode, number> = {
   conflict: 409,
   payload_too_large: 413,
   unsupported_media_type: 415,
+  unsupported_stream_format: 400,
+  unsupported_response_format: 400,
   unknown_contributor: 422,
   event_archived: 410,
   unprocessable: 422,

@@ -1,7 +1,8 @@
 // Shared types and limits of the SSE stream reassembler (pure, no I/O).
+import type { StreamFormat } from './stream-format.js';
 
 /** Where a stream error came from. */
-export type StreamErrorSource = 'provider' | 'event' | 'parse' | 'limit';
+export type StreamErrorSource = 'provider' | 'event' | 'parse' | 'limit' | 'format';
 
 export interface StreamError {
   /** Provider code (numbers turned into strings), or our own code for 'parse'/'limit'. */
@@ -45,7 +46,9 @@ export interface ReassembledUsage {
 }
 
 export interface ReassembledStream {
-  /** delta.content of choice index 0, concatenated. */
+  /** The wire format (given, or detected from the first event that names one); null: none found. */
+  format: StreamFormat | null;
+  /** The visible text output (chat: delta.content of choice index 0), concatenated. */
   content: string;
   /**
    * delta.reasoning_content / delta.reasoning of choice index 0, concatenated: never billed or
@@ -122,6 +125,7 @@ export const StreamErrorCode = {
   toolArgumentsTooLarge: 'tool_arguments_too_large',
   toolArgumentsTooDeep: 'tool_arguments_too_deep',
   contentTooLarge: 'content_too_large',
+  unsupportedStreamFormat: 'unsupported_stream_format',
 } as const;
 
 /** Provider messages are copied, but capped so one error cannot hold much memory. */

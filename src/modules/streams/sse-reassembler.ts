@@ -1,8 +1,12 @@
-// Streaming reassembler for OpenAI-compatible chat-completion SSE bodies. Pure: no Nest, no I/O.
-// Rules: test/fixtures/sse/README.md (F1-F7, C1-C6, T1-T5). Input data never makes it throw:
-// malformed JSON, provider errors and exceeded limits end reassembly and are reported in `error`,
-// keeping everything accumulated before that point.
-import { ChatChunkAccumulator } from './chat-chunk-accumulator.js';
+// Streaming reassembler for the SSE bodies of every wire format (stream-format.ts): the framing,
+// [DONE], JSON and limits here; each format's events in its own accumulator (a folder per format).
+// Rules: test/fixtures/sse/README.md (F1-F7, C1-C6, T1-T5) and pricing.md "Other wire formats".
+// Pure: no Nest, no I/O. Input data never makes it throw: malformed JSON, provider errors, a body
+// of another format and exceeded limits end reassembly and are reported in `error`, keeping
+// everything accumulated before that point.
+import type { FormatAccumulator } from './format-accumulator.js';
+import { createAccumulator } from './format-accumulators.js';
+import { formatOfEvent, type StreamFormat } from './stream-format.js';
 import {
   DEFAULT_REASSEMBLER_LIMITS,
   type ReassembledSchema,
@@ -14,7 +18,7 @@ import {
   limitError,
 } from './reassembler-types.js';
 import { SseEventDecoder, type SseEvent } from './sse-event-decoder.js';
-import { invalidJsonError, notObjectError, readChunkError, readErrorEvent, tryParseJson } from './stream-errors.js';
+import { hasErrorValue, invalidJsonError, notObjectError, readChunkError, readErrorEvent, tryParseJson } from './stream-errors.js';
 
 export * from './reassembler-types.js';
 
@@ -23,7 +27,9 @@ const WHITESPACE_ONLY = /^\s*$/;
 
 export class StreamReassembler {
   private readonly limits: ReassemblerLimits;
-  private readonly accumulator: ChatChunkAccumulator;
+  private accumulator: FormatAccumulator | null = null;
+  /** The first event that names a format was checked against the given (or detected) one. */
+  private formatChecked = false;
   private readonly decoder: SseEventDecoder;
   private readonly textEncoder = new TextEncoder();
   private error: StreamError | null = null;
@@ -33,9 +39,10 @@ export class StreamReassembler {
   private bytesRead = 0;
   private result: ReassembledStream | null = null;
 
-  constructor(limits?: Partial<ReassemblerLimits>) {
+  /** Without a format, the first event that names one decides (events before it are skipped). */
+  constructor(limits?: Partial<ReassemblerLimits>, format?: StreamFormat) {
     this.limits = resolveLimits(limits);
-    this.accumulator = new ChatChunkAccumulator(this.limits);
+    if (format !== undefined) this.accumulator = createAccumulator(format, this.limits);
     this.decoder = new SseEventDecoder(
       {
         onEvent: (event) => this.handleEvent(event),
@@ -76,10 +83,13 @@ export class StreamReassembler {
   end(): ReassembledStream {
     if (this.result !== null) return this.result;
     const { midEvent } = this.decoder.end();
-    const accumulated = this.accumulator.finish();
-    const truncated =
-      this.error === null && !this.done && (accumulated.finish_reason === null || midEvent);
+    const accumulator = this.accumulator;
+    const accumulated = accumulator?.finish() ?? EMPTY;
+    const end = { midEvent, error: this.error, done: this.done };
+    // With no format found, the chat rule: nothing ended the body (an empty body is truncated).
+    const truncated = accumulator === null ? this.error === null && !this.done : accumulator.truncated(end);
     this.result = {
+      format: accumulator?.format ?? null,
       ...accumulated,
       error: this.error,
       truncated,
@@ -98,25 +108,31 @@ export class StreamReassembler {
       this.done = true;
       return false;
     }
-    if (event.type === 'error') {
-      const { chunk, error } = readErrorEvent(event.data);
-      this.fail((chunk === null ? null : this.accumulator.applyChunk(chunk)) ?? error);
-      return false;
-    }
     // A whitespace-only payload carries no chunk (some proxies send `data:  ` as a keep-alive).
-    if (WHITESPACE_ONLY.test(event.data)) return true;
-    return this.handleChunkData(event.data);
-  }
-
-  private handleChunkData(data: string): boolean {
-    const parsed = tryParseJson(data);
-    if (!parsed.ok) return this.fail(invalidJsonError(parsed.message));
-    if (!isPlainObject(parsed.value)) return this.fail(notObjectError(parsed.value));
-    const limitHit = this.accumulator.applyChunk(parsed.value);
-    if (limitHit !== null) return this.fail(limitHit);
-    // The chunk's choices were taken first: OpenRouter puts finish_reason "error" there (C6).
-    const providerError = readChunkError(parsed.value);
-    return providerError === null ? true : this.fail(providerError);
+    if (event.type !== 'error' && WHITESPACE_ONLY.test(event.data)) return true;
+    const parsed = tryParseJson(event.data);
+    if (!parsed.ok || !isPlainObject(parsed.value)) {
+      // An `event: error` whose data is plain text (or not an object): its text is the message.
+      if (event.type === 'error') return this.fail(readErrorEvent(event.data).error);
+      return this.fail(parsed.ok ? notObjectError(parsed.value) : invalidJsonError(parsed.message));
+    }
+    const data = parsed.value;
+    if (!this.formatChecked) {
+      const named = formatOfEvent(event.type, data);
+      if (named === null) {
+        // Before any event names the format, an error still ends the stream; other events are skipped.
+        if (this.accumulator === null) {
+          if (event.type === 'error') return this.fail(readErrorEvent(event.data).error);
+          return hasErrorValue(data.error) ? this.fail(readChunkError(data)!) : true;
+        }
+      } else {
+        this.formatChecked = true;
+        if (this.accumulator === null) this.accumulator = createAccumulator(named, this.limits);
+        else if (named !== this.accumulator.format) return this.fail(formatMismatch(this.accumulator.format, named));
+      }
+    }
+    const error = this.accumulator!.apply(event.type, data);
+    return error === null ? true : this.fail(error);
   }
 
   /** Records the first error only; always returns false (stop). */
@@ -131,8 +147,9 @@ export class StreamReassembler {
 export function reassembleSse(
   body: Uint8Array | string | Iterable<Uint8Array | string>,
   limits?: Partial<ReassemblerLimits>,
+  format?: StreamFormat,
 ): ReassembledStream {
-  const reassembler = new StreamReassembler(limits);
+  const reassembler = new StreamReassembler(limits, format);
   if (typeof body === 'string' || body instanceof Uint8Array) {
     reassembler.push(body);
   } else {
@@ -145,8 +162,9 @@ export function reassembleSse(
 export async function reassembleSseAsync(
   body: AsyncIterable<Uint8Array | string>,
   limits?: Partial<ReassemblerLimits>,
+  format?: StreamFormat,
 ): Promise<ReassembledStream> {
-  const reassembler = new StreamReassembler(limits);
+  const reassembler = new StreamReassembler(limits, format);
   for await (const chunk of body) reassembler.push(chunk);
   return reassembler.end();
 }
@@ -171,6 +189,12 @@ export function resolveLimits(limits?: Partial<ReassemblerLimits>): ReassemblerL
     }
   }
   return resolved;
+}
+
+const EMPTY = Object.freeze({ content: '', reasoning: '', finish_reason: null, tool_calls: [], usage: null, model: null, service_tier: null });
+
+function formatMismatch(given: StreamFormat, named: StreamFormat): StreamError {
+  return { code: StreamErrorCode.unsupportedStreamFormat, message: `the body is ${named}, not ${given}`, source: 'format' };
 }
 
 // No byte count in the message: how much was read when the limit tripped depends on chunking.

@@ -64,18 +64,21 @@ describe('planStreamBilling: usage and variant in api.md names', () => {
     expect(payload).not.toHaveProperty('price_variant');
   });
 
-  it('bills at the variant the stream names in service_tier; default and standard are left out (absent = standard)', () => {
+  it('bills at a service_tier not dearer than the request (standard when none is named); default and standard are left out (absent = standard)', () => {
     const done = (tier: string) => choiceChunk({}, { finish_reason: 'stop', service_tier: tier, usage: { prompt_tokens: 1, completion_tokens: 1 } });
     expect(plan([done('flex')]).price_variant).toBe('flex');
-    expect(plan([done('priority')]).price_variant).toBe('priority');
     expect(plan([done('default')])).not.toHaveProperty('price_variant');
     expect(plan([done('standard')])).not.toHaveProperty('price_variant');
+    // A dearer tier than the one requested is a claim: the requested variant is billed (api.md "Contributor trust").
+    expect(plan([done('priority')])).not.toHaveProperty('price_variant');
+    expect(plan([done('priority')], { price_variant: 'priority' }).price_variant).toBe('priority');
   });
 
-  it('the query parameter price_variant wins over the stream, also for an estimated stream', () => {
+  it('the requested variant is billed when the stream claims a dearer one, a cheaper tier is believed, also for an estimated stream', () => {
     const flex = choiceChunk({ content: 'x' }, { finish_reason: 'stop', service_tier: 'flex', usage: { prompt_tokens: 1, completion_tokens: 1 } });
     expect(plan([flex], { price_variant: 'batch' }).price_variant).toBe('batch');
-    expect(plan([flex], { price_variant: 'standard' })).not.toHaveProperty('price_variant');
+    expect(plan([flex], { price_variant: 'standard' }).price_variant).toBe('flex');
+    expect(plan([flex], { price_variant: 'priority' }).price_variant).toBe('flex');
     const estimated = plan([choiceChunk({ content: 'hello' }, { finish_reason: 'stop', service_tier: 'flex' })], { prompt_tokens: 3, model: 'gpt-4o' });
     expect(estimated).toMatchObject({ price_variant: 'flex', usage: { prompt_tokens: 3, cached_tokens: 0, reasoning_tokens: 0 } });
   });

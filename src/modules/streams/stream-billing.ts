@@ -2,7 +2,8 @@
 import type { FieldIssue } from '../../common/errors/index.js';
 import type { StreamDetails } from '../usage/usage-event.js';
 import type { ReassembledStream, ReassembledUsage } from './reassembler-types.js';
-import { serviceTierVariant } from './stream-usage.js';
+import type { StreamFormat } from './stream-format.js';
+import { STANDARD_VARIANT, billedVariant } from './stream-variant.js';
 import { estimateCompletionTokens, type CompletionTokenInput, type TokenEstimate } from './token-estimator.js';
 
 export interface StreamQuery {
@@ -13,8 +14,10 @@ export interface StreamQuery {
   hold_id?: string;
   occurred_at?: string;
   prompt_tokens?: number;
-  /** Overrides the stream's own `service_tier`. */
+  /** The variant requested: a stream's service_tier may lower it, never raise it (stream-variant.ts). */
   price_variant?: string;
+  /** The wire format; detected from the body when absent. */
+  format?: StreamFormat;
 }
 
 export type StreamBillingPlan =
@@ -46,7 +49,7 @@ export function estimateInputOf(stream: ReassembledStream, query: StreamQuery): 
 
 export function planStreamBilling(stream: ReassembledStream, query: StreamQuery, bodySha256: string, estimated?: TokenEstimate): StreamBillingPlan {
   if (isEmpty(stream)) {
-    const why = stream.error ? `stream error: ${stream.error.message}` : 'the body carries no chat-completion chunks';
+    const why = stream.error ? `stream error: ${stream.error.message}` : `the body carries no ${stream.format ?? 'completion'} output, finish or usage`;
     return { ok: false, message: 'nothing to bill in this stream', issues: [{ field: '(body)', message: why }] };
   }
   const model = query.model ?? stream.model;
@@ -81,6 +84,12 @@ export function planStreamBilling(stream: ReassembledStream, query: StreamQuery,
     tool_calls: stream.tool_calls.map((c) => ({ index: c.index, id: storable(c.id), name: storable(c.name), arguments_valid: !c.arguments_error })),
     body_sha256: bodySha256,
   };
+  if (stream.format !== null) details.format = stream.format;
+  const { variant, claimed } = billedVariant(query.price_variant, stream.service_tier);
+  if (claimed !== null) {
+    details.variant_claimed = true;
+    details.claimed_variant = storable(claimed);
+  }
   const payload: Record<string, unknown> = {
     event_id: query.event_id,
     user_id: query.user_id,
@@ -88,16 +97,13 @@ export function planStreamBilling(stream: ReassembledStream, query: StreamQuery,
     model,
     usage,
   };
-  const variant = query.price_variant ?? (stream.service_tier === null ? null : serviceTierVariant(stream.service_tier));
   // Absent means standard (api.md): only another variant is written, so the payload of a standard
   // stream (and its idempotency fingerprint) is what it was before variants existed.
-  if (variant !== null && variant !== STANDARD_VARIANT) payload.price_variant = variant;
+  if (variant !== STANDARD_VARIANT) payload.price_variant = variant;
   if (query.hold_id !== undefined) payload.hold_id = query.hold_id;
   if (query.occurred_at !== undefined) payload.occurred_at = query.occurred_at;
   return { ok: true, payload, details };
 }
-
-const STANDARD_VARIANT = 'standard';
 
 /**
  * The provider usage as the event's `usage` (api.md names): prompt, completion, cached and

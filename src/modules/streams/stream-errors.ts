@@ -44,20 +44,21 @@ export interface ErrorEventPayload {
 /** An `event: error` event: `{"error": {...}}`, a bare error object, or plain text. */
 export function readErrorEvent(data: string): ErrorEventPayload {
   const parsed = tryParseJson(data);
-  if (parsed.ok && isPlainObject(parsed.value)) {
-    const chunk = parsed.value;
-    const inner = hasErrorValue(chunk.error) ? chunk.error : chunk;
-    return { chunk, error: toStreamError(inner, 'event') };
-  }
+  if (parsed.ok && isPlainObject(parsed.value)) return { chunk: parsed.value, error: errorOfErrorEvent(parsed.value) };
   const text = data.trim();
   return { chunk: null, error: { code: null, message: text === '' ? 'error event' : capMessage(text), source: 'event' } };
 }
 
-function hasErrorValue(value: unknown): boolean {
+/** The error an `event: error` event's data object carries: `{"error": {...}}` or a bare error object. */
+export function errorOfErrorEvent(chunk: Record<string, unknown>): StreamError {
+  return toStreamError(hasErrorValue(chunk.error) ? chunk.error : chunk, 'event');
+}
+
+export function hasErrorValue(value: unknown): boolean {
   return isPlainObject(value) || (typeof value === 'string' && value !== '');
 }
 
-function toStreamError(error: unknown, source: StreamErrorSource): StreamError {
+export function toStreamError(error: unknown, source: StreamErrorSource): StreamError {
   if (typeof error === 'string') return { code: null, message: capMessage(error), source };
   if (!isPlainObject(error)) return { code: null, message: 'provider error', source };
   const message = typeof error.message === 'string' && error.message !== '' ? error.message : 'provider error';
@@ -71,6 +72,6 @@ function readErrorCode(code: unknown): string | null {
   return null;
 }
 
-function capMessage(message: string): string {
+export function capMessage(message: string): string {
   return message.length <= ERROR_MESSAGE_CHARS_MAX ? message : `${message.slice(0, ERROR_MESSAGE_CHARS_MAX)}…`;
 }

@@ -67,6 +67,9 @@ describe('parseUsage: provider fields to api.md usage (pricing.md)', () => {
   it('cache write 5m: OpenRouter cache_write_tokens, cache_creation_tokens or cache_creation_input_tokens, minus the 1h part', () => {
     expect(parsed({ ...usage(300, 1, 301), prompt_tokens_details: { cached_tokens: 0, cache_write_tokens: 100 } })).toMatchObject({ cache_write_5m_tokens: 100 });
     expect(parsed({ ...usage(300, 1, 301), prompt_tokens_details: { cache_creation_tokens: 90 } })).toMatchObject({ cache_write_5m_tokens: 90 });
+    // Alibaba DashScope (Model Studio, OpenAI-compatible): the write count inside prompt_tokens_details.
+    const dashScope = parsed({ ...usage(2048, 30, 2078), prompt_tokens_details: { cached_tokens: 0, cache_creation_input_tokens: 1500, cache_type: 'ephemeral' } });
+    expect(dashScope).toMatchObject({ prompt_tokens: 2048, cache_write_5m_tokens: 1500, cached_tokens: 0 });
     const liteLlm = parsed({
       ...usage(5000, 20, 5020),
       prompt_tokens_details: { cached_tokens: 1000, cache_creation_tokens: 3000, cache_creation_token_details: { ephemeral_5m_input_tokens: 1000, ephemeral_1h_input_tokens: 2000 } },

@@ -81,7 +81,8 @@ export function parseUsage(value: unknown): ChunkUsage | null {
 
 /**
  * Cache writes: the total from `prompt_tokens_details.cache_write_tokens` (OpenRouter),
- * `prompt_tokens_details.cache_creation_tokens` or `cache_creation_input_tokens` (Anthropic, also
+ * `prompt_tokens_details.cache_creation_tokens`, `prompt_tokens_details.cache_creation_input_tokens`
+ * (DashScope) or `cache_creation_input_tokens` (Anthropic, also
  * through LiteLLM); the 1-hour part from `cache_creation.ephemeral_1h_input_tokens` (LiteLLM:
  * `prompt_tokens_details.cache_creation_token_details`); 5 minutes = total - 1 hour. A 1-hour part
  * larger than the total is kept as reported with a 5-minute part of 0 (containment then judges the
@@ -90,7 +91,12 @@ export function parseUsage(value: unknown): ChunkUsage | null {
 function cacheWrites(value: Record<string, unknown>, promptDetails: Record<string, unknown>) {
   const breakdowns = [objectOrEmpty(value.cache_creation), objectOrEmpty(promptDetails.cache_creation_token_details)];
   const oneHour = firstCount(...breakdowns.map((b) => b.ephemeral_1h_input_tokens)) ?? 0;
-  const total = firstCount(promptDetails.cache_write_tokens, promptDetails.cache_creation_tokens, value.cache_creation_input_tokens);
+  const total = firstCount(
+    promptDetails.cache_write_tokens,
+    promptDetails.cache_creation_tokens,
+    promptDetails.cache_creation_input_tokens, // Alibaba DashScope / Model Studio
+    value.cache_creation_input_tokens,
+  );
   if (total !== null) return { total, fiveMinutes: Math.max(total - oneHour, 0), oneHour };
   const fiveMinutes = firstCount(...breakdowns.map((b) => b.ephemeral_5m_input_tokens)) ?? 0;
   return { total: fiveMinutes + oneHour, fiveMinutes, oneHour };

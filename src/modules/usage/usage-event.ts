@@ -11,6 +11,12 @@ export interface StreamDetails {
   content_length: number;
   tool_calls: Array<{ index: number; id: string; name: string; arguments_valid: boolean }>;
   body_sha256: string;
+  /** The wire format (streams and response bodies since #33; absent on older events). */
+  format?: string;
+  /** The upstream named a variant dearer than the one requested: it was not billed (api.md "Contributor trust"). */
+  variant_claimed?: boolean;
+  /** That variant, when variant_claimed. */
+  claimed_variant?: string;
 }
 
 export interface NormalizedEvent {

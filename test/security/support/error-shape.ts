@@ -13,6 +13,8 @@ const STATUS_BY_CODE: Record<string, number[]> = {
   conflict: [409],
   payload_too_large: [413, 431],
   unsupported_media_type: [415],
+  unsupported_stream_format: [400],
+  unsupported_response_format: [400],
   unknown_contributor: [422],
   unprocessable: [422],
   settlement_disabled: [422],

@@ -4,7 +4,7 @@
 import fc from 'fast-check';
 import { JSON_ROUTES, jsonRouteCases } from './fuzz-json-routes.js';
 import type { FuzzRequest } from './fuzz-mutations.js';
-import { checkpointCases, importCases, pathOnlyCases, repriceCases, streamCases } from './fuzz-raw-routes.js';
+import { checkpointCases, importCases, pathOnlyCases, repriceCases, responseCases, streamCases } from './fuzz-raw-routes.js';
 import { regressionCases } from './fuzz-regressions.js';
 
 export type { FuzzRequest } from './fuzz-mutations.js';
@@ -12,6 +12,7 @@ export type { FuzzRequest } from './fuzz-mutations.js';
 export const FUZZ_ROUTES: Array<{ route: string; cases: () => fc.Arbitrary<FuzzRequest> }> = [
   ...JSON_ROUTES.map((spec) => ({ route: spec.route, cases: () => jsonRouteCases(spec) })),
   { route: 'POST /v1/usage-events/stream', cases: streamCases },
+  { route: 'POST /v1/usage-events/response', cases: responseCases },
   { route: 'POST /v1/admin/prices/import', cases: importCases },
   { route: 'path-only routes', cases: pathOnlyCases },
   { route: 'POST /v1/admin/usage-events/reprice', cases: repriceCases },
@@ -28,6 +29,7 @@ export function generateFuzzCases(seed: number, total: number): FuzzRequest[] {
 export const FUZZED_ROUTE_KEYS = [
   ...JSON_ROUTES.map((spec) => spec.route),
   'POST /v1/usage-events/stream',
+  'POST /v1/usage-events/response',
   'POST /v1/admin/prices/import',
   'POST /v1/holds/:hold_id/release',
   'DELETE /v1/admin/api-keys/:id',

@@ -83,6 +83,46 @@ export function streamCases(): fc.Arbitrary<FuzzRequest> {
   return fc.oneof({ weight: 3, arbitrary: queryCase }, { weight: 3, arbitrary: usageCase }, { weight: 3, arbitrary: bodyCase }, { weight: 1, arbitrary: typeCase });
 }
 
+/** A valid non-streamed body of each wire format, with its usage object (to be mutated). */
+const RESPONSE_BODIES: Record<string, (usage: Record<string, unknown>) => Record<string, unknown>> = {
+  chat: (usage) => ({ object: 'chat.completion', model: GPT4O, choices: [{ index: 0, message: { role: 'assistant', content: 'Hi' }, finish_reason: 'stop' }], usage: { prompt_tokens: 12, completion_tokens: 3, ...usage } }),
+  responses: (usage) => ({ object: 'response', model: GPT4O, status: 'completed', output: [{ type: 'message', content: [{ type: 'output_text', text: 'Hi' }] }], usage: { input_tokens: 12, output_tokens: 3, ...usage } }),
+  anthropic: (usage) => ({ type: 'message', model: GPT4O, content: [{ type: 'text', text: 'Hi' }], stop_reason: 'end_turn', usage: { input_tokens: 12, output_tokens: 3, ...usage } }),
+  gemini: (usage) => ({ candidates: [{ index: 0, content: { parts: [{ text: 'Hi' }] }, finishReason: 'STOP' }], modelVersion: GPT4O, usageMetadata: { promptTokenCount: 12, candidatesTokenCount: 3, ...usage } }),
+};
+const RESPONSE_USAGE_FIELDS = ['prompt_tokens', 'completion_tokens', 'input_tokens', 'output_tokens', 'cache_read_input_tokens', 'input_tokens_details', 'promptTokenCount', 'thoughtsTokenCount', 'toolUsePromptTokenCount'];
+
+/** POST /v1/usage-events/response: bodies of each format with bad usage, bad shapes, bad query and format, other content types. */
+export function responseCases(): fc.Arbitrary<FuzzRequest> {
+  const n = fc.integer({ min: 1, max: 1_000_000_000 });
+  const validQuery = (num: number): Record<string, string> => ({ event_id: `fz-rs-${num}`, user_id: 'u_42', contributor_id: 'c_std', model: GPT4O });
+  const make = (mutation: string, query: Record<string, string>, body: Buffer, contentType: string | null = 'application/json'): FuzzRequest => ({
+    route: 'POST /v1/usage-events/response',
+    mutation,
+    method: 'POST',
+    path: `/v1/usage-events/response?${new URLSearchParams(query).toString()}`,
+    caller: 'gateway',
+    contentType,
+    body,
+    idempotent: true,
+  });
+  const format = fc.constantFrom(...Object.keys(RESPONSE_BODIES));
+  const usageCase = fc
+    .tuple(n, format, fc.constantFrom(...RESPONSE_USAGE_FIELDS), badValue('tokens'))
+    .map(([num, name, field, value]) => make(`${name} usage.${field} = ${describeValue(value)}`, validQuery(num), Buffer.from(serialize(RESPONSE_BODIES[name]!({ [field]: value })))));
+  const shapeCase = fc
+    .tuple(n, fc.constantFrom<unknown>([], null, 'x', 1, {}, deepObject(), deepArray(), { object: 'chat.completion' }, { object: 'response', output: null }, { type: 'message', content: 'x' }, [{ candidates: 1 }], { candidates: [null, 1, 'x'] }))
+    .map(([num, value]) => make(`body = ${describeValue(value)}`, validQuery(num), Buffer.from(serialize(value))));
+  const queryCase = fc
+    .tuple(n, format, fc.constantFrom('format', ...Object.keys(STREAM_QUERY_FIELDS)).chain((field) => badValue(STREAM_QUERY_FIELDS[field] ?? 'model').map((value) => ({ field, value }))))
+    .map(([num, name, { field, value }]) => {
+      const text = value instanceof RawJson ? value.text : typeof value === 'string' ? value : serialize(value);
+      return make(`${name} query ${field} = ${describeValue(text)}`, { ...validQuery(num), [field]: text.slice(0, 8_000) }, Buffer.from(serialize(RESPONSE_BODIES[name]!({}))));
+    });
+  const wireCase = fc.tuple(n, format, wireMutations).map(([num, name, m]) => make(`${name} ${m.label}`, validQuery(num), m.bytes(serialize(RESPONSE_BODIES[name]!({}))), m.contentType === undefined ? 'application/json' : m.contentType));
+  return fc.oneof({ weight: 3, arbitrary: usageCase }, { weight: 2, arbitrary: shapeCase }, { weight: 2, arbitrary: queryCase }, { weight: 2, arbitrary: wireCase });
+}
+
 export function importCases(): fc.Arbitrary<FuzzRequest> {
   const n = fc.integer({ min: 1, max: 1_000_000_000 });
   const make = (mutation: string, body: Buffer, contentType: string | null = 'application/json', effectiveFrom = '2026-03-01T00:00:00Z'): FuzzRequest => ({

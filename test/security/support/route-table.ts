@@ -75,6 +75,7 @@ export const ROUTE_TABLE: Record<string, RouteAccess> = {
   'POST /v1/usage-events': { roles: gatewayOrAdmin, path: '/v1/usage-events' },
   'POST /v1/usage-events/batch': { roles: gatewayOrAdmin, path: '/v1/usage-events/batch' },
   'POST /v1/usage-events/stream': { roles: gatewayOrAdmin, path: '/v1/usage-events/stream' },
+  'POST /v1/usage-events/response': { roles: gatewayOrAdmin, path: '/v1/usage-events/response' },
   'GET /v1/usage-events/:event_id': { roles: gatewayOrAdmin, path: `/v1/usage-events/${SEEDED_EVENT_ID}` },
   // LiteLLM proxy integration (api.md "Integrations (gateway)").
   'POST /v1/integrations/litellm': { roles: gatewayOrAdmin, path: '/v1/integrations/litellm' },

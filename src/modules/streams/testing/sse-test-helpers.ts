@@ -76,3 +76,31 @@ export function loadSseFixtures(): SseFixture[] {
       expected: JSON.parse(readFileSync(dir + file.replace(/\.sse$/, '.expected.json'), 'utf8')) as unknown,
     }));
 }
+
+export interface FormatFixture {
+  name: string;
+  /** The .sse body, or the -response.json body's bytes. */
+  body: Uint8Array;
+  kind: 'stream' | 'response';
+  expected: Record<string, unknown>;
+}
+
+/** The wire-format fixtures in test/fixtures/formats (Responses, Anthropic Messages, Gemini). */
+export function loadFormatFixtures(): FormatFixture[] {
+  const dir = fileURLToPath(new URL('../../../../test/fixtures/formats/', import.meta.url));
+  return readdirSync(dir)
+    .filter((file) => file.endsWith('.sse') || file.endsWith('-response.json'))
+    .sort()
+    .map((file) => ({
+      name: file.replace(/\.(sse|json)$/, ''),
+      body: new Uint8Array(readFileSync(dir + file)),
+      kind: file.endsWith('.sse') ? ('stream' as const) : ('response' as const),
+      expected: JSON.parse(readFileSync(dir + file.replace(/\.(sse|json)$/, '.expected.json'), 'utf8')) as Record<string, unknown>,
+    }));
+}
+
+/** The fields a format fixture's expected.json holds. */
+export function fixtureView(result: Record<string, unknown>): Record<string, unknown> {
+  const { format, content, finish_reason, tool_calls, usage, model, service_tier, error, truncated } = result;
+  return { format, content, finish_reason, tool_calls, usage, model, service_tier, error, truncated };
+}

@@ -1,7 +1,7 @@
-// Folds parsed `chat.completion.chunk` objects into one result (rules C1-C5 of
-// test/fixtures/sse/README.md). Errors (C6) and [DONE] are handled by the caller.
+// Folds parsed `chat.completion.chunk` objects into one result (rules C1-C6 of
+// test/fixtures/sse/README.md). [DONE] is handled by the caller.
+import type { AccumulatedStream, FormatAccumulator, StreamEnd } from '../format-accumulator.js';
 import {
-  type ReassembledStream,
   type ReassembledUsage,
   type ReassemblerLimits,
   type StreamError,
@@ -10,18 +10,17 @@ import {
   isPlainObject,
   limitError,
   utf8ByteLength,
-} from './reassembler-types.js';
-import { readChunkUsage } from './stream-usage.js';
+} from '../reassembler-types.js';
+import { readChunkUsage } from '../stream-usage.js';
+import { errorOfErrorEvent, readChunkError } from '../stream-errors.js';
 import { ToolCallTracker } from './tool-call-tracker.js';
 
-export type AccumulatedChunks = Pick<
-  ReassembledStream,
-  'content' | 'reasoning' | 'finish_reason' | 'tool_calls' | 'usage' | 'model' | 'service_tier'
->;
+export type AccumulatedChunks = AccumulatedStream;
 
 export type ChunkLimits = Pick<ReassemblerLimits, 'contentBytesMax' | 'toolCallsMax' | 'toolArgumentsBytesMax'>;
 
-export class ChatChunkAccumulator {
+export class ChatChunkAccumulator implements FormatAccumulator {
+  readonly format = 'openai-chat' as const;
   private readonly contentParts: string[] = [];
   private contentBytes = 0;
   private readonly reasoningParts: string[] = [];
@@ -38,6 +37,20 @@ export class ChatChunkAccumulator {
 
   get lastFinishReason(): string | null {
     return this.finishReason;
+  }
+
+  /**
+   * One event: an `event: error` event's choices are taken, then it ends the stream; a chunk's
+   * choices are taken before its top-level `error` (OpenRouter puts finish_reason "error" there, C6).
+   */
+  apply(eventType: string, data: Record<string, unknown>): StreamError | null {
+    if (eventType === 'error') return this.applyChunk(data) ?? errorOfErrorEvent(data);
+    return this.applyChunk(data) ?? readChunkError(data);
+  }
+
+  /** No error, no [DONE], and either no finish_reason or the body ended inside an event. */
+  truncated(end: StreamEnd): boolean {
+    return end.error === null && !end.done && (this.finishReason === null || end.midEvent);
   }
 
   /** Applies one chunk; returns a limit error when one is hit (accumulation must then stop). */

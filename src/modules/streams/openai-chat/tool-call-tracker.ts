@@ -7,7 +7,7 @@ import {
   isPlainObject,
   limitError,
   utf8ByteLength,
-} from './reassembler-types.js';
+} from '../reassembler-types.js';
 
 interface ToolCallState {
   index: number;

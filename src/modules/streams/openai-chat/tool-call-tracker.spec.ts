@@ -1,5 +1,5 @@
-import { reassembleSse } from './sse-reassembler.js';
-import { choiceChunk, sseBody } from './testing/sse-test-helpers.js';
+import { reassembleSse } from '../sse-reassembler.js';
+import { choiceChunk, sseBody } from '../testing/sse-test-helpers.js';
 import { ARGUMENTS_NESTING_MAX, ToolCallTracker, exceedsNesting, parseArguments } from './tool-call-tracker.js';
 
 type Delta = Record<string, unknown>;

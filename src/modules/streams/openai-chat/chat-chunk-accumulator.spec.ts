@@ -1,5 +1,5 @@
-import { reassembleSse } from './sse-reassembler.js';
-import { choiceChunk, dataEvent, sseBody, splitEvery, toBytes } from './testing/sse-test-helpers.js';
+import { reassembleSse } from '../sse-reassembler.js';
+import { choiceChunk, dataEvent, sseBody, splitEvery, toBytes } from '../testing/sse-test-helpers.js';
 
 const usage = (prompt: number, completion: number, total: number) => ({
   prompt_tokens: prompt,
