@@ -9,6 +9,7 @@ import type { LanguageModelV3CallOptions, LanguageModelV3Middleware, LanguageMod
 import { type Attribution, type AttributionFn, attributionFromHeaders, completeAttribution, holdIdFor, LEDGER_HEADER_PREFIX } from './attribution.js';
 import type { LedgerClient } from './client.js';
 import { countPromptTokens, countTextTokens } from './prompt-tokens.js';
+import { RawUsage } from './raw-usage.js';
 import { eventReport, type UsageEventBody } from './reports.js';
 
 export interface LedgerMiddlewareOptions {
@@ -81,6 +82,9 @@ export function ledgerMiddleware(options: LedgerMiddlewareOptions): LanguageMode
     wrapStream: async ({ doStream, params, model }) => {
       const { attribution, holdId } = await prepare(params);
       params.headers = headersWithoutLedger(params.headers);
+      // The provider's own events carry the usage so far (the AI SDK hands usage back only in `finish`).
+      const callerWantsRaw = params.includeRawChunks === true;
+      params.includeRawChunks = true;
       let streamed;
       try {
         streamed = await doStream();
@@ -91,18 +95,27 @@ export function ledgerMiddleware(options: LedgerMiddlewareOptions): LanguageMode
       const { stream, ...rest } = streamed;
       const modelName = attribution.model ?? model.modelId;
       let usage: LanguageModelV3Usage | undefined;
+      const rawUsage = new RawUsage();
       let produced = '';
       let errored = false;
       let reported = false;
-      const finish = (ended: 'finished' | 'error' | 'aborted') => {
+      const finish = (end: 'finished' | 'error' | 'aborted') => {
         if (reported) return;
         reported = true;
-        if (usage && (usage.inputTokens.total !== undefined || usage.outputTokens.total !== undefined)) {
-          void send(attribution, holdId, model.modelId, usageFromAiSdk(usage), ended === 'finished' && !errored ? undefined : { ended: errored ? 'error' : ended });
-        } else if (produced !== '') {
+        if (usage && (usage.inputTokens.total !== undefined || usage.outputTokens.total !== undefined) && end === 'finished' && !errored) {
+          void send(attribution, holdId, model.modelId, usageFromAiSdk(usage));
+          return;
+        }
+        const ended = params.abortSignal?.aborted ? 'aborted' : errored || end === 'error' ? 'error' : end;
+        const soFar = usage && usage.inputTokens.total !== undefined ? usageFromAiSdk(usage) : rawUsage.usage();
+        // What was visibly produced is never billed below its estimate (a usage cut before its final count undercounts).
+        const producedTokens = produced === '' ? 0 : countTextTokens(modelName, produced);
+        if (soFar) {
+          void send(attribution, holdId, model.modelId, { ...soFar, completion_tokens: Math.max(soFar.completion_tokens, producedTokens) }, { usage_source: 'provider', ended });
+        } else if (producedTokens > 0) {
           // No usage reached us: what was produced is billed on an estimate, as the stream route does.
-          const estimated = { prompt_tokens: countPromptTokens({ model: modelName, messages: promptMessages(params) }), completion_tokens: countTextTokens(modelName, produced) };
-          void send(attribution, holdId, model.modelId, estimated, { usage_source: 'estimated', ended: errored && ended === 'finished' ? 'error' : ended });
+          const estimated = { prompt_tokens: countPromptTokens({ model: modelName, messages: promptMessages(params) }), completion_tokens: producedTokens };
+          void send(attribution, holdId, model.modelId, estimated, { usage_source: 'estimated', ended });
         } else if (holdId) {
           void ledger.track(ledger.releaseHold(holdId));
         }
@@ -112,24 +125,31 @@ export function ledgerMiddleware(options: LedgerMiddlewareOptions): LanguageMode
       const watched = new ReadableStream<LanguageModelV3StreamPart>(
         {
           async pull(controller) {
-            let result: Awaited<ReturnType<typeof reader.read>>;
-            try {
-              result = await reader.read();
-            } catch (error) {
-              finish(isAbort(error) ? 'aborted' : 'error');
-              controller.error(error);
+            // Raw chunks the caller did not ask for are read here and not passed on: read on until a part is.
+            for (;;) {
+              let result: Awaited<ReturnType<typeof reader.read>>;
+              try {
+                result = await reader.read();
+              } catch (error) {
+                finish(isAbort(error) ? 'aborted' : 'error');
+                controller.error(error);
+                return;
+              }
+              if (result.done) {
+                finish('finished');
+                controller.close();
+                return;
+              }
+              const part = result.value;
+              if (part.type === 'raw') {
+                rawUsage.read(part.rawValue);
+                if (!callerWantsRaw) continue;
+              } else if (part.type === 'finish') usage = part.usage;
+              else if (part.type === 'text-delta' || part.type === 'reasoning-delta' || part.type === 'tool-input-delta') produced += part.delta;
+              else if (part.type === 'error') errored = true;
+              controller.enqueue(part);
               return;
             }
-            if (result.done) {
-              finish('finished');
-              controller.close();
-              return;
-            }
-            const part = result.value;
-            if (part.type === 'finish') usage = part.usage;
-            else if (part.type === 'text-delta' || part.type === 'reasoning-delta' || part.type === 'tool-input-delta') produced += part.delta;
-            else if (part.type === 'error') errored = true;
-            controller.enqueue(part);
           },
           async cancel(reason) {
             finish('aborted');
