@@ -5,47 +5,38 @@
 // api.md names with the request's model and prompt tokens, and is billed on the provider's usage.
 // The Responses, Anthropic and Gemini reports are billed by the server's per-format reassemblers and
 // POST /v1/usage-events/response (#33 items 1-2).
-import type { AddressInfo } from 'node:net';
 import Anthropic from '@anthropic-ai/sdk';
 import { createGoogleGenerativeAI } from '@ai-sdk/google';
 import { generateText, streamText } from 'ai';
 import OpenAI from 'openai';
 import { LedgerClient, ledgerFetch } from '../../sdk/src/index.js';
-import { seedBilling } from '../support/billing-fixtures.js';
-import { startTestApp, type TestApp } from '../support/test-app.js';
 import { startLedgerProxy, type LedgerProxy } from './support/ledger-proxy.js';
-import { EMBEDDING_USAGE, formatFixture, RENAMED_MODEL, startSseUpstream, type SseUpstream } from './support/sse-upstream.js';
+import { startSdkTestbed, type SdkTestbed } from './support/sdk-testbed.js';
+import { EMBEDDING_USAGE, formatFixture, RENAMED_MODEL, type SseUpstream } from './support/sse-upstream.js';
 
 const WHO = { user_id: 'u_42', contributor_id: 'c_std' };
 const MODELS = ['gpt-4o', 'claude-sonnet-4-5', 'gemini-2.5-flash', 'text-embedding-3-small', RENAMED_MODEL];
 
 describe('ledgerFetch bills every wire format with the real clients', () => {
-  let t: TestApp;
+  let bed: SdkTestbed;
   let upstream: SseUpstream;
   let proxy: LedgerProxy;
   let ledger: LedgerClient;
   let fetchWithLedger: ReturnType<typeof ledgerFetch>;
 
   beforeAll(async () => {
-    t = await startTestApp('sdk_formats');
-    await t.app.listen(0, '127.0.0.1');
-    await seedBilling(t);
-    for (const [index, model] of MODELS.entries()) {
-      // The dearer the later: a model swap shows in the charge.
-      await t.admin(t.http.post('/v1/admin/prices')).send({ model, input_usd_per_mtok: String(index + 1), output_usd_per_mtok: String(10 * (index + 1)), cached_input_usd_per_mtok: '0.5', effective_from: '2026-01-01T00:00:00Z' }).expect(201);
-    }
-    const key = (await t.admin(t.http.post('/v1/admin/api-keys')).send({ role: 'gateway', name: 'formats' }).expect(201)).body.key as string;
-    proxy = await startLedgerProxy(`http://127.0.0.1:${(t.app.getHttpServer().address() as AddressInfo).port}`);
-    upstream = await startSseUpstream();
-    ledger = new LedgerClient({ baseUrl: proxy.url, apiKey: key });
+    // The dearer the later: a model swap shows in the charge.
+    bed = await startSdkTestbed('sdk_formats', Object.fromEntries(MODELS.map((model, index) => [model, [String(index + 1), String(10 * (index + 1))]])));
+    upstream = bed.upstream;
+    proxy = await startLedgerProxy(bed.ledgerUrl);
+    ledger = new LedgerClient({ baseUrl: proxy.url, apiKey: bed.gatewayKey });
     // Attribution without `model`: the model billed is the one the request names.
     fetchWithLedger = ledgerFetch(globalThis.fetch, { ledger, attribution: (request) => ({ event_id: request.headers.get('x-call-id')!, ...WHO }) });
   });
   afterAll(async () => {
     ledger?.close();
-    await upstream?.close();
     await proxy?.close();
-    await t?.close();
+    await bed?.close();
   });
 
   const openai = () => new OpenAI({ baseURL: `${upstream.url}/v1`, apiKey: 'sk-upstream', fetch: fetchWithLedger, maxRetries: 0 });
@@ -57,8 +48,8 @@ describe('ledgerFetch bills every wire format with the real clients', () => {
   async function billed(eventId: string) {
     await ledger.flush();
     const report = proxy.reports().find((r) => r.query.get('event_id') === eventId);
-    // Not yet 200-checked: a report the ledger refused shows as the event's missing status below.
-    const event = (await t.admin(t.http.get(`/v1/usage-events/${encodeURIComponent(eventId)}`))).body;
+    // Not 200-checked: a report the ledger refused shows as the event's missing status below.
+    const event = await bed.event(eventId);
     return { report, event };
   }
 
@@ -140,31 +131,24 @@ describe('ledgerFetch bills every wire format with the real clients', () => {
   });
 });
 
-describe('ledgerFetch against the ledger as it is before the format routes (chat and embeddings)', () => {
-  let t: TestApp;
+describe('ledgerFetch for chat and embeddings (billed by the ledger before the format routes too)', () => {
+  let bed: SdkTestbed;
   let upstream: SseUpstream;
   let ledger: LedgerClient;
 
   beforeAll(async () => {
-    t = await startTestApp('sdk_formats_chat');
-    await t.app.listen(0, '127.0.0.1');
-    await seedBilling(t);
-    for (const model of ['gpt-4o', 'text-embedding-3-small', RENAMED_MODEL]) {
-      await t.admin(t.http.post('/v1/admin/prices')).send({ model, input_usd_per_mtok: model === RENAMED_MODEL ? '150' : '2.5', output_usd_per_mtok: model === RENAMED_MODEL ? '600' : '10', effective_from: '2026-01-01T00:00:00Z' }).expect(201);
-    }
-    const key = (await t.admin(t.http.post('/v1/admin/api-keys')).send({ role: 'gateway', name: 'chat' }).expect(201)).body.key as string;
-    upstream = await startSseUpstream();
-    ledger = new LedgerClient({ baseUrl: `http://127.0.0.1:${(t.app.getHttpServer().address() as AddressInfo).port}`, apiKey: key });
+    bed = await startSdkTestbed('sdk_formats_chat', { 'gpt-4o': ['2.5', '10'], 'text-embedding-3-small': ['0.02', '0'], [RENAMED_MODEL]: ['150', '600'] });
+    upstream = bed.upstream;
+    ledger = new LedgerClient({ baseUrl: bed.ledgerUrl, apiKey: bed.gatewayKey });
   });
   afterAll(async () => {
     ledger?.close();
-    await upstream?.close();
-    await t?.close();
+    await bed?.close();
   });
 
   const client = (extra: Record<string, string> = {}) =>
     new OpenAI({ baseURL: `${upstream.url}/v1`, apiKey: 'sk-upstream', maxRetries: 0, fetch: ledgerFetch(globalThis.fetch, { ledger, attribution: (request) => ({ event_id: request.headers.get('x-call-id')!, ...WHO, ...extra }) }) });
-  const event = async (id: string) => (await ledger.flush(), (await t.admin(t.http.get(`/v1/usage-events/${id}`)).expect(200)).body);
+  const event = async (id: string) => (await ledger.flush(), bed.event(id));
 
   it('bills the model the request names, not the dearer one the upstream answer names (#34 item 8)', async () => {
     const completion = await client().chat.completions.create({ model: 'gpt-4o', messages: [{ role: 'user', content: 'Capital of Australia?' }] }, { headers: { 'x-call-id': 'chat-renamed', 'x-upstream-mode': 'renamed' } });
@@ -174,7 +158,7 @@ describe('ledgerFetch against the ledger as it is before the format routes (chat
 
   it('a stream: true call answered with JSON is billed as a response, not dead-lettered (#34 item 8)', async () => {
     const errors: Error[] = [];
-    const strict = new LedgerClient({ baseUrl: (ledger as unknown as { options: { baseUrl: string } }).options.baseUrl, apiKey: (ledger as unknown as { options: { apiKey: string } }).options.apiKey, onReportError: (error) => errors.push(error) });
+    const strict = new LedgerClient({ baseUrl: bed.ledgerUrl, apiKey: bed.gatewayKey, onReportError: (error) => errors.push(error) });
     const fetch = ledgerFetch(globalThis.fetch, { ledger: strict, attribution: (request) => ({ event_id: request.headers.get('x-call-id')!, ...WHO }) });
     const response = await fetch(`${upstream.url}/v1/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-call-id': 'chat-json-to-stream', 'x-upstream-mode': 'json' }, body: JSON.stringify({ model: 'gpt-4o', stream: true, messages: [{ role: 'user', content: 'Hi' }] }) });
     expect(((await response.json()) as { object: string }).object).toBe('chat.completion');

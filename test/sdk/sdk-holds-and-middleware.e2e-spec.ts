@@ -3,7 +3,6 @@
 // errored, cut-off and aborted streams are billed on the usage they reached or an estimate of what
 // they produced, capturing the hold; a call that produced nothing releases it (#34 item 7). And a
 // refused hold reaches the caller as an HTTP 402 its own SDK raises (#36 item 3).
-import type { AddressInfo } from 'node:net';
 import Anthropic from '@anthropic-ai/sdk';
 import { createAnthropic } from '@ai-sdk/anthropic';
 import { createGoogleGenerativeAI } from '@ai-sdk/google';
@@ -11,39 +10,31 @@ import { createOpenAI } from '@ai-sdk/openai';
 import { APICallError, generateText, streamText, wrapLanguageModel } from 'ai';
 import OpenAI from 'openai';
 import { LedgerClient, ledgerFetch, ledgerMiddleware } from '../../sdk/src/index.js';
-import { seedBilling } from '../support/billing-fixtures.js';
-import { startTestApp, type TestApp } from '../support/test-app.js';
-import { startSseUpstream, type SseUpstream } from './support/sse-upstream.js';
+import { startSdkTestbed, type SdkTestbed } from './support/sdk-testbed.js';
+import type { SseUpstream } from './support/sse-upstream.js';
 
 const WHO = { user_id: 'u_42', contributor_id: 'c_std' };
 
 describe('ledgerMiddleware and refused holds with the real AI SDK, OpenAI and Anthropic clients', () => {
-  let t: TestApp;
+  let bed: SdkTestbed;
   let upstream: SseUpstream;
   let ledger: LedgerClient;
 
   beforeAll(async () => {
-    t = await startTestApp('sdk_middleware');
-    await t.app.listen(0, '127.0.0.1');
-    await seedBilling(t);
-    for (const model of ['claude-sonnet-4-5', 'gemini-2.5-flash', 'gpt-4o']) {
-      await t.admin(t.http.post('/v1/admin/prices')).send({ model, input_usd_per_mtok: '3', output_usd_per_mtok: '15', effective_from: '2026-01-01T00:00:00Z' }).expect(201);
-    }
-    const key = (await t.admin(t.http.post('/v1/admin/api-keys')).send({ role: 'gateway', name: 'middleware' }).expect(201)).body.key as string;
-    upstream = await startSseUpstream();
-    ledger = new LedgerClient({ baseUrl: `http://127.0.0.1:${(t.app.getHttpServer().address() as AddressInfo).port}`, apiKey: key });
+    bed = await startSdkTestbed('sdk_middleware', { 'claude-sonnet-4-5': ['3', '15'], 'gemini-2.5-flash': ['3', '15'], 'gpt-4o': ['3', '15'] });
+    upstream = bed.upstream;
+    ledger = new LedgerClient({ baseUrl: bed.ledgerUrl, apiKey: bed.gatewayKey });
   });
   afterAll(async () => {
     ledger?.close();
-    await upstream?.close();
-    await t?.close();
+    await bed?.close();
   });
 
   const middleware = () => ledgerMiddleware({ ledger, attribution: (params) => ({ event_id: String(params.headers?.['x-call-id']), ...WHO, hold_usd: '1' }) });
   const claude = () => wrapLanguageModel({ model: createAnthropic({ baseURL: `${upstream.url}/v1`, apiKey: 'sk-ant' })('claude-sonnet-4-5'), middleware: middleware() });
   const gemini = () => wrapLanguageModel({ model: createGoogleGenerativeAI({ baseURL: `${upstream.url}/v1beta`, apiKey: 'g' })('gemini-2.5-flash'), middleware: middleware() });
-  const event = async (id: string) => (await ledger.flush(), (await t.admin(t.http.get(`/v1/usage-events/${id}`))).body);
-  const hold = async (id: string) => (await t.admin(t.http.get(`/v1/holds/${encodeURIComponent(`hold:${id}`)}`)).expect(200)).body;
+  const event = async (id: string) => (await ledger.flush(), bed.event(id));
+  const hold = async (id: string) => (await bed.t.admin(bed.t.http.get(`/v1/holds/${encodeURIComponent(`hold:${id}`)}`)).expect(200)).body;
 
   it('bills a finished Anthropic and Gemini streamText and a Gemini generateText on the provider usage', async () => {
     expect(await streamText({ model: claude(), prompt: 'How are you?', headers: { 'x-call-id': 'mw-claude' } }).text).toContain("I'm doing well");
