@@ -51,7 +51,8 @@ interface CallContext {
   attribution: Attribution;
   call: BilledCall;
   holdId: string | undefined;
-  promptTokens: number;
+  /** The request body, for its prompt tokens: counted when the report is made, off the caller's path. */
+  body: Record<string, unknown>;
 }
 
 /**
@@ -110,8 +111,9 @@ function releaseHoldOf({ ledger, holdId }: CallContext): void {
  * Who, when, which model and hold: the model is the attribution's, else the one the request names,
  * never the one the upstream's answer names (the upstream is the contributor's, api.md).
  */
-function reportQuery({ attribution, holdId, call, promptTokens }: CallContext): StreamReportQuery {
+function reportQuery({ attribution, holdId, call, body }: CallContext): StreamReportQuery {
   const model = attribution.model ?? call.requestModel;
+  const promptTokens = call.kind === 'generation' ? countRequestPromptTokens(call.format, body, model) : 0;
   return {
     event_id: attribution.event_id,
     user_id: attribution.user_id,
@@ -197,8 +199,7 @@ export function ledgerFetch(fetch: FetchLike, options: LedgerFetchOptions): Fetc
         throw error;
       }
     }
-    const promptTokens = call.kind === 'generation' ? countRequestPromptTokens(call.format, body, attribution.model ?? call.requestModel) : 0;
-    const context: CallContext = { ledger, attribution, call, holdId, promptTokens };
+    const context: CallContext = { ledger, attribution, call, holdId, body };
 
     let upstream: Response;
     try {
