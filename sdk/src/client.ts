@@ -88,6 +88,11 @@ function isIdempotent(request: Request, basePath: string): boolean {
   return request.method === 'POST' && IDEMPOTENT_POSTS.some((pattern) => pattern.test(path));
 }
 
+/** No answer at all (connection refused or reset), as opposed to a slow answer to one big report. */
+function isUnreachable(error: unknown): boolean {
+  return error instanceof LedgerError && error.status === 0 && (error as { cause?: { name?: string } }).cause?.name !== 'TimeoutError';
+}
+
 /** A ledger before #33 answers `format` on the stream route with 400 validation_failed naming it. */
 function refusesFormatParameter(error: unknown): boolean {
   return error instanceof LedgerError && error.status === 400 && error.code === 'validation_failed' && JSON.stringify(error.details ?? '').includes('format');
@@ -247,7 +252,7 @@ export class LedgerClient {
         if (this.store) this.reportError(error as Error, report);
         return { outcome: 'refused', error: error as Error };
       }
-      return { outcome: 'retry', error: error as Error };
+      return { outcome: 'retry', error: error as Error, unreachable: isUnreachable(error) };
     }
   }
 

@@ -33,6 +33,18 @@ describe('Outbox', () => {
     expect(await outbox.list()).toEqual([]);
   });
 
+  it('stops a pass when the ledger gives no answer at all (down), not when it answers one report with a failure', async () => {
+    const sent: string[] = [];
+    let unreachable = true;
+    const outbox = new Outbox({ dir, send: async (r) => (sent.push(r.event_id), { outcome: 'retry', error: new Error('ECONNREFUSED'), unreachable }) });
+    for (const id of ['e1', 'e2', 'e3']) await outbox.put(report(id));
+    expect(await outbox.deliverAll({ force: true })).toEqual({ delivered: 0, pending: 3, dead: 0 });
+    expect(sent).toEqual(['e1']);
+    unreachable = false;
+    expect(await outbox.deliverAll({ force: true })).toEqual({ delivered: 0, pending: 3, dead: 0 });
+    expect(sent).toEqual(['e1', 'e1', 'e2', 'e3']);
+  });
+
   it('moves a report the ledger refuses for good to dead/ with the error, and sends the rest', async () => {
     const outbox = new Outbox({
       dir,

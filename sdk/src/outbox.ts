@@ -133,8 +133,11 @@ export class Outbox {
     return name;
   }
 
-  /** Sends one kept report: delivered, dead or unreadable (it left the outbox), pending (kept), busy (being sent already). */
-  async deliver(name: string): Promise<'delivered' | 'pending' | 'dead' | 'unreadable' | 'busy'> {
+  /**
+   * Sends one kept report: delivered, dead or unreadable (it left the outbox), pending (kept;
+   * unreachable when the ledger gave no answer at all), busy (being sent already).
+   */
+  async deliver(name: string): Promise<'delivered' | 'pending' | 'unreachable' | 'dead' | 'unreadable' | 'busy'> {
     if (this.sending.has(name)) return 'busy';
     this.sending.add(name);
     try {
@@ -152,7 +155,7 @@ export class Outbox {
       const result = await this.options.send(report);
       if (result.outcome === 'retry') {
         this.scheduleRetry(name);
-        return 'pending';
+        return result.unreachable ? 'unreachable' : 'pending';
       }
       this.schedules.delete(name);
       if (result.outcome === 'refused') {
@@ -195,7 +198,9 @@ export class Outbox {
 
   /**
    * One pass over what is kept, oldest first. A report waiting for its next attempt is skipped
-   * unless `force` (flush() sends everything now); a failing one never stops the pass.
+   * unless `force` (flush() sends everything now). A report the ledger answers with a failure
+   * never stops the pass; no answer at all (the ledger down) does: the rest would fail alike, and a
+   * gateway flushing after each call would otherwise try every kept report each time.
    */
   async deliverAll(options: { force?: boolean } = {}): Promise<OutboxPassResult> {
     const names = (await this.list()).slice(0, OUTBOX_PASS_FILES_MAX);
@@ -207,6 +212,7 @@ export class Outbox {
       const outcome = await this.deliver(name);
       if (outcome === 'delivered') result.delivered += 1;
       if (outcome === 'dead') result.dead += 1;
+      if (outcome === 'unreachable') break;
     }
     result.pending = (await this.list()).length;
     return result;
@@ -242,7 +248,7 @@ export class Outbox {
       const outcome = await this.deliver(name);
       if (outcome === 'delivered') result.delivered += 1;
       else if (outcome === 'dead') result.dead += 1;
-      else if (outcome === 'pending') result.pending += 1;
+      else if (outcome === 'pending' || outcome === 'unreachable') result.pending += 1;
     }
     return result;
   }

@@ -36,6 +36,7 @@ export function eventReport(body: UsageEventBody): LedgerReport {
 /** What became of one attempt to hand a report to the ledger. */
 export type DeliveryOutcome =
   | { outcome: 'delivered'; status: number; body: unknown }
-  | { outcome: 'retry'; error: Error }
+  /** `unreachable`: no answer at all (refused, reset): every other report would fail the same way now. */
+  | { outcome: 'retry'; error: Error; unreachable?: boolean }
   /** A 4xx that sending the same report again can never fix (validation, unknown contributor, idempotency conflict). */
   | { outcome: 'refused'; error: Error };
