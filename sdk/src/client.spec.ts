@@ -73,4 +73,29 @@ describe('LedgerClient', () => {
     const ledger = new LedgerClient({ baseUrl: server.url, apiKey: 'k', retry: FAST });
     await expect(ledger.recordUsage(EVENT)).rejects.toBeInstanceOf(LedgerNetworkError);
   });
+
+  it('still bills chat through a ledger before the format routes: the stream resent without `format`, a response as a usage event', async () => {
+    const server = await scriptedServer([
+      { status: 400, body: { error: { code: 'validation_failed', message: 'request validation failed', details: { fields: [{ field: '', message: "Unrecognized key: \"format\"" }] } } } },
+      { status: 201, body: { event_id: 's1', status: 'priced' } },
+      { status: 201, body: { event_id: 's2', status: 'priced' } },
+      { status: 404, body: { error: { code: 'not_found', message: 'route not found' } } },
+      { status: 201, body: { event_id: 'r1', status: 'priced' } },
+    ]);
+    const ledger = new LedgerClient({ baseUrl: server.url, apiKey: 'k', retry: FAST });
+    const query = { event_id: 's1', user_id: 'u1', contributor_id: 'c1', model: 'gpt-4o', format: 'openai-chat' as const };
+    await ledger.recordStream(query, new TextEncoder().encode('data: {}\n\n'));
+    // Learnt once: the next chat stream goes without `format` at once.
+    await ledger.recordStream({ ...query, event_id: 's2' }, new TextEncoder().encode('data: {}\n\n'));
+    await ledger.recordResponse({ ...query, event_id: 'r1' }, new TextEncoder().encode(JSON.stringify({ object: 'chat.completion', usage: { prompt_tokens: 7, completion_tokens: 3, prompt_tokens_details: { cached_tokens: 2 } } })));
+    expect(server.hits.map((hit) => hit.path.replace(/occurred_at=[^&]*&?/, ''))).toEqual([
+      '/v1/usage-events/stream?event_id=s1&user_id=u1&contributor_id=c1&model=gpt-4o&format=openai-chat',
+      '/v1/usage-events/stream?event_id=s1&user_id=u1&contributor_id=c1&model=gpt-4o',
+      '/v1/usage-events/stream?event_id=s2&user_id=u1&contributor_id=c1&model=gpt-4o',
+      '/v1/usage-events/response?event_id=r1&user_id=u1&contributor_id=c1&model=gpt-4o&format=openai-chat',
+      '/v1/usage-events',
+    ]);
+    expect(JSON.parse(server.hits[4]!.body)).toMatchObject({ event_id: 'r1', model: 'gpt-4o', usage: { prompt_tokens: 7, completion_tokens: 3, cached_tokens: 2 } });
+    await server.close();
+  });
 });

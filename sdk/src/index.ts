@@ -1,9 +1,11 @@
-export { LedgerClient, type LedgerClientOptions, type FlushResult, type HoldResult, type UsageEventResult, type CreateHoldBody } from './client.js';
+export { LedgerClient, type LedgerClientOptions, type LedgerOutbox, LedgerOutboxWriteError, isPermanentRefusal, type FlushResult, type HoldResult, type UsageEventResult, type CreateHoldBody } from './client.js';
 export { ledgerFetch, type LedgerFetchOptions, usageFromOpenAi } from './ledger-fetch.js';
 export { ledgerMiddleware, type LedgerMiddlewareOptions, usageFromAiSdk } from './ledger-middleware.js';
 export { type Attribution, type AttributionFn, LedgerAttributionError } from './attribution.js';
 export * from './errors.js';
 export { DEFAULT_RETRY_POLICY, retryDelayMs, parseRetryAfterMs, type RetryPolicy } from './retry.js';
-export { countPromptTokens } from './prompt-tokens.js';
-export type { LedgerReport, StreamReportQuery, UsageEventBody } from './reports.js';
+export { countPromptTokens, countRequestPromptTokens, countTextTokens } from './prompt-tokens.js';
+export { billedCallOf, type BilledCall, type WireFormat } from './wire-formats.js';
+export type { DeadLetter, OutboxPassResult } from './outbox.js';
+export type { LedgerReport, ResponseReportQuery, StreamReportQuery, UsageEventBody } from './reports.js';
 export type { paths, components, operations } from './generated/openapi.js';

@@ -1,22 +1,33 @@
-// The SDK quick starts of docs/integrations.md, run as they stand (each ```js block, as a gateway's
-// own module) against the packed SDK, the real OpenAI SDK / AI SDK, an upstream replaying an SSE
-// fixture and the real API: each bills the event id it names.
+// The quick start of docs/integrations.md, run as it stands: every ```js block is saved under the
+// file name on its first line, in a fresh folder holding the packed SDK (the tarball the doc's sh
+// step installs) and the real clients, and run in order against the real API (nothing seeded but
+// the gateway key the sh step makes) and an upstream replaying recorded answers, which the clients
+// reach through their own base-URL variables (OPENAI_BASE_URL, ANTHROPIC_BASE_URL). Each step
+// bills the event id it names; the chat step run before the setup shows the ledger's refusal to the
+// caller (#36 item 1).
 import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { seedBilling } from '../support/billing-fixtures.js';
-import { startTestApp, type TestApp } from '../support/test-app.js';
+import { startTestApp, TEST_ADMIN_KEY, type TestApp } from '../support/test-app.js';
 import { installPackedSdk } from './support/packed-sdk.js';
 import { startSseUpstream, type SseUpstream } from './support/sse-upstream.js';
 
 const run = promisify(execFile);
 const GUIDE = readFileSync(join(import.meta.dirname, '..', '..', 'docs', 'integrations.md'), 'utf8');
-const QUICK_STARTS = [...GUIDE.matchAll(/```js\n([\s\S]*?)```/g)].map((match) => match[1]!);
+const STEPS = new Map([...GUIDE.matchAll(/```js\n\/\/ ([\w-]+\.mjs)\n([\s\S]*?)```/g)].map((match) => [match[1]!, `// ${match[1]}\n${match[2]!}`]));
+/** What each step bills: its event id and the model (as the catalog import names it). */
+const BILLS: Record<string, { event_id: string; model: string }> = {
+  'openai-chat.mjs': { event_id: 'gw1-req-123', model: 'gpt-4o' },
+  'openai-responses.mjs': { event_id: 'gw1-req-124', model: 'gpt-4o' },
+  'anthropic.mjs': { event_id: 'gw1-req-125', model: 'claude-sonnet-4-5' },
+  'ai-sdk-fetch.mjs': { event_id: 'gw1-req-126', model: 'gpt-4o' },
+  'ai-sdk-middleware.mjs': { event_id: 'gw1-req-127', model: 'gpt-4o' },
+};
 
-describe('docs/integrations.md SDK quick starts', () => {
+describe('docs/integrations.md quick start, run verbatim', () => {
   let t: TestApp;
   let upstream: SseUpstream;
   let dir: string;
@@ -25,14 +36,21 @@ describe('docs/integrations.md SDK quick starts', () => {
   beforeAll(async () => {
     t = await startTestApp('sdk_docs');
     await t.app.listen(0, '127.0.0.1');
-    await seedBilling(t);
-    // The quick starts bill contributor c_7.
-    await t.admin(t.http.put('/v1/admin/contributors/c_7')).send({ tier: 'standard', payout_address: '0x3333333333333333333333333333333333333333' }).expect(201);
-    const key = (await t.admin(t.http.post('/v1/admin/api-keys')).send({ role: 'gateway', name: 'docs' }).expect(201)).body.key as string;
+    const key = (await t.admin(t.http.post('/v1/admin/api-keys')).send({ role: 'gateway', name: 'my-gateway' }).expect(201)).body.key as string;
     upstream = await startSseUpstream();
     dir = mkdtempSync(join(tmpdir(), 'ledger-sdk-docs-'));
-    installPackedSdk(dir, ['openai', 'ai', '@ai-sdk/openai']);
-    env = { LEDGER_URL: `http://127.0.0.1:${(t.app.getHttpServer().address() as AddressInfo).port}`, LEDGER_GATEWAY_KEY: key, UPSTREAM_URL: upstream.url, UPSTREAM_KEY: 'sk-upstream' };
+    installPackedSdk(dir, ['openai', '@anthropic-ai/sdk', 'ai', '@ai-sdk/openai']);
+    // A fresh folder made with `npm pkg set type=module`.
+    writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: 'my-gateway', version: '1.0.0', type: 'module' }));
+    env = {
+      LEDGER_URL: `http://127.0.0.1:${(t.app.getHttpServer().address() as AddressInfo).port}`,
+      LEDGER_ADMIN_KEY: TEST_ADMIN_KEY,
+      LEDGER_GATEWAY_KEY: key,
+      OPENAI_API_KEY: 'sk-upstream',
+      OPENAI_BASE_URL: `${upstream.url}/v1`,
+      ANTHROPIC_API_KEY: 'sk-ant-upstream',
+      ANTHROPIC_BASE_URL: upstream.url,
+    };
   });
   afterAll(async () => {
     await upstream?.close();
@@ -40,17 +58,34 @@ describe('docs/integrations.md SDK quick starts', () => {
     if (dir) rmSync(dir, { recursive: true, force: true });
   });
 
-  it('has the three quick starts', () => {
-    expect(QUICK_STARTS).toHaveLength(3);
+  const step = (name: string) => {
+    const code = STEPS.get(name);
+    if (code === undefined) throw new Error(`docs/integrations.md has no \`\`\`js block starting // ${name}`);
+    writeFileSync(join(dir, name), code);
+    return run(process.execPath, [name], { cwd: dir, env: { ...process.env, ...env }, timeout: 60_000 });
+  };
+
+  it('has the setup and the five quick starts', () => {
+    expect([...STEPS.keys()].sort()).toEqual(['setup.mjs', ...Object.keys(BILLS)].sort());
   });
 
-  it.each(QUICK_STARTS.map((code, index) => [index, code] as const))('quick start %i runs and bills the call it names', async (index, code) => {
-    const file = join(dir, `quick-start-${index}.mjs`);
-    writeFileSync(file, code);
-    await run(process.execPath, [file], { cwd: dir, env: { ...process.env, ...env }, timeout: 30_000 });
-    const eventId = /(gw1-req-\d+)/.exec(code)![1]!;
-    const billed = (await t.admin(t.http.get(`/v1/usage-events/${eventId}`)).expect(200)).body;
-    expect(billed).toMatchObject({ event_id: eventId, status: 'priced', user_id: 'u_42', contributor_id: 'c_7', model: 'openai/gpt-4o' });
-    expect(Object.keys(upstream.calls.at(-1)!.headers).filter((name) => name.startsWith('x-ledger-'))).toEqual([]);
+  it('before the setup, the chat quick start shows the ledger refusing the hold (402 insufficient_funds) and bills nothing', async () => {
+    const before = upstream.calls.length;
+    const { stderr } = await step('openai-chat.mjs');
+    expect(stderr).toContain('refused by the ledger: insufficient_funds');
+    expect(upstream.calls.length).toBe(before);
+  });
+
+  it('the setup registers the contributor, prices the models and credits the user', async () => {
+    const { stdout } = await step('setup.mjs');
+    expect(stdout).toContain('contributor c_7');
+  });
+
+  it.each(Object.entries(BILLS))('%s bills its first call', async (name, { event_id, model }) => {
+    const { stderr } = await step(name);
+    expect(stderr).not.toMatch(/ledger refused|dead letter/);
+    const billed = (await t.admin(t.http.get(`/v1/usage-events/${event_id}`))).body;
+    expect(billed).toMatchObject({ event_id, status: 'priced', user_id: 'u_42', contributor_id: 'c_7', model });
+    expect(Object.keys(upstream.calls.at(-1)!.headers).filter((header) => header.startsWith('x-ledger-'))).toEqual([]);
   });
 });
