@@ -123,6 +123,64 @@ export class SelectiveJsonReader {
     }
   }
 
+  /**
+   * The byte offsets of the elements of a JSON array that is the whole of `bytes` (blanks around
+   * it allowed), its grammar checked to the end; 'too_many' as soon as it has more than
+   * `elementsMax` (nothing past them is read); null when it is not one JSON array.
+   */
+  static locateArrayElements(bytes: Buffer, elementsMax: number): number[] | 'too_many' | null {
+    const reader = new SelectiveJsonReader(bytes, Number.MAX_SAFE_INTEGER);
+    const offsets: number[] = [];
+    try {
+      reader.skipBlanks();
+      if (bytes[reader.at] !== OPEN_ARRAY) return null;
+      reader.at += 1;
+      if (!reader.closesAtOnce(CLOSE_ARRAY)) {
+        for (;;) {
+          if (offsets.length === elementsMax) return 'too_many';
+          offsets.push(reader.at);
+          reader.skipValue();
+          if (reader.closesAfterMember(CLOSE_ARRAY)) break;
+        }
+      }
+      reader.skipBlanks();
+      return reader.at === bytes.length ? offsets : null;
+    } catch (error) {
+      if (error instanceof NotJson) return null;
+      throw error;
+    }
+  }
+
+  /** Whether `bytes` is exactly one JSON value (blanks around it allowed), its grammar checked. */
+  static isOneValue(bytes: Buffer): boolean {
+    const reader = new SelectiveJsonReader(bytes, Number.MAX_SAFE_INTEGER);
+    try {
+      reader.skipBlanks();
+      if (reader.at === bytes.length) return false;
+      reader.skipValue();
+      reader.skipBlanks();
+      return reader.at === bytes.length;
+    } catch (error) {
+      if (error instanceof NotJson) return false;
+      throw error;
+    }
+  }
+
+  /**
+   * The value at `offset` (an offset locateArrayElements gave) read as readDocument reads an
+   * element, or NOT_READ when its read fields are not JSON text (a bad escape in a selected string).
+   */
+  static readSelectedAt(bytes: Buffer, longBytes: number, offset: number, selection: CompiledSelection): unknown {
+    const reader = new SelectiveJsonReader(bytes, longBytes);
+    reader.at = offset;
+    try {
+      return reader.readSelected(selection);
+    } catch (error) {
+      if (error instanceof NotJson) return NOT_READ;
+      throw error;
+    }
+  }
+
   private readArrayOf(element: CompiledSelection): unknown[] {
     const { bytes } = this;
     if (bytes[this.at] !== OPEN_ARRAY) throw NOT_JSON;
@@ -360,6 +418,8 @@ export class SelectiveJsonReader {
 }
 
 const NOT_PARSED = Symbol('not parsed');
+/** readSelectedAt's answer for an element whose read fields are not JSON text. */
+export const NOT_READ = Symbol('not read');
 
 function tryJsonParse(text: string): unknown {
   try {
