@@ -26,3 +26,6 @@ CREATE TABLE "litellm_pull_minutes" (
     "id_hash_sum" NUMERIC NOT NULL,
     CONSTRAINT "litellm_pull_minutes_pkey" PRIMARY KEY ("minute")
 );
+
+-- A checkpoint a future-dated row pushed past the present (it stopped the pull) comes back to now.
+UPDATE "litellm_sync_state" SET "checkpoint" = LEAST("checkpoint", CURRENT_TIMESTAMP) WHERE "path" = 'pull';

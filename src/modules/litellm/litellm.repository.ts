@@ -209,6 +209,29 @@ export class LitellmRepository {
     );
   }
 
+  /** The late sweep's figures of these minutes when the pull last read them (litellm_pull_minutes). */
+  async pullMinutes(minutes: string[]): Promise<Map<string, { rows: number; idHashSum: string }>> {
+    if (minutes.length === 0) return new Map();
+    const result = await this.db.pool.query<{ minute: Date; rows: string; id_hash_sum: string }>(
+      'SELECT minute, rows, id_hash_sum::text AS id_hash_sum FROM litellm_pull_minutes WHERE minute = ANY($1::timestamptz[])',
+      [minutes],
+    );
+    return new Map(result.rows.map((r) => [r.minute.toISOString().replace('.000Z', 'Z'), { rows: Number(r.rows), idHashSum: r.id_hash_sum }]));
+  }
+
+  /** Records what the sweep read of these minutes, and forgets the minutes older than the late window. */
+  async savePullMinutes(minutes: Array<{ minute: string; rows: number; idHashSum: string }>, forgetBefore: string): Promise<void> {
+    if (minutes.length > 0) {
+      const sorted = [...minutes].sort((a, b) => a.minute.localeCompare(b.minute));
+      await this.db.pool.query(
+        `INSERT INTO litellm_pull_minutes (minute, rows, id_hash_sum) SELECT m, r, h FROM unnest($1::timestamptz[], $2::bigint[], $3::numeric[]) AS t(m, r, h)
+         ON CONFLICT (minute) DO UPDATE SET rows = EXCLUDED.rows, id_hash_sum = EXCLUDED.id_hash_sum`,
+        [sorted.map((m) => m.minute), sorted.map((m) => m.rows), sorted.map((m) => m.idHashSum)],
+      );
+    }
+    await this.db.pool.query('DELETE FROM litellm_pull_minutes WHERE minute < $1::timestamptz', [forgetBefore]);
+  }
+
   async rejectionCounts(): Promise<Array<{ path: LitellmSource; reason: string; count: number }>> {
     const result = await this.db.pool.query<{ path: LitellmSource; reason: string; count: string }>('SELECT path, reason, count FROM litellm_rejections ORDER BY path, reason');
     return result.rows.map((r) => ({ path: r.path, reason: r.reason, count: Number(r.count) }));
