@@ -3,111 +3,103 @@
 // (its default) is one JSON array of payloads, `single` one payload object per request, `ndjson`
 // the payloads joined by "\n"; the Content-Type is application/json whatever the format. Pure.
 //
-// Bounded memory (api.md "LiteLLM push, never losing a call"): the body's bytes are located first
-// (its grammar checked to the end, no value built: a body that is not JSON changes nothing), then
-// its payloads are built a group at a time, only the fields the mapping reads, so the heap holds
-// one group whatever the size or the count of the payloads.
+// Bounded memory (api.md "LiteLLM push, never losing a call"): payloads are built one at a time,
+// only the fields the mapping reads, and handed over as they are built (the push keeps only the
+// small plan of each); its caller writes nothing before the last one was read, so a body that
+// turns out not to be JSON, or to hold too many payloads, changes nothing.
 import { isUtf8 } from 'node:buffer';
 import { LONG_STRING_BYTES_MIN, skeletonOf } from './litellm-body-skeleton.js';
-import { NOT_READ, SelectiveJsonReader, type CompiledSelection } from './litellm-json-selection.js';
+import { NOT_READ, NotJsonBody, SelectiveJsonReader, type CompiledSelection } from './litellm-json-selection.js';
 
 export { LONG_STRING_BYTES_MIN, skeletonOf };
 
 /** An NDJSON line that is not JSON, or a payload whose read fields are not JSON text: that entry alone is rejected. */
 export const UNREADABLE_LINE = Symbol('unreadable payload');
 
-const NEWLINE = 0x0a;
-
-/** Where each payload of a body is: array elements by offset, NDJSON lines by their bounds. */
-export interface LitellmBody {
-  readonly count: number;
-  /** The payloads in order, `groupSize` at a time (the last group may be smaller). */
-  groups(groupSize: number): Generator<unknown[]>;
+/** Thrown while the payloads are iterated: the body is neither JSON nor NDJSON (400), or holds more than the cap (413). */
+export class LitellmBodyRefused extends Error {
+  constructor(readonly why: 'not_json' | 'too_many') {
+    super(why === 'not_json' ? 'request body is neither JSON nor NDJSON' : 'request body holds too many payloads');
+  }
 }
 
+const NEWLINE = 0x0a;
+
 /**
- * The payloads of a body, located; null when it is neither JSON nor NDJSON (a 400); 'too_many'
- * past `payloadsMax` (a 413). Long string literals (the messages and the response text) are
- * never decoded: they read as "". A payload is built with the `selection`'s fields only (the
- * fields the mapping reads), its grammar still checked.
+ * The payloads of a body in order, built as they are iterated (long string literals, the messages
+ * and the response text, are never decoded: they read as ""; only the `selection`'s fields are
+ * built). Iterating throws LitellmBodyRefused when the body is neither JSON nor NDJSON, or as soon
+ * as it passes `payloadsMax` payloads.
  */
-export function locateLitellmBody(bytes: Buffer, selection: CompiledSelection, payloadsMax: number): LitellmBody | 'too_many' | null {
+export function* litellmBodyPayloads(bytes: Buffer, selection: CompiledSelection, payloadsMax: number): Generator<unknown> {
   const start = firstNonBlank(bytes, 0, bytes.length);
-  if (start === -1) return { count: 0, *groups() {} };
+  if (start === -1) return;
   const head = bytes[start];
   if (head === 0x5b) {
-    if (!isUtf8(bytes)) return null;
-    const offsets = SelectiveJsonReader.locateArrayElements(bytes, payloadsMax);
-    if (offsets === null || offsets === 'too_many') return offsets;
-    return located(offsets.length, (i) => SelectiveJsonReader.readSelectedAt(bytes, LONG_STRING_BYTES_MIN, offsets[i]!, selection));
+    if (!isUtf8(bytes)) throw new LitellmBodyRefused('not_json');
+    let count = 0;
+    try {
+      for (const value of SelectiveJsonReader.readArrayElements(bytes, LONG_STRING_BYTES_MIN, selection)) {
+        count += 1;
+        if (count > payloadsMax) throw new LitellmBodyRefused('too_many');
+        yield value === NOT_READ ? UNREADABLE_LINE : value;
+      }
+    } catch (error) {
+      throw error instanceof NotJsonBody ? new LitellmBodyRefused('not_json') : error;
+    }
+    return;
   }
-  if (head !== 0x7b) return null;
-  if (isUtf8(bytes) && SelectiveJsonReader.isOneValue(bytes)) {
-    return located(1, () => SelectiveJsonReader.readSelectedAt(bytes, LONG_STRING_BYTES_MIN, start, selection));
+  if (head !== 0x7b) throw new LitellmBodyRefused('not_json');
+  const single = isUtf8(bytes) ? SelectiveJsonReader.readDocument(bytes, LONG_STRING_BYTES_MIN, selection, 'object') : null;
+  if (single !== null) {
+    yield single.value;
+    return;
   }
-  return locateNdjson(bytes, selection, payloadsMax);
+  yield* ndjsonPayloads(bytes, selection, payloadsMax);
 }
 
 /**
  * Several objects, one a line. Lines are split on the raw newline byte before anything else (a
  * JSON text never holds one inside a string), so a torn line is its own rejected entry and never
- * reaches into the next; each line is checked as UTF-8 on its own.
+ * reaches into the next; each line is checked as UTF-8 on its own. No readable line: not NDJSON.
  */
-function locateNdjson(bytes: Buffer, selection: CompiledSelection, payloadsMax: number): LitellmBody | 'too_many' | null {
-  const starts: number[] = [];
-  const ends: number[] = [];
+function* ndjsonPayloads(bytes: Buffer, selection: CompiledSelection, payloadsMax: number): Generator<unknown> {
+  let count = 0;
   let readable = 0;
   let from = 0;
   while (from < bytes.length) {
     const newline = bytes.indexOf(NEWLINE, from);
     const end = newline === -1 ? bytes.length : newline;
-    if (firstNonBlank(bytes, from, end) !== -1) {
-      if (starts.length === payloadsMax) return 'too_many';
-      const line = bytes.subarray(from, end);
-      const ok = isUtf8(line) && SelectiveJsonReader.isOneValue(line);
-      if (ok) readable += 1;
-      // A line that is not JSON is kept as a negative start: its entry is UNREADABLE_LINE.
-      starts.push(ok ? from : -1);
-      ends.push(end);
+    const at = firstNonBlank(bytes, from, end);
+    if (at !== -1) {
+      count += 1;
+      if (count > payloadsMax) throw new LitellmBodyRefused('too_many');
+      const line = bytes.subarray(at, end);
+      const read = isUtf8(line) ? SelectiveJsonReader.readDocument(line, LONG_STRING_BYTES_MIN, selection, 'object') : null;
+      if (read !== null) readable += 1;
+      yield read === null ? UNREADABLE_LINE : read.value;
     }
     from = end + 1;
   }
-  if (readable === 0) return null;
-  return located(starts.length, (i) => {
-    const at = starts[i]!;
-    if (at < 0) return UNREADABLE_LINE;
-    const line = bytes.subarray(at, ends[i]);
-    return SelectiveJsonReader.readSelectedAt(line, LONG_STRING_BYTES_MIN, firstNonBlank(line, 0, line.length), selection);
-  });
-}
-
-function located(count: number, read: (index: number) => unknown): LitellmBody {
-  return {
-    count,
-    *groups(groupSize: number) {
-      for (let from = 0; from < count; from += groupSize) {
-        const group: unknown[] = [];
-        for (let i = from; i < Math.min(count, from + groupSize); i += 1) {
-          const value = read(i);
-          group.push(value === NOT_READ ? UNREADABLE_LINE : value);
-        }
-        yield group;
-      }
-    },
-  };
+  if (readable === 0) throw new LitellmBodyRefused('not_json');
 }
 
 /**
- * Every payload of a body at once (tests, small bodies): null when it is neither JSON nor NDJSON.
- * Without a selection each payload is built whole by JSON.parse (long strings cut out first).
+ * Every payload of a body at once (tests): null when it is neither JSON nor NDJSON, or past
+ * `payloadsMax`. Without a selection each payload is built whole by JSON.parse (long strings cut out first).
  */
 export function parseLitellmBody(bytes: Buffer, selection?: CompiledSelection, payloadsMax = Number.MAX_SAFE_INTEGER): unknown[] | null {
-  const body = locateLitellmBody(bytes, selection ?? WHOLE, payloadsMax);
-  if (body === null || body === 'too_many') return null;
-  if (selection !== undefined) return [...body.groups(Math.max(1, body.count))].flat();
+  let values: unknown[];
+  try {
+    values = [...litellmBodyPayloads(bytes, selection ?? WHOLE, payloadsMax)];
+  } catch (error) {
+    if (error instanceof LitellmBodyRefused) return null;
+    throw error;
+  }
+  if (selection !== undefined) return values;
   const head = bytes[firstNonBlank(bytes, 0, bytes.length)];
   if (head === 0x5b) return wholeJson(bytes) as unknown[];
-  if (body.count <= 1 && SelectiveJsonReader.isOneValue(bytes)) return body.count === 0 ? [] : [wholeJson(bytes)];
+  if (values.length <= 1 && SelectiveJsonReader.isOneValue(bytes)) return values.length === 0 ? [] : [wholeJson(bytes)];
   return bytes
     .toString('utf8')
     .split('\n')

@@ -124,30 +124,38 @@ export class SelectiveJsonReader {
   }
 
   /**
-   * The byte offsets of the elements of a JSON array that is the whole of `bytes` (blanks around
-   * it allowed), its grammar checked to the end; 'too_many' as soon as it has more than
-   * `elementsMax` (nothing past them is read); null when it is not one JSON array.
+   * The elements of a JSON array that is the whole of `bytes` (blanks around it allowed), one at a
+   * time, each built as readDocument builds it, in one pass: NOT_READ for an element whose read
+   * fields are not JSON text (its structure is still checked). Throws NOT_JSON_BODY, while
+   * iterated, when the body is not one JSON array: whoever iterates writes nothing before the end.
    */
-  static locateArrayElements(bytes: Buffer, elementsMax: number): number[] | 'too_many' | null {
-    const reader = new SelectiveJsonReader(bytes, Number.MAX_SAFE_INTEGER);
-    const offsets: number[] = [];
+  static *readArrayElements(bytes: Buffer, longBytes: number, selection: CompiledSelection): Generator<unknown> {
+    const reader = new SelectiveJsonReader(bytes, longBytes);
     try {
       reader.skipBlanks();
-      if (bytes[reader.at] !== OPEN_ARRAY) return null;
+      if (bytes[reader.at] !== OPEN_ARRAY) throw NOT_JSON;
       reader.at += 1;
       if (!reader.closesAtOnce(CLOSE_ARRAY)) {
         for (;;) {
-          if (offsets.length === elementsMax) return 'too_many';
-          offsets.push(reader.at);
-          reader.skipValue();
+          const start = reader.at;
+          let value: unknown;
+          try {
+            value = reader.readSelected(selection);
+          } catch (error) {
+            if (!(error instanceof NotJson)) throw error;
+            // Broken structure throws again here; a read field that is not JSON text does not.
+            reader.at = start;
+            reader.skipValue();
+            value = NOT_READ;
+          }
+          yield value;
           if (reader.closesAfterMember(CLOSE_ARRAY)) break;
         }
       }
       reader.skipBlanks();
-      return reader.at === bytes.length ? offsets : null;
+      if (reader.at !== bytes.length) throw NOT_JSON;
     } catch (error) {
-      if (error instanceof NotJson) return null;
-      throw error;
+      throw error instanceof NotJson ? NOT_JSON_BODY : error;
     }
   }
 
@@ -162,21 +170,6 @@ export class SelectiveJsonReader {
       return reader.at === bytes.length;
     } catch (error) {
       if (error instanceof NotJson) return false;
-      throw error;
-    }
-  }
-
-  /**
-   * The value at `offset` (an offset locateArrayElements gave) read as readDocument reads an
-   * element, or NOT_READ when its read fields are not JSON text (a bad escape in a selected string).
-   */
-  static readSelectedAt(bytes: Buffer, longBytes: number, offset: number, selection: CompiledSelection): unknown {
-    const reader = new SelectiveJsonReader(bytes, longBytes);
-    reader.at = offset;
-    try {
-      return reader.readSelected(selection);
-    } catch (error) {
-      if (error instanceof NotJson) return NOT_READ;
       throw error;
     }
   }
@@ -418,8 +411,11 @@ export class SelectiveJsonReader {
 }
 
 const NOT_PARSED = Symbol('not parsed');
-/** readSelectedAt's answer for an element whose read fields are not JSON text. */
+/** readArrayElements' element whose read fields are not JSON text. */
 export const NOT_READ = Symbol('not read');
+/** Thrown by readArrayElements when the body is not one JSON array. */
+export class NotJsonBody extends Error {}
+const NOT_JSON_BODY = new NotJsonBody('not one JSON array');
 
 function tryJsonParse(text: string): unknown {
   try {

@@ -1,7 +1,7 @@
 // Issue 34 (items 1, 3, 9, 11) and issue 33 item 5 at the level of the pure mapping and body
 // reader: each case below lost a call or failed a body before.
 import { createHash } from 'node:crypto';
-import { locateLitellmBody, parseLitellmBody, UNREADABLE_LINE } from './litellm-body.js';
+import { litellmBodyPayloads, LitellmBodyRefused, parseLitellmBody, UNREADABLE_LINE } from './litellm-body.js';
 import { litellmEventId, unstorableTextReason } from './litellm-ids.js';
 import { litellmPayloadSelection, planLitellmPayload } from './litellm-payload.js';
 
@@ -117,16 +117,19 @@ describe('the push body (issue 34 items 9 and 11)', () => {
     expect(parseLitellmBody(cut, selection)).toEqual([{ id: 'd' }, UNREADABLE_LINE, { id: 'f' }]);
   });
 
-  it('locates the payloads of each format without building them, and refuses more than the cap', () => {
+  it('reads the payloads of each format one at a time, and refuses more than the cap as soon as it passes it', () => {
     const ids = Array.from({ length: 7 }, (_, i) => `p${i}`);
     const formats = [`[${ids.map(good).join(',')}]`, ids.map(good).join('\n'), `${ids.map(good).join('\n')}\n`];
     for (const text of formats) {
-      const body = locateLitellmBody(bytes(text), selection, 7);
-      if (body === null || body === 'too_many') throw new Error('not located');
-      expect(body.count).toBe(7);
-      expect([...body.groups(3)].map((g) => g.map((p) => (p as { id: string }).id))).toEqual([['p0', 'p1', 'p2'], ['p3', 'p4', 'p5'], ['p6']]);
-      expect(locateLitellmBody(bytes(text), selection, 6)).toBe('too_many');
+      const read: string[] = [];
+      for (const p of litellmBodyPayloads(bytes(text), selection, 7)) read.push((p as { id: string }).id);
+      expect(read).toEqual(ids);
+      const seen: unknown[] = [];
+      expect(() => {
+        for (const p of litellmBodyPayloads(bytes(text), selection, 6)) seen.push(p);
+      }).toThrow(LitellmBodyRefused);
+      expect(seen).toHaveLength(6);
     }
-    expect(locateLitellmBody(bytes(good('single')), selection, 1)).toMatchObject({ count: 1 });
+    expect([...litellmBodyPayloads(bytes(good('single')), selection, 1)]).toEqual([{ id: 'single' }]);
   });
 });

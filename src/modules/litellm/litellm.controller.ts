@@ -8,7 +8,7 @@ import type { Principal } from '../../common/auth/auth.types.js';
 import { CurrentPrincipal } from '../../common/auth/principal.decorator.js';
 import { RateLimited } from '../auth/rate-limited.decorator.js';
 import { Roles } from '../../common/auth/roles.decorator.js';
-import { locateLitellmBody } from './litellm-body.js';
+import { litellmBodyPayloads, LitellmBodyRefused } from './litellm-body.js';
 import { litellmPayloadSelection } from './litellm-payload.js';
 import type { CompiledSelection } from './litellm-json-selection.js';
 import {
@@ -52,14 +52,13 @@ export class LitellmController {
   @ApiOkResponse({ type: LitellmPushResponseDto })
   async push(@Req() req: FastifyRequest) {
     const bytes = await readRawJsonBytes(req, this.config.LITELLM_BODY_LIMIT_BYTES);
-    const body = locateLitellmBody(bytes, this.payloadSelection, this.config.LITELLM_MAX_PAYLOADS);
-    if (body === null) {
+    try {
+      return { results: await this.litellm.push(litellmBodyPayloads(bytes, this.payloadSelection, this.config.LITELLM_MAX_PAYLOADS)) };
+    } catch (error) {
+      if (!(error instanceof LitellmBodyRefused)) throw error;
+      if (error.why === 'too_many') throw new DomainError('payload_too_large', `request body holds more than LITELLM_MAX_PAYLOADS (${this.config.LITELLM_MAX_PAYLOADS}) payloads`);
       throw new DomainError('validation_failed', 'request body is neither JSON nor NDJSON', [{ field: '(body)', message: 'a JSON array, a JSON object or NDJSON' }]);
     }
-    if (body === 'too_many') {
-      throw new DomainError('payload_too_large', `request body holds more than LITELLM_MAX_PAYLOADS (${this.config.LITELLM_MAX_PAYLOADS}) payloads`);
-    }
-    return { results: await this.litellm.push(body) };
   }
 
   @Get('admin/integrations/litellm/deployments')

@@ -7,7 +7,7 @@ import { AuditService } from '../audit/audit.service.js';
 import { ContributorsService } from '../contributors/contributors.service.js';
 import { usageEventSchema } from '../usage/usage.schemas.js';
 import { UsageService, type BatchItemResult } from '../usage/usage.service.js';
-import { UNREADABLE_LINE, type LitellmBody } from './litellm-body.js';
+import { UNREADABLE_LINE } from './litellm-body.js';
 import { planLitellmPayload, UNATTRIBUTED_CONTRIBUTOR, type LitellmPlan, type RejectReason, type SkipReason } from './litellm-payload.js';
 import { LitellmRepository, type Deployment, type LitellmSource, type ParkedRequest } from './litellm.repository.js';
 
@@ -45,14 +45,26 @@ export class LitellmService implements OnModuleInit {
     this.usage.addPendingLookup((eventId) => this.parkedBody(eventId));
   }
 
-  /** POST /v1/integrations/litellm: one result per payload, in input order, written a group at a time. */
-  async push(body: LitellmBody): Promise<LitellmResult[]> {
+  /**
+   * POST /v1/integrations/litellm: one result per payload, in input order. Every payload is
+   * mapped as it is read (only its plan is kept) before anything is written, so a body refused
+   * half way (LitellmBodyRefused, thrown by the iteration) changes nothing; then the plans are
+   * written a group at a time.
+   */
+  async push(payloads: Iterable<unknown>): Promise<LitellmResult[]> {
+    const options = this.mappingOptions();
+    const plans: LitellmPlan[] = [];
+    for (const payload of payloads) plans.push(planOf(payload, options));
     const results: LitellmResult[] = [];
-    for (const group of body.groups(PUSH_GROUP_PAYLOADS)) {
-      for (const result of await this.ingest(group, 'push')) results.push(result);
+    for (let from = 0; from < plans.length; from += PUSH_GROUP_PAYLOADS) {
+      for (const result of await this.ingestPlans(plans.slice(from, from + PUSH_GROUP_PAYLOADS), 'push')) results.push(result);
     }
-    await this.repository.recordSync('push', body.count, null, rejectionCounts(results));
+    await this.repository.recordSync('push', plans.length, null, rejectionCounts(results));
     return results;
+  }
+
+  private mappingOptions() {
+    return { userFields: this.config.LITELLM_USER_FIELDS, nowMs: Date.now(), futureSkewMs: this.config.EVENT_OCCURRED_AT_FUTURE_SKEW_MS };
   }
 
   /**
@@ -61,14 +73,16 @@ export class LitellmService implements OnModuleInit {
    * skipped ones. The entries are released as they are mapped: only the small plans are kept.
    */
   async ingest(entries: unknown[], source: LitellmSource): Promise<LitellmResult[]> {
-    const results: LitellmResult[] = new Array(entries.length);
+    const options = this.mappingOptions();
+    return this.ingestPlans(entries.map((entry) => planOf(entry, options)), source);
+  }
+
+  private async ingestPlans(plans: LitellmPlan[], source: LitellmSource): Promise<LitellmResult[]> {
+    const results: LitellmResult[] = new Array(plans.length);
     const toSkip: Array<{ index: number; plan: Extract<LitellmPlan, { kind: 'skipped' }> }> = [];
     const billable: Array<{ index: number; plan: EventPlan }> = [];
-    const mapping = { userFields: this.config.LITELLM_USER_FIELDS, nowMs: Date.now(), futureSkewMs: this.config.EVENT_OCCURRED_AT_FUTURE_SKEW_MS };
-    for (let i = 0; i < entries.length; i += 1) {
-      const entry = entries[i];
-      entries[i] = null;
-      const plan: LitellmPlan = entry === UNREADABLE_LINE ? { kind: 'rejected', id: null, eventId: null, reason: 'unreadable', message: 'this payload is not JSON text' } : planLitellmPayload(entry, mapping);
+    for (let i = 0; i < plans.length; i += 1) {
+      const plan = plans[i]!;
       if (plan.kind === 'rejected') results[i] = { id: plan.id, event_id: plan.eventId, status: 'rejected', reason: plan.reason, error: { code: 'validation_failed', message: plan.message } };
       // A skipped payload answers its own reason, replayed or not, and claims nothing.
       else if (plan.kind === 'skipped') toSkip.push({ index: i, plan });
@@ -248,6 +262,10 @@ function litellmResultOf(plan: EventPlan, outcome: BatchItemResult): LitellmResu
     return { ...base, status: 'rejected', reason: 'event', error: outcome.error };
   }
   return { ...base, status: outcome.status };
+}
+
+function planOf(entry: unknown, options: Parameters<typeof planLitellmPayload>[1]): LitellmPlan {
+  return entry === UNREADABLE_LINE ? { kind: 'rejected', id: null, eventId: null, reason: 'unreadable', message: 'this payload is not JSON text' } : planLitellmPayload(entry, options);
 }
 
 /** Rejected entries by reason, for the counters of the status and /metrics. */
