@@ -40,12 +40,18 @@ describe('LiteLLM push: the largest allowed bodies under the production heap cap
   });
 
   const small = (id: string) => JSON.stringify({ ...litellmPayload(id), messages: [{ role: 'user', content: 'hi' }] });
-  /** `count` payloads whose messages fill the body to just under the limit. */
+  /**
+   * `count` payloads whose messages fill the body to just under the limit, in strings of 500 bytes:
+   * short enough to be decoded by a reader that cuts only long strings (the NDJSON body that
+   * killed the API was made of such lines).
+   */
   const filled = (prefix: string, count: number, separatorBytes: number) => {
     const bare = small(`${prefix}-0`).length + separatorBytes;
     const messageBytes = Math.floor((BODY_LIMIT_BYTES - 64) / count) - bare - 64;
-    const message = 'lorem ipsum '.repeat(Math.ceil(messageBytes / 12)).slice(0, messageBytes);
-    return Array.from({ length: count }, (_, i) => JSON.stringify({ ...litellmPayload(`${prefix}-${i}`), messages: [{ role: 'user', content: message }] }));
+    const part = { role: 'user', content: 'lorem ipsum '.repeat(40).slice(0, 470) };
+    const parts = Math.floor(messageBytes / (JSON.stringify(part).length + 1));
+    const messages = Array.from({ length: parts }, () => part);
+    return Array.from({ length: count }, (_, i) => JSON.stringify({ ...litellmPayload(`${prefix}-${i}`), messages }));
   };
   const expectAllTaken = (results: Array<{ status: string }>, count: number) => {
     expect(results).toHaveLength(count);
@@ -63,7 +69,7 @@ describe('LiteLLM push: the largest allowed bodies under the production heap cap
   it('takes NDJSON and a JSON array that fill the 64 MiB limit', async () => {
     const lines = filled('nd', 4000, 1);
     const ndjson = lines.join('\n');
-    expect(Buffer.byteLength(ndjson)).toBeGreaterThan(BODY_LIMIT_BYTES - 1024 * 1024);
+    expect(Buffer.byteLength(ndjson)).toBeGreaterThan(BODY_LIMIT_BYTES - 4 * 1024 * 1024);
     expect(Buffer.byteLength(ndjson)).toBeLessThanOrEqual(BODY_LIMIT_BYTES);
     const nd = await push(ndjson);
     expect(nd.status).toBe(200);
@@ -78,7 +84,7 @@ describe('LiteLLM push: the largest allowed bodies under the production heap cap
 
   it('takes one object of almost 64 MiB, and is still up and answering afterwards', async () => {
     const [single] = filled('single', 1, 0);
-    expect(Buffer.byteLength(single!)).toBeGreaterThan(BODY_LIMIT_BYTES - 1024 * 1024);
+    expect(Buffer.byteLength(single!)).toBeGreaterThan(BODY_LIMIT_BYTES - 4 * 1024 * 1024);
     const res = await push(single!);
     expect(res.status).toBe(200);
     expectAllTaken(res.body.results, 1);
