@@ -23,7 +23,7 @@ export function spendLogEntry(row: SpendLogRow): SpendLogEntry {
   }
   const eventId = litellmEventId(row.request_id);
   if (row.too_large !== null) return { eventId, rejected: `row_too_large: ${row.too_large} past the fetch cap` };
-  return { eventId, payload: spendLogPayload(row) };
+  return { eventId, payload: spendLogPayload({ ...row, request_id: row.request_id }) };
 }
 
 export function spendLogPayload(row: Omit<SpendLogRow, 'too_large' | 'sort_id' | 'request_id' | 'request_id_sha256'> & { request_id: string }): Record<string, unknown> {
