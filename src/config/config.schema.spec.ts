@@ -35,6 +35,7 @@ describe('parseEnv', () => {
     const env = parseEnv({});
     expect(env.LITELLM_USER_FIELDS).toEqual(['metadata.user_api_key_user_id', 'metadata.user_api_key_team_id', 'metadata.user_api_key_hash']);
     expect(env.LITELLM_BODY_LIMIT_BYTES).toBe(64 * 1024 * 1024);
+    expect([env.LITELLM_MAX_PAYLOADS, env.LITELLM_BACKFILL_LATE_SECONDS]).toEqual([20_000, 21_600]);
     expect([env.LITELLM_DATABASE_URL, env.LITELLM_BACKFILL_SECONDS, env.LITELLM_BACKFILL_OVERLAP_SECONDS, env.LITELLM_BACKFILL_FROM]).toEqual([undefined, 60, 600, undefined]);
     expect(parseEnv({ LITELLM_USER_FIELDS: ' end_user , metadata.user_api_key_hash' }).LITELLM_USER_FIELDS).toEqual(['end_user', 'metadata.user_api_key_hash']);
     expect(() => parseEnv({ LITELLM_USER_FIELDS: 'metadata..x' })).toThrow(/LITELLM_USER_FIELDS/);

@@ -180,11 +180,15 @@ export const envSchema = z.object({
     }),
   /** Body limit of POST /v1/integrations/litellm: LiteLLM batches carry whole prompts and responses. */
   LITELLM_BODY_LIMIT_BYTES: intFromEnv(64 * 1024 * 1024, 1024, 1024 * 1024 * 1024),
+  /** Most payloads one LiteLLM push may hold (more is a 413 naming it); they are written a group at a time. */
+  LITELLM_MAX_PAYLOADS: intFromEnv(20_000, 1, 1_000_000),
   /** LiteLLM's own Postgres (read-only): the worker backfills from its "LiteLLM_SpendLogs". None: no pull. */
   LITELLM_DATABASE_URL: z.string().url().optional(),
   LITELLM_BACKFILL_SECONDS: intFromEnv(60, 1, 24 * 3600),
   /** Each run re-reads this far behind the checkpoint: LiteLLM writes spend rows late (batched). */
   LITELLM_BACKFILL_OVERLAP_SECONDS: intFromEnv(600, 0, 7 * 24 * 3600),
+  /** Spend rows committed up to this long after their "endTime" are still billed (the late sweep). */
+  LITELLM_BACKFILL_LATE_SECONDS: intFromEnv(21_600, 0, 7 * 24 * 3600),
   /** Where the first backfill starts; default 24 hours before the worker started. */
   LITELLM_BACKFILL_FROM: timestampSchema.optional(),
 });

@@ -138,4 +138,72 @@ describe('LiteLLM pull: the spend-log backfill', () => {
     expect(status.body.pull).toMatchObject({ checkpoint: '2026-11-30T10:00:04.000Z', events: 2 });
     await expectLedgerClean(t);
   });
+
+  // Rows dated around the real present from here on (the late window and the future skew are relative to it).
+  const at = (offsetMs: number) => new Date(Date.now() + offsetMs).toISOString().replace('T', ' ').replace('Z', '');
+  const status = async () => (await t.admin(t.http.get('/v1/admin/integrations/litellm/status')).expect(200)).body.pull;
+  const billed = (eventId: string) =>
+    waitFor(async () => {
+      const res = await get(eventId);
+      return res.status === 200 ? res.body : null;
+    }, 45_000);
+
+  it('bills a row committed two hours after its endTime, past the overlap (issue 34 item 4)', async () => {
+    await insertRow(spendRow('pull-now', at(-60_000)));
+    await billed('litellm:pull-now');
+    // Written late: its endTime is far behind the checkpoint and its overlap.
+    const late = at(-2 * 3600_000);
+    await insertRow({ ...spendRow('pull-2h-late', late), startTime: late });
+    expect(await billed('litellm:pull-2h-late')).toMatchObject({ status: 'priced', official_usd: '0.000225' });
+    await expectLedgerClean(t);
+  });
+
+  it('never moves the checkpoint past the present: a row of 2099 is rejected and counted once, a row due in seconds is billed when due, and the pull goes on (item 5)', async () => {
+    const before = await status();
+    await insertRow(spendRow('pull-2099', '2099-01-01 00:00:00.000'));
+    await insertRow(spendRow('pull-soon', at(4_000)));
+    await insertRow(spendRow('pull-after-2099', at(-30_000)));
+    expect(await billed('litellm:pull-after-2099')).toMatchObject({ status: 'priced' });
+    expect(await billed('litellm:pull-soon')).toMatchObject({ status: 'priced' });
+    const after = await waitFor(async () => {
+      const s = await status();
+      return (s.rejected_by_reason.future ?? 0) > 0 ? s : null;
+    }, 30_000);
+    expect(after.rejected_by_reason.future - (before.rejected_by_reason.future ?? 0)).toBe(1);
+    expect(Date.parse(after.checkpoint)).toBeLessThanOrEqual(Date.now());
+    await get('litellm:pull-2099').expect(404);
+    // Still once after more runs.
+    await new Promise((resolve) => setTimeout(resolve, 3_000));
+    expect((await status()).rejected_by_reason.future).toBe(after.rejected_by_reason.future);
+  });
+
+  it('rejects rows it cannot take (2 MiB usage objects, a control character) with their reason, once, and bills the rows around them (item 10)', async () => {
+    const before = await status();
+    const huge = { completion_tokens: 20, prompt_tokens: 10, total_tokens: 30, padding: 'x'.repeat(2 * 1024 * 1024) };
+    for (let i = 0; i < 6; i += 1) {
+      await insertRow(spendRow(`pull-huge-${i}`, at(-20_000 + i), { metadata: JSON.stringify({ usage_object: huge, model_map_information: { model_map_key: 'gpt-4o' } }) }));
+    }
+    await insertRow(spendRow('pull-ctrl', at(-19_000), { user: 'u_42\u0001' }));
+    await insertRow(spendRow('pull-next', at(-18_000)));
+    expect(await billed('litellm:pull-next')).toMatchObject({ status: 'priced' });
+    const after = await waitFor(async () => {
+      const s = await status();
+      return (s.rejected_by_reason.row_too_large ?? 0) - (before.rejected_by_reason.row_too_large ?? 0) === 6 && (s.rejected_by_reason.text ?? 0) > 0 ? s : null;
+    }, 30_000);
+    expect(after.rejected_by_reason.text - (before.rejected_by_reason.text ?? 0)).toBe(1);
+    await get('litellm:pull-huge-0').expect(404);
+    const metrics = await t.http.get('/metrics').expect(200);
+    expect(metrics.text).toMatch(/litellm_rejected_total\{path="pull",reason="row_too_large"\} 6/);
+    await new Promise((resolve) => setTimeout(resolve, 3_000));
+    expect((await status()).rejected).toBe(after.rejected);
+    await expectLedgerClean(t);
+  });
+
+  it('does not count a skipped row as known: the billable payload with its id is billed by the push (item 2)', async () => {
+    await insertRow(spendRow('pull-hit-first', at(-10_000), { cache_hit: 'True', spend: 0 }));
+    await new Promise((resolve) => setTimeout(resolve, 3_000));
+    const pushed = await t.admin(t.http.post('/v1/integrations/litellm')).set('Content-Type', 'application/json').send(JSON.stringify([litellmPayload('pull-hit-first')])).expect(200);
+    expect(pushed.body.results[0].status).toBe('priced');
+  });
 });
+

@@ -1,6 +1,7 @@
 // POST /v1/integrations/litellm with what LiteLLM's generic_api callback sends (payloads built from
 // LiteLLM's own fixture, test/fixtures/litellm/), through the real HTTP app, Postgres and Redis.
 // Every amount is derived by hand from the usage and the prices created here.
+import { createHash } from 'node:crypto';
 import pg from 'pg';
 import { expectLedgerClean } from '../support/billing-fixtures.js';
 import { anthropicCachePayload, DEPLOYMENT_MAPPED, litellmPayload, MESSAGE_MARKER, openaiCachedReasoningPayload, withUsage } from '../support/litellm-payloads.js';
@@ -8,6 +9,8 @@ import { startTestApp, type TestApp } from '../support/test-app.js';
 
 /** Small enough to test the 413 with a modest body; the default is 64 MiB. */
 const BODY_LIMIT_BYTES = 12 * 1024 * 1024;
+/** Small enough to test the payload cap quickly; the default is 20,000. */
+const MAX_PAYLOADS = 600;
 
 describe('POST /v1/integrations/litellm (LiteLLM generic_api push)', () => {
   let t: TestApp;
@@ -15,7 +18,7 @@ describe('POST /v1/integrations/litellm (LiteLLM generic_api push)', () => {
   const get = (eventId: string) => t.admin(t.http.get(`/v1/usage-events/${encodeURIComponent(eventId)}`));
 
   beforeAll(async () => {
-    t = await startTestApp('litellm_push', { LITELLM_BODY_LIMIT_BYTES: String(BODY_LIMIT_BYTES) });
+    t = await startTestApp('litellm_push', { LITELLM_BODY_LIMIT_BYTES: String(BODY_LIMIT_BYTES), LITELLM_MAX_PAYLOADS: String(MAX_PAYLOADS) });
     const prices = [
       { model: 'gpt-4o', input_usd_per_mtok: '2.5', output_usd_per_mtok: '10', cached_input_usd_per_mtok: '1.25' },
       { model: 'o4-mini', input_usd_per_mtok: '1.1', output_usd_per_mtok: '4.4', cached_input_usd_per_mtok: '0.275' },
@@ -92,9 +95,73 @@ describe('POST /v1/integrations/litellm (LiteLLM generic_api push)', () => {
       { id: 'img-1', event_id: 'litellm:img-1', status: 'skipped', reason: 'unsupported_call_type' },
     ];
     expect((await push(batch).expect(200)).body.results).toEqual(expected);
-    // Replayed (even if the payload now looks billable): the same reason.
-    expect((await push([litellmPayload('fail-1'), ...batch.slice(1)]).expect(200)).body.results).toEqual(expected);
+    // Replayed: the same reason.
+    expect((await push(batch).expect(200)).body.results).toEqual(expected);
     await get('litellm:fail-1').expect(404);
+  });
+
+  it('lets no skipped payload claim its id: the original call after its cache hit, a success after a failure, are billed (issue 34 item 2)', async () => {
+    // Several proxies share a cache: the hit (same id as the original call) arrives first.
+    expect((await push([litellmPayload('shared-1', { cache_hit: true })]).expect(200)).body.results[0]).toMatchObject({ status: 'skipped', reason: 'cache_hit' });
+    expect((await push([litellmPayload('shared-1')]).expect(200)).body.results[0]).toMatchObject({ status: 'priced' });
+    expect((await push([litellmPayload('retry-1', { status: 'failure' })]).expect(200)).body.results[0]).toMatchObject({ status: 'skipped', reason: 'failure' });
+    // An unmapped deployment parks the call over the remembered skip.
+    expect((await push([litellmPayload('retry-1', { model_id: 'dep-later' })]).expect(200)).body.results[0]).toMatchObject({ status: 'unattributed' });
+    expect((await get('litellm:shared-1').expect(200)).body).toMatchObject({ status: 'priced', official_usd: '0.000225' });
+    expect((await get('litellm:retry-1').expect(200)).body).toMatchObject({ status: 'unattributed' });
+    // Replays: the billed call is a duplicate, the skipped payload still answers its reason.
+    const replay = await push([litellmPayload('shared-1'), litellmPayload('shared-1', { cache_hit: true }), litellmPayload('retry-1', { model_id: 'dep-later' })]).expect(200);
+    expect(replay.body.results.map((r: { status: string; reason?: string }) => [r.status, r.reason])).toEqual([['duplicate', undefined], ['skipped', 'cache_hit'], ['duplicate', undefined]]);
+  });
+
+  it('rejects only the entry whose id or text holds a NUL or another control character, never the body (issue 34 item 1)', async () => {
+    const status = async () => (await t.admin(t.http.get('/v1/admin/integrations/litellm/status')).expect(200)).body.push;
+    const before = await status();
+    const batch = [
+      litellmPayload('nul-ok-1'),
+      litellmPayload('nul\u0000id'),
+      litellmPayload('nul-user', { metadata: { user_api_key_user_id: 'u_42\u0000' } }),
+      litellmPayload('nul-model', { model_id: 'dep\u0001x' }),
+      litellmPayload('lone\ud800'),
+      litellmPayload('nul-ok-2'),
+    ];
+    const res = await push(batch).expect(200);
+    expect(res.body.results.map((r: { status: string; reason?: string }) => [r.status, r.reason])).toEqual([
+      ['priced', undefined],
+      ['rejected', 'text'],
+      ['rejected', 'text'],
+      ['rejected', 'text'],
+      ['rejected', 'text'],
+      ['priced', undefined],
+    ]);
+    expect(res.body.results[1]).toMatchObject({ id: 'nul\u0000id', event_id: null, error: { code: 'validation_failed', message: expect.stringContaining('control character') } });
+    // A skipped payload with a NUL in its id is rejected too (its id would be stored).
+    expect((await push([litellmPayload('hit\u0000', { cache_hit: true })]).expect(200)).body.results[0]).toMatchObject({ status: 'rejected', reason: 'text' });
+    const after = await status();
+    expect(after.rejected - before.rejected).toBe(5);
+    expect(after.rejected_by_reason.text - (before.rejected_by_reason.text ?? 0)).toBe(5);
+    const metrics = await t.http.get('/metrics').expect(200);
+    expect(metrics.text).toMatch(/litellm_rejected_total\{path="push",reason="text"\} \d+/);
+  });
+
+  it('hashes an id too long for an event id into "litellm:sha256:..." (issue 34 item 3)', async () => {
+    const long = `resp_${'a1b2c3d4'.repeat(40)}`; // 325 characters
+    const hashed = `litellm:sha256:${createHash('sha256').update(long).digest('hex')}`;
+    const res = await push([litellmPayload(long)]).expect(200);
+    expect(res.body.results[0]).toEqual({ id: long, event_id: hashed, status: 'priced' });
+    expect((await get(hashed).expect(200)).body.official_usd).toBe('0.000225');
+    expect((await push([litellmPayload(long)]).expect(200)).body.results[0].status).toBe('duplicate');
+  });
+
+  it('answers 413 naming LITELLM_MAX_PAYLOADS past the payload cap, in every format, and writes nothing', async () => {
+    const over = Array.from({ length: MAX_PAYLOADS + 1 }, (_, i) => ({ ...litellmPayload(`cap-${i}`), messages: [] }));
+    for (const body of [JSON.stringify(over), over.map((p) => JSON.stringify(p)).join('\n')]) {
+      const res = await push(body).expect(413);
+      expect(res.body.error).toMatchObject({ code: 'payload_too_large', message: expect.stringContaining('LITELLM_MAX_PAYLOADS') });
+    }
+    await get('litellm:cap-0').expect(404);
+    const exact = await push(over.slice(0, MAX_PAYLOADS)).expect(200);
+    expect(exact.body.results).toHaveLength(MAX_PAYLOADS);
   });
 
   it('parks an unmapped deployment as unattributed, shows it, and bills it exactly when the mapping arrives', async () => {
@@ -192,8 +259,6 @@ describe('POST /v1/integrations/litellm (LiteLLM generic_api push)', () => {
       `[${good.replace('"messages":[', '"messages":')}]`,
       // A trailing comma inside the response choices.
       `[${good.replace('"choices":[', '"choices":[1,,')}]`,
-      // An id (read) that is not JSON text: a bad escape.
-      `[${good.replace('"id":"hostile-ok"', '"id":"hostile-\\x"')}]`,
       // Nesting no one reads, left open.
       `[${good.replace('"messages":[', `"messages":${'['.repeat(100_000)}`)}]`,
     ];
@@ -203,6 +268,9 @@ describe('POST /v1/integrations/litellm (LiteLLM generic_api push)', () => {
     }
     await get('litellm:hostile-ok').expect(404);
     expect(await status()).toBe(before);
+    // An id (read) that is not JSON text (a bad escape): that payload alone is rejected.
+    const res = await push(`[${good.replace('"id":"hostile-ok"', '"id":"hostile-\\x"')},${JSON.stringify(litellmPayload('hostile-ok'))}]`).expect(200);
+    expect(res.body.results.map((r: { status: string; reason?: string }) => [r.status, r.reason])).toEqual([['rejected', 'unreadable'], ['priced', undefined]]);
   });
 
   it('needs a gateway or admin key', async () => {
@@ -213,7 +281,7 @@ describe('POST /v1/integrations/litellm (LiteLLM generic_api push)', () => {
     const status = await t.admin(t.http.get('/v1/admin/integrations/litellm/status')).expect(200);
     expect(status.body.push.payloads).toBeGreaterThan(500);
     expect(typeof status.body.push.last_at).toBe('string');
-    expect(status.body.pull).toEqual({ enabled: false, checkpoint: null, lag_seconds: null, events: 0 });
+    expect(status.body.pull).toEqual({ enabled: false, checkpoint: null, lag_seconds: null, events: 0, rejected: 0, rejected_by_reason: {} });
   });
 
   it('documents the LiteLLM routes in the OpenAPI document', async () => {

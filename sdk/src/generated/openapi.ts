@@ -1357,7 +1357,7 @@ export interface components {
             } & {
                 [key: string]: unknown;
             };
-            /** @description becomes event_id "litellm:" + id */
+            /** @description becomes event_id "litellm:" + id, or "litellm:sha256:" + hex(sha256(id)) when that would pass 256 characters */
             id: string;
             metadata?: {
                 [key: string]: unknown;
@@ -1393,8 +1393,11 @@ export interface components {
                 };
                 event_id: string | null;
                 id: string | null;
-                /** @enum {string} */
-                reason?: "failure" | "cache_hit" | "unsupported_call_type";
+                /**
+                 * @description skipped: failure, cache_hit or unsupported_call_type; rejected: the check that refused it (error says why)
+                 * @enum {string}
+                 */
+                reason?: "failure" | "cache_hit" | "unsupported_call_type" | "unreadable" | "id" | "text" | "end_time" | "model" | "model_id" | "user" | "usage" | "event" | "future" | "row_too_large";
                 /** @enum {string} */
                 status: "priced" | "duplicate" | "unpriced" | "unattributed" | "skipped" | "rejected";
             }[];
@@ -1407,10 +1410,22 @@ export interface components {
                 /** @description calls the pull path ingested (not seen by push first) */
                 events: number;
                 lag_seconds: number | null;
+                /** @description entries rejected, every reason */
+                rejected: number;
+                /** @description entries rejected by reason (the results' reason) */
+                rejected_by_reason: {
+                    [key: string]: number;
+                };
             };
             push: {
                 last_at: string | null;
                 payloads: number;
+                /** @description entries rejected, every reason */
+                rejected: number;
+                /** @description entries rejected by reason (the results' reason) */
+                rejected_by_reason: {
+                    [key: string]: number;
+                };
             };
         };
         MapDeploymentBodyDto: {

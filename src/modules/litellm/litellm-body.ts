@@ -2,63 +2,126 @@
 // (litellm/integrations/generic_api/generic_api_callback.py `async_send_batch`): `json_array`
 // (its default) is one JSON array of payloads, `single` one payload object per request, `ndjson`
 // the payloads joined by "\n"; the Content-Type is application/json whatever the format. Pure.
+//
+// Bounded memory (api.md "LiteLLM push, never losing a call"): payloads are built one at a time,
+// only the fields the mapping reads, and handed over as they are built (the push keeps only the
+// small plan of each); its caller writes nothing before the last one was read, so a body that
+// turns out not to be JSON, or to hold too many payloads, changes nothing.
 import { isUtf8 } from 'node:buffer';
 import { LONG_STRING_BYTES_MIN, skeletonOf } from './litellm-body-skeleton.js';
-import { SelectiveJsonReader, type CompiledSelection } from './litellm-json-selection.js';
+import { NOT_READ, NotJsonBody, SelectiveJsonReader, type CompiledSelection } from './litellm-json-selection.js';
 
 export { LONG_STRING_BYTES_MIN, skeletonOf };
 
-/** An NDJSON line that is not JSON: that entry alone is rejected. */
-export const UNREADABLE_LINE = Symbol('unreadable NDJSON line');
+/** An NDJSON line that is not JSON, or a payload whose read fields are not JSON text: that entry alone is rejected. */
+export const UNREADABLE_LINE = Symbol('unreadable payload');
+
+/** Thrown while the payloads are iterated: the body is neither JSON nor NDJSON (400), or holds more than the cap (413). */
+export class LitellmBodyRefused extends Error {
+  constructor(readonly why: 'not_json' | 'too_many') {
+    super(why === 'not_json' ? 'request body is neither JSON nor NDJSON' : 'request body holds too many payloads');
+  }
+}
+
+const NEWLINE = 0x0a;
 
 /**
- * The payloads of a body, in order, or null when it is neither JSON nor NDJSON (a 400). Long
- * string literals (the messages and the response text) are never decoded: they read as "".
- * With a selection (the fields the mapping reads), a JSON array or object builds only those
- * fields and reads past the rest (messages, choices...), its grammar still checked; without one,
- * or for NDJSON, JSON.parse builds the body with its long strings cut out (skeletonOf).
+ * The payloads of a body in order, built as they are iterated (long string literals, the messages
+ * and the response text, are never decoded: they read as ""; only the `selection`'s fields are
+ * built). Iterating throws LitellmBodyRefused when the body is neither JSON nor NDJSON, or as soon
+ * as it passes `payloadsMax` payloads.
  */
-export function parseLitellmBody(bytes: Buffer, selection?: CompiledSelection): unknown[] | null {
-  if (!isUtf8(bytes)) return null;
-  const start = firstNonBlank(bytes);
-  if (start === -1) return [];
+export function* litellmBodyPayloads(bytes: Buffer, selection: CompiledSelection, payloadsMax: number): Generator<unknown> {
+  const start = firstNonBlank(bytes, 0, bytes.length);
+  if (start === -1) return;
   const head = bytes[start];
-  if (head !== 0x5b && head !== 0x7b) return null;
-  if (selection !== undefined) {
-    const read = SelectiveJsonReader.readDocument(bytes, LONG_STRING_BYTES_MIN, selection, head === 0x5b ? 'array-of' : 'object');
-    if (read !== null) return head === 0x5b ? (read.value as unknown[]) : [read.value];
-    if (head === 0x5b) return null;
-    // Not one object: NDJSON (below).
-  }
-  const text = skeletonOf(bytes).toString('utf8');
   if (head === 0x5b) {
-    const parsed = tryParse(text);
-    return Array.isArray(parsed) ? parsed : null;
+    if (!isUtf8(bytes)) throw new LitellmBodyRefused('not_json');
+    let count = 0;
+    try {
+      for (const value of SelectiveJsonReader.readArrayElements(bytes, LONG_STRING_BYTES_MIN, selection)) {
+        count += 1;
+        if (count > payloadsMax) throw new LitellmBodyRefused('too_many');
+        yield value === NOT_READ ? UNREADABLE_LINE : value;
+      }
+    } catch (error) {
+      throw error instanceof NotJsonBody ? new LitellmBodyRefused('not_json') : error;
+    }
+    return;
   }
-  const whole = selection === undefined ? tryParse(text) : UNREADABLE_LINE;
-  if (whole !== UNREADABLE_LINE) return [whole];
-  // Several objects, one a line: NDJSON. A bad line is its own rejected entry.
-  const entries: unknown[] = [];
+  if (head !== 0x7b) throw new LitellmBodyRefused('not_json');
+  const single = isUtf8(bytes) ? SelectiveJsonReader.readDocument(bytes, LONG_STRING_BYTES_MIN, selection, 'object') : null;
+  if (single !== null) {
+    yield single.value;
+    return;
+  }
+  yield* ndjsonPayloads(bytes, selection, payloadsMax);
+}
+
+/**
+ * Several objects, one a line. Lines are split on the raw newline byte before anything else (a
+ * JSON text never holds one inside a string), so a torn line is its own rejected entry and never
+ * reaches into the next; each line is checked as UTF-8 on its own. No readable line: not NDJSON.
+ */
+function* ndjsonPayloads(bytes: Buffer, selection: CompiledSelection, payloadsMax: number): Generator<unknown> {
+  let count = 0;
   let readable = 0;
-  for (const line of text.split('\n')) {
-    if (line.trim() === '') continue;
-    const value = tryParse(line);
-    if (value !== UNREADABLE_LINE) readable += 1;
-    entries.push(value);
+  let from = 0;
+  while (from < bytes.length) {
+    const newline = bytes.indexOf(NEWLINE, from);
+    const end = newline === -1 ? bytes.length : newline;
+    const at = firstNonBlank(bytes, from, end);
+    if (at !== -1) {
+      count += 1;
+      if (count > payloadsMax) throw new LitellmBodyRefused('too_many');
+      const line = bytes.subarray(at, end);
+      const read = isUtf8(line) ? SelectiveJsonReader.readDocument(line, LONG_STRING_BYTES_MIN, selection, 'object') : null;
+      if (read !== null) readable += 1;
+      yield read === null ? UNREADABLE_LINE : read.value;
+    }
+    from = end + 1;
   }
-  return readable === 0 ? null : entries;
+  if (readable === 0) throw new LitellmBodyRefused('not_json');
 }
 
-function tryParse(text: string): unknown {
+/**
+ * Every payload of a body at once (tests): null when it is neither JSON nor NDJSON, or past
+ * `payloadsMax`. Without a selection each payload is built whole by JSON.parse (long strings cut out first).
+ */
+export function parseLitellmBody(bytes: Buffer, selection?: CompiledSelection, payloadsMax = Number.MAX_SAFE_INTEGER): unknown[] | null {
+  let values: unknown[];
   try {
-    return JSON.parse(text) as unknown;
+    values = [...litellmBodyPayloads(bytes, selection ?? WHOLE, payloadsMax)];
+  } catch (error) {
+    if (error instanceof LitellmBodyRefused) return null;
+    throw error;
+  }
+  if (selection !== undefined) return values;
+  const head = bytes[firstNonBlank(bytes, 0, bytes.length)];
+  if (head === 0x5b) return wholeJson(bytes) as unknown[];
+  if (values.length <= 1 && SelectiveJsonReader.isOneValue(bytes)) return values.length === 0 ? [] : [wholeJson(bytes)];
+  return bytes
+    .toString('utf8')
+    .split('\n')
+    .filter((line) => line.trim() !== '')
+    .map((line) => {
+      const value = wholeJson(Buffer.from(line, 'utf8'));
+      return value === NOT_READ ? UNREADABLE_LINE : value;
+    });
+}
+
+const WHOLE: CompiledSelection = { byLength: new Map(), byName: new Map(), escapedKeyBytesMax: 0 };
+
+function wholeJson(bytes: Buffer): unknown {
+  try {
+    return JSON.parse(skeletonOf(bytes).toString('utf8')) as unknown;
   } catch {
-    return UNREADABLE_LINE;
+    return NOT_READ;
   }
 }
 
-function firstNonBlank(bytes: Buffer): number {
-  for (let i = 0; i < bytes.length; i += 1) {
+function firstNonBlank(bytes: Buffer, from: number, end: number): number {
+  for (let i = from; i < end; i += 1) {
     const c = bytes[i];
     if (c !== 0x20 && c !== 0x09 && c !== 0x0a && c !== 0x0d) return i;
   }

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { isDeepStrictEqual } from 'node:util';
-import { parseLitellmBody } from './litellm-body.js';
+import { parseLitellmBody, UNREADABLE_LINE } from './litellm-body.js';
 import { compileSelection, selectionOfPaths } from './litellm-json-selection.js';
 import { litellmPayloadSelection, planLitellmPayload } from './litellm-payload.js';
 
@@ -36,7 +36,7 @@ describe('the selective JSON reader of the LiteLLM push', () => {
     expect(JSON.stringify(entries).length).toBeLessThan(100);
   });
 
-  it('answers null (a 400) to a body whose structure is not JSON, or whose read fields are not JSON text', () => {
+  it('answers null (a 400) to a body whose structure is not JSON; a payload whose read fields are not JSON text is its own unreadable entry', () => {
     const selection = ['id', 'response.usage', 'metadata.user'];
     const refused = [
       '[{"id":"a"}',
@@ -56,14 +56,13 @@ describe('the selective JSON reader of the LiteLLM push', () => {
       '[{"m":NaN}]',
       '[{"m":"unterminated}]',
       '[{"id":"a"}] x',
-      '[{"id":"bad \\x escape"}]',
-      '[{"id":"raw \u0001 control"}]',
       '[{"response":{"usage":{"prompt_tokens":1,}}}]',
-      '[{"response":{"usage":{"note":"\\q"}}}]',
-      '[{"metadata":{"user":"\\ud83"}}]',
       `[{"m":[${'['.repeat(100_000)}]}]`,
     ];
     for (const text of refused) expect([text.slice(0, 60), read(text, selection)]).toEqual([text.slice(0, 60), null]);
+    // The structure is JSON but a field the mapping reads is not JSON text: only that payload is lost.
+    const unreadable = ['{"id":"bad \\x escape"}', '{"id":"raw \u0001 control"}', '{"response":{"usage":{"note":"\\q"}}}', '{"metadata":{"user":"\\ud83"}}'];
+    for (const payload of unreadable) expect(read(`[{"id":"ok"},${payload}]`, selection)).toEqual([{ id: 'ok' }, UNREADABLE_LINE]);
   });
 
   it('reads past any nesting depth without recursion', () => {

@@ -123,6 +123,57 @@ export class SelectiveJsonReader {
     }
   }
 
+  /**
+   * The elements of a JSON array that is the whole of `bytes` (blanks around it allowed), one at a
+   * time, each built as readDocument builds it, in one pass: NOT_READ for an element whose read
+   * fields are not JSON text (its structure is still checked). Throws NOT_JSON_BODY, while
+   * iterated, when the body is not one JSON array: whoever iterates writes nothing before the end.
+   */
+  static *readArrayElements(bytes: Buffer, longBytes: number, selection: CompiledSelection): Generator<unknown> {
+    const reader = new SelectiveJsonReader(bytes, longBytes);
+    try {
+      reader.skipBlanks();
+      if (bytes[reader.at] !== OPEN_ARRAY) throw NOT_JSON;
+      reader.at += 1;
+      if (!reader.closesAtOnce(CLOSE_ARRAY)) {
+        for (;;) {
+          const start = reader.at;
+          let value: unknown;
+          try {
+            value = reader.readSelected(selection);
+          } catch (error) {
+            if (!(error instanceof NotJson)) throw error;
+            // Broken structure throws again here; a read field that is not JSON text does not.
+            reader.at = start;
+            reader.skipValue();
+            value = NOT_READ;
+          }
+          yield value;
+          if (reader.closesAfterMember(CLOSE_ARRAY)) break;
+        }
+      }
+      reader.skipBlanks();
+      if (reader.at !== bytes.length) throw NOT_JSON;
+    } catch (error) {
+      throw error instanceof NotJson ? NOT_JSON_BODY : error;
+    }
+  }
+
+  /** Whether `bytes` is exactly one JSON value (blanks around it allowed), its grammar checked. */
+  static isOneValue(bytes: Buffer): boolean {
+    const reader = new SelectiveJsonReader(bytes, Number.MAX_SAFE_INTEGER);
+    try {
+      reader.skipBlanks();
+      if (reader.at === bytes.length) return false;
+      reader.skipValue();
+      reader.skipBlanks();
+      return reader.at === bytes.length;
+    } catch (error) {
+      if (error instanceof NotJson) return false;
+      throw error;
+    }
+  }
+
   private readArrayOf(element: CompiledSelection): unknown[] {
     const { bytes } = this;
     if (bytes[this.at] !== OPEN_ARRAY) throw NOT_JSON;
@@ -360,6 +411,11 @@ export class SelectiveJsonReader {
 }
 
 const NOT_PARSED = Symbol('not parsed');
+/** readArrayElements' element whose read fields are not JSON text. */
+export const NOT_READ = Symbol('not read');
+/** Thrown by readArrayElements when the body is not one JSON array. */
+export class NotJsonBody extends Error {}
+const NOT_JSON_BODY = new NotJsonBody('not one JSON array');
 
 function tryJsonParse(text: string): unknown {
   try {

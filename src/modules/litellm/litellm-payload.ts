@@ -12,18 +12,30 @@
 import { isPlainObject } from '../streams/reassembler-types.js';
 import { providerUsagePayload } from '../streams/stream-billing.js';
 import { parseUsage, serviceTierVariant } from '../streams/stream-usage.js';
+import { litellmEventId, unstorableTextReason } from './litellm-ids.js';
 import { compileSelection, selectionOfPaths, type CompiledSelection } from './litellm-json-selection.js';
+import { responseUsageObject } from './litellm-usage.js';
 
-export const LITELLM_EVENT_ID_PREFIX = 'litellm:';
+export { LITELLM_EVENT_ID_PREFIX } from './litellm-ids.js';
 /** The placeholder contributor of an unattributed event while it is validated (never stored). */
 export const UNATTRIBUTED_CONTRIBUTOR = 'litellm-unattributed';
 
 export type SkipReason = 'failure' | 'cache_hit' | 'unsupported_call_type';
 
 /**
- * LiteLLM `CallTypes` that are chat or text completions, responses or embeddings (sync and async
- * names). `anthropic_messages` is LiteLLM's /v1/messages route: a chat completion in Anthropic's
- * shape. Anything else (images, speech, transcription, files, batches, rerank, OCR...) is skipped.
+ * Why an entry is rejected, as counted in the status and /metrics: `unreadable` (not JSON, or not
+ * an object), `id`, `text` (a control character or a lone surrogate in a field that is stored),
+ * `end_time`, `model`, `model_id`, `user`, `usage`, `event` (the usage writer refused the event),
+ * `future` (dated past EVENT_OCCURRED_AT_FUTURE_SKEW_MS), `row_too_large` (a spend-log row).
+ */
+export type RejectReason = 'unreadable' | 'id' | 'text' | 'end_time' | 'model' | 'model_id' | 'user' | 'usage' | 'event' | 'future' | 'row_too_large';
+
+/**
+ * LiteLLM `CallTypes` (litellm/types/utils.py) that are chat or text completions, responses or
+ * embeddings, sync and async names: `anthropic_messages` is its /v1/messages route,
+ * `_aresponses_websocket` the Responses API over a websocket, `generate_content*` the Google GenAI
+ * native routes (`:generateContent`, `:streamGenerateContent`). Anything else (images, speech,
+ * transcription, files, batches, rerank, OCR...) is skipped.
  */
 const BILLED_CALL_TYPES = new Set([
   'completion',
@@ -32,20 +44,38 @@ const BILLED_CALL_TYPES = new Set([
   'atext_completion',
   'responses',
   'aresponses',
+  '_aresponses_websocket',
   'embedding',
   'aembedding',
   'anthropic_messages',
+  'aanthropic_messages',
+  'generate_content',
+  'agenerate_content',
+  'generate_content_stream',
+  'agenerate_content_stream',
 ]);
+/**
+ * Pass-through routes (`pass_through_endpoint`: LiteLLM's /gemini, /vertex_ai, /anthropic...
+ * pass-through, which it logs with the provider's usage rebuilt as a chat `Usage`; the newer
+ * `llm_passthrough_route`): billed when they carry token usage, skipped as unsupported otherwise
+ * (a pass-through to an endpoint that is not a model call has none).
+ */
+const PASS_THROUGH_CALL_TYPES = new Set(['pass_through_endpoint', 'llm_passthrough_route', 'allm_passthrough_route']);
+/** A deployment id longer than this is not one LiteLLM made (a hash or a UUID) nor a name. */
+const MODEL_ID_LENGTH_MAX = 256;
 
 /** What one payload becomes. `event` is a POST /v1/usage-events body without its contributor. */
 export type LitellmPlan =
   | { kind: 'event'; id: string; eventId: string; modelId: string; event: Record<string, unknown> }
   | { kind: 'skipped'; id: string; eventId: string; reason: SkipReason }
-  | { kind: 'rejected'; id: string | null; eventId: string | null; message: string };
+  | { kind: 'rejected'; id: string | null; eventId: string | null; reason: RejectReason; message: string };
 
 export interface LitellmMappingOptions {
   /** LITELLM_USER_FIELDS: dotted paths tried in order. */
   userFields: readonly string[];
+  /** With both: a call dated past nowMs + futureSkewMs (EVENT_OCCURRED_AT_FUTURE_SKEW_MS) is rejected as `future`. */
+  nowMs?: number;
+  futureSkewMs?: number;
 }
 
 /**
@@ -66,6 +96,10 @@ export const LITELLM_READ_PATHS = [
   'hidden_params.model_id',
   'response.usage',
   'response.service_tier',
+  // The Responses API's web_search_call items, Gemini's usage and grounding (litellm-usage.ts).
+  'response.output',
+  'response.usageMetadata',
+  'response.candidates',
   'prompt_tokens',
   'completion_tokens',
   'response_cost',
@@ -78,28 +112,41 @@ export function litellmPayloadSelection(userFields: readonly string[]): Compiled
 
 /** The mapping of one payload (api.md), or why it is skipped or cannot be read. */
 export function planLitellmPayload(value: unknown, options: LitellmMappingOptions): LitellmPlan {
-  if (!isPlainObject(value)) return { kind: 'rejected', id: null, eventId: null, message: 'a payload must be a JSON object (a StandardLoggingPayload)' };
+  if (!isPlainObject(value)) return { kind: 'rejected', id: null, eventId: null, reason: 'unreadable', message: 'a payload must be a JSON object (a StandardLoggingPayload)' };
   const id = nonEmptyText(value.id);
-  if (id === null) return { kind: 'rejected', id: null, eventId: null, message: 'id: required (the StandardLoggingPayload id)' };
-  const eventId = LITELLM_EVENT_ID_PREFIX + id;
-  const reject = (message: string): LitellmPlan => ({ kind: 'rejected', id, eventId, message });
+  if (id === null) return { kind: 'rejected', id: null, eventId: null, reason: 'id', message: 'id: required (the StandardLoggingPayload id)' };
+  const idProblem = unstorableTextReason(id);
+  if (idProblem !== null) return { kind: 'rejected', id, eventId: null, reason: 'text', message: `id: ${idProblem}` };
+  const eventId = litellmEventId(id);
+  const reject = (reason: RejectReason, message: string): LitellmPlan => ({ kind: 'rejected', id, eventId, reason, message });
 
   if (value.status === 'failure') return { kind: 'skipped', id, eventId, reason: 'failure' };
   // No contributor did work for a call LiteLLM answered from its cache.
   if (value.cache_hit === true) return { kind: 'skipped', id, eventId, reason: 'cache_hit' };
   const callType = nonEmptyText(value.call_type);
-  if (callType !== null && !BILLED_CALL_TYPES.has(callType)) return { kind: 'skipped', id, eventId, reason: 'unsupported_call_type' };
+  const passThrough = callType !== null && PASS_THROUGH_CALL_TYPES.has(callType);
+  if (callType !== null && !passThrough && !BILLED_CALL_TYPES.has(callType)) return { kind: 'skipped', id, eventId, reason: 'unsupported_call_type' };
+  const usage = usageOf(value);
+  if (usage === null && passThrough) return { kind: 'skipped', id, eventId, reason: 'unsupported_call_type' };
 
   const occurredAt = litellmTime(value.endTime);
-  if (occurredAt === null) return reject('endTime: epoch seconds or "YYYY-MM-DD HH:MM:SS[.ffffff]" (UTC) required');
+  if (occurredAt === null) return reject('end_time', 'endTime: epoch seconds or "YYYY-MM-DD HH:MM:SS[.ffffff]" (UTC) required');
+  if (options.nowMs !== undefined && options.futureSkewMs !== undefined && Date.parse(occurredAt) > options.nowMs + options.futureSkewMs) {
+    return reject('future', `endTime: ${occurredAt} is more than EVENT_OCCURRED_AT_FUTURE_SKEW_MS (${options.futureSkewMs} ms) in the future`);
+  }
   const model = modelOf(value);
-  if (model === null) return reject('model: none of model_map_information.model_map_key, hidden_params.litellm_model_name, model');
+  if (model === null) return reject('model', 'model: none of model_map_information.model_map_key, hidden_params.litellm_model_name, model');
   const modelId = nonEmptyText(value.model_id) ?? nonEmptyText(pathValue(value, 'hidden_params.model_id'));
-  if (modelId === null) return reject('model_id: required (the LiteLLM deployment, model_info.id) to find the contributor');
+  if (modelId === null) return reject('model_id', 'model_id: required (the LiteLLM deployment, model_info.id) to find the contributor');
+  if (modelId.length > MODEL_ID_LENGTH_MAX) return reject('model_id', `model_id: at most ${MODEL_ID_LENGTH_MAX} characters`);
   const user = firstText(value, options.userFields);
-  if (user === null) return reject(`user: none of ${options.userFields.join(', ')} is set`);
-  const usage = usageOf(value);
-  if (usage === null) return reject('usage: neither response.usage nor prompt_tokens/completion_tokens hold token counts');
+  if (user === null) return reject('user', `user: none of ${options.userFields.join(', ')} is set`);
+  // Every text below reaches Postgres: one it cannot store must reject this entry, not the body.
+  for (const [field, text] of [['model', model], ['model_id', modelId], ['user', user]] as const) {
+    const problem = unstorableTextReason(text);
+    if (problem !== null) return reject('text', `${field}: ${problem}`);
+  }
+  if (usage === null) return reject('usage', 'usage: neither response.usage nor prompt_tokens/completion_tokens hold token counts');
 
   const event: Record<string, unknown> = { event_id: eventId, user_id: user, model, occurred_at: occurredAt, usage: usage.counts };
   if (usage.variant !== null && usage.variant !== 'standard') event.price_variant = usage.variant;
@@ -127,13 +174,13 @@ function modelOf(value: Record<string, unknown>): string | null {
  */
 function usageOf(value: Record<string, unknown>): { counts: Record<string, number>; variant: string | null } | null {
   const response = isPlainObject(value.response) ? value.response : {};
-  const read = parseUsage(response.usage);
+  const read = parseUsage(responseUsageObject(response));
   const tier = nonEmptyText(response.service_tier) ?? read?.serviceTier ?? null;
   const variant = tier === null ? null : serviceTierVariant(tier);
   if (read !== null) {
     const counts = providerUsagePayload(read.usage);
     // LiteLLM also copies Anthropic's web search count into prompt_tokens_details.
-    const searches = pathValue(response.usage, 'prompt_tokens_details.web_search_requests');
+    const searches = isPlainObject(response.usage) ? pathValue(response.usage, 'prompt_tokens_details.web_search_requests') : undefined;
     if (counts.web_search_calls === undefined && isCount(searches) && searches > 0) counts.web_search_calls = searches;
     return { counts, variant };
   }

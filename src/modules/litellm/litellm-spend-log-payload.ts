@@ -11,12 +11,25 @@
 // metadata.user_api_key_hash), `model_id` = metadata.model_info.id (the payload's `model_id`),
 // `spend` = response_cost, `cache_hit` = str(cache_hit) ("True"), `metadata.usage_object` = the
 // payload's usage object and `metadata.model_map_information` its model_map_information.
+import { hashedLitellmEventId, litellmEventId } from './litellm-ids.js';
 import type { SpendLogRow } from './litellm-spend-logs.repository.js';
 
-export function spendLogPayload(row: SpendLogRow): Record<string, unknown> {
+/** A row as a payload to ingest under its event id, or why it cannot be read (its event id when it has one). */
+export type SpendLogEntry = { eventId: string; payload: Record<string, unknown> } | { eventId: string | null; rejected: string };
+
+export function spendLogEntry(row: SpendLogRow): SpendLogEntry {
+  if (row.request_id === null) {
+    return { eventId: row.request_id_sha256 === null ? null : hashedLitellmEventId(row.request_id_sha256), rejected: 'row_too_large: request_id past the fetch cap' };
+  }
+  const eventId = litellmEventId(row.request_id);
+  if (row.too_large !== null) return { eventId, rejected: `row_too_large: ${row.too_large} past the fetch cap` };
+  return { eventId, payload: spendLogPayload({ ...row, request_id: row.request_id }) };
+}
+
+export function spendLogPayload(row: Omit<SpendLogRow, 'too_large' | 'sort_id' | 'request_id' | 'request_id_sha256'> & { request_id: string }): Record<string, unknown> {
   const payload: Record<string, unknown> = {
     id: row.request_id,
-    call_type: row.call_type,
+    call_type: row.call_type ?? undefined,
     status: row.status === 'failure' ? 'failure' : 'success',
     cache_hit: row.cache_hit === 'True' || row.cache_hit === 'true',
     endTime: row.end_time,

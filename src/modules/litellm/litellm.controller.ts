@@ -8,7 +8,7 @@ import type { Principal } from '../../common/auth/auth.types.js';
 import { CurrentPrincipal } from '../../common/auth/principal.decorator.js';
 import { RateLimited } from '../auth/rate-limited.decorator.js';
 import { Roles } from '../../common/auth/roles.decorator.js';
-import { parseLitellmBody } from './litellm-body.js';
+import { litellmBodyPayloads, LitellmBodyRefused } from './litellm-body.js';
 import { litellmPayloadSelection } from './litellm-payload.js';
 import type { CompiledSelection } from './litellm-json-selection.js';
 import {
@@ -38,7 +38,8 @@ export class LitellmController {
 
   /**
    * What LiteLLM's generic_api callback POSTs: a JSON array of StandardLoggingPayload (json_array),
-   * one payload (single) or NDJSON, always as application/json. 200 with one result per payload.
+   * one payload (single) or NDJSON, always as application/json. 200 with one result per payload;
+   * 413 past LITELLM_BODY_LIMIT_BYTES or LITELLM_MAX_PAYLOADS payloads.
    */
   @Post('integrations/litellm')
   @Roles('gateway', 'admin')
@@ -51,11 +52,13 @@ export class LitellmController {
   @ApiOkResponse({ type: LitellmPushResponseDto })
   async push(@Req() req: FastifyRequest) {
     const bytes = await readRawJsonBytes(req, this.config.LITELLM_BODY_LIMIT_BYTES);
-    const entries = parseLitellmBody(bytes, this.payloadSelection);
-    if (entries === null) {
+    try {
+      return { results: await this.litellm.push(litellmBodyPayloads(bytes, this.payloadSelection, this.config.LITELLM_MAX_PAYLOADS)) };
+    } catch (error) {
+      if (!(error instanceof LitellmBodyRefused)) throw error;
+      if (error.why === 'too_many') throw new DomainError('payload_too_large', `request body holds more than LITELLM_MAX_PAYLOADS (${this.config.LITELLM_MAX_PAYLOADS}) payloads`);
       throw new DomainError('validation_failed', 'request body is neither JSON nor NDJSON', [{ field: '(body)', message: 'a JSON array, a JSON object or NDJSON' }]);
     }
-    return { results: await this.litellm.push(entries) };
   }
 
   @Get('admin/integrations/litellm/deployments')

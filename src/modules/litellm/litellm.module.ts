@@ -2,6 +2,7 @@ import { Module } from '@nestjs/common';
 import { ContributorsModule } from '../contributors/contributors.module.js';
 import { UsageModule } from '../usage/usage.module.js';
 import { LitellmController } from './litellm.controller.js';
+import { LitellmMetrics } from './litellm-metrics.js';
 import { LitellmRepository } from './litellm.repository.js';
 import { LitellmService } from './litellm.service.js';
 
@@ -9,7 +10,7 @@ import { LitellmService } from './litellm.service.js';
 @Module({
   imports: [UsageModule, ContributorsModule],
   controllers: [LitellmController],
-  providers: [LitellmRepository, LitellmService],
+  providers: [LitellmRepository, LitellmService, LitellmMetrics],
   exports: [LitellmService, LitellmRepository],
 })
 export class LitellmModule {}

@@ -6,7 +6,7 @@ export type LitellmSource = 'push' | 'pull';
 
 export interface RememberedRequest {
   eventId: string;
-  status: 'skipped' | 'unattributed' | 'billed';
+  status: 'skipped' | 'unattributed' | 'billed' | 'rejected';
   reason: SkipReason | null;
 }
 
@@ -45,12 +45,15 @@ export class LitellmRepository {
     return new Map(result.rows.map((r) => [r.event_id, { eventId: r.event_id, status: r.status, reason: r.reason }]));
   }
 
-  /** Event ids already known (a usage event, or a skipped or parked call): the pull path ingests only the others. */
+  /**
+   * Event ids already taken (a usage event, a parked call, or a spend row rejected before): the
+   * pull ingests only the others. A skipped call is not known: it claims no id.
+   */
   async knownEventIds(eventIds: string[]): Promise<Set<string>> {
     if (eventIds.length === 0) return new Set();
     const result = await this.db.pool.query<{ event_id: string }>(
       `SELECT event_id FROM usage_event_keys WHERE event_id = ANY($1::text[])
-       UNION SELECT event_id FROM litellm_requests WHERE event_id = ANY($1::text[])`,
+       UNION SELECT event_id FROM litellm_requests WHERE event_id = ANY($1::text[]) AND status <> 'skipped'`,
       [eventIds],
     );
     return new Set(result.rows.map((r) => r.event_id));
@@ -69,14 +72,33 @@ export class LitellmRepository {
     return new Set(result.rows.map((r) => r.event_id));
   }
 
-  /** Parks unattributed calls (usage counts only); returns the ids this call inserted. */
+  /** Spend rows the pull cannot take, with their reason: re-read, they are neither retried nor counted again. */
+  async insertRejected(rows: Array<{ eventId: string; reason: string }>): Promise<Set<string>> {
+    if (rows.length === 0) return new Set();
+    const result = await this.db.pool.query<{ event_id: string }>(
+      `INSERT INTO litellm_requests (event_id, status, reason, source)
+       SELECT e, 'rejected', r, 'pull' FROM unnest($1::text[], $2::text[]) AS t(e, r)
+       ORDER BY e
+       ON CONFLICT (event_id) DO NOTHING RETURNING event_id`,
+      [rows.map((r) => r.eventId), rows.map((r) => r.reason)],
+    );
+    return new Set(result.rows.map((r) => r.event_id));
+  }
+
+  /**
+   * Parks unattributed calls (usage counts only); returns the ids this call inserted. A call
+   * remembered as skipped or rejected is parked over that record (neither claims its id).
+   */
   async insertParked(rows: Array<{ eventId: string; modelId: string; event: Record<string, unknown> }>, source: LitellmSource): Promise<Set<string>> {
     if (rows.length === 0) return new Set();
     const result = await this.db.pool.query<{ event_id: string }>(
       `INSERT INTO litellm_requests (event_id, status, model_id, event, source)
        SELECT e, 'unattributed', m, ev, $4 FROM unnest($1::text[], $2::text[], $3::jsonb[]) AS t(e, m, ev)
        ORDER BY e
-       ON CONFLICT (event_id) DO NOTHING RETURNING event_id`,
+       ON CONFLICT (event_id) DO UPDATE SET status = 'unattributed', reason = NULL, model_id = EXCLUDED.model_id, event = EXCLUDED.event,
+         source = EXCLUDED.source, received_at = now()
+         WHERE litellm_requests.status IN ('skipped', 'rejected')
+       RETURNING event_id`,
       [rows.map((r) => r.eventId), rows.map((r) => r.modelId), rows.map((r) => JSON.stringify(r.event)), source],
     );
     return new Set(result.rows.map((r) => r.event_id));
@@ -169,14 +191,50 @@ export class LitellmRepository {
     };
   }
 
-  /** Counts the payloads one push (or one pull run) brought. */
-  async recordSync(path: LitellmSource, payloads: number, checkpoint: Date | null = null): Promise<void> {
+  /** Counts the payloads one push (or one pull run) brought, and the entries it rejected by reason. */
+  async recordSync(path: LitellmSource, payloads: number, checkpoint: Date | null = null, rejected: ReadonlyMap<string, number> = new Map()): Promise<void> {
+    if (rejected.size > 0) {
+      const reasons = [...rejected.keys()].sort();
+      await this.db.pool.query(
+        `INSERT INTO litellm_rejections (path, reason, count) SELECT $1, r, n FROM unnest($2::text[], $3::bigint[]) AS t(r, n)
+         ON CONFLICT (path, reason) DO UPDATE SET count = litellm_rejections.count + EXCLUDED.count, last_at = now()`,
+        [path, reasons, reasons.map((r) => rejected.get(r)!)],
+      );
+    }
     await this.db.pool.query(
       `INSERT INTO litellm_sync_state (path, payloads, last_at, checkpoint) VALUES ($1, $2, now(), $3)
        ON CONFLICT (path) DO UPDATE SET payloads = litellm_sync_state.payloads + EXCLUDED.payloads, last_at = now(),
          checkpoint = GREATEST(litellm_sync_state.checkpoint, EXCLUDED.checkpoint)`,
       [path, payloads, checkpoint],
     );
+  }
+
+  /** The late sweep's figures of these minutes when the pull last read them (litellm_pull_minutes). */
+  async pullMinutes(minutes: string[]): Promise<Map<string, { rows: number; idHashSum: string }>> {
+    if (minutes.length === 0) return new Map();
+    const result = await this.db.pool.query<{ minute: Date; rows: string; id_hash_sum: string }>(
+      'SELECT minute, rows, id_hash_sum::text AS id_hash_sum FROM litellm_pull_minutes WHERE minute = ANY($1::timestamptz[])',
+      [minutes],
+    );
+    return new Map(result.rows.map((r) => [r.minute.toISOString().replace('.000Z', 'Z'), { rows: Number(r.rows), idHashSum: r.id_hash_sum }]));
+  }
+
+  /** Records what the sweep read of these minutes, and forgets the minutes older than the late window. */
+  async savePullMinutes(minutes: Array<{ minute: string; rows: number; idHashSum: string }>, forgetBefore: string): Promise<void> {
+    if (minutes.length > 0) {
+      const sorted = [...minutes].sort((a, b) => a.minute.localeCompare(b.minute));
+      await this.db.pool.query(
+        `INSERT INTO litellm_pull_minutes (minute, rows, id_hash_sum) SELECT m, r, h FROM unnest($1::timestamptz[], $2::bigint[], $3::numeric[]) AS t(m, r, h)
+         ON CONFLICT (minute) DO UPDATE SET rows = EXCLUDED.rows, id_hash_sum = EXCLUDED.id_hash_sum`,
+        [sorted.map((m) => m.minute), sorted.map((m) => m.rows), sorted.map((m) => m.idHashSum)],
+      );
+    }
+    await this.db.pool.query('DELETE FROM litellm_pull_minutes WHERE minute < $1::timestamptz', [forgetBefore]);
+  }
+
+  async rejectionCounts(): Promise<Array<{ path: LitellmSource; reason: string; count: number }>> {
+    const result = await this.db.pool.query<{ path: LitellmSource; reason: string; count: string }>('SELECT path, reason, count FROM litellm_rejections ORDER BY path, reason');
+    return result.rows.map((r) => ({ path: r.path, reason: r.reason, count: Number(r.count) }));
   }
 
   async syncState(path: LitellmSource): Promise<SyncState | null> {

@@ -12,7 +12,7 @@ export const mapDeploymentBodySchema = z.object({ contributor_id: idSchema }).st
 /** One StandardLoggingPayload (LiteLLM litellm/types/utils.py): only the fields the ledger reads are listed. */
 export const litellmPayloadSchema = z
   .object({
-    id: z.string().describe('becomes event_id "litellm:" + id'),
+    id: z.string().describe('becomes event_id "litellm:" + id, or "litellm:sha256:" + hex(sha256(id)) when that would pass 256 characters'),
     call_type: z.string().optional().describe('chat and text completions, responses, embeddings are billed; others skipped'),
     status: z.enum(['success', 'failure']).optional(),
     cache_hit: z.boolean().nullable().optional(),
@@ -33,7 +33,10 @@ export const litellmResultSchema = z.object({
   id: z.string().nullable(),
   event_id: z.string().nullable(),
   status: z.enum(['priced', 'duplicate', 'unpriced', 'unattributed', 'skipped', 'rejected']),
-  reason: z.enum(['failure', 'cache_hit', 'unsupported_call_type']).optional(),
+  reason: z
+    .enum(['failure', 'cache_hit', 'unsupported_call_type', 'unreadable', 'id', 'text', 'end_time', 'model', 'model_id', 'user', 'usage', 'event', 'future', 'row_too_large'])
+    .optional()
+    .describe('skipped: failure, cache_hit or unsupported_call_type; rejected: the check that refused it (error says why)'),
   error: z.object({ code: z.string(), message: z.string(), details: z.unknown().optional() }).optional(),
 });
 export const litellmPushResponseSchema = z.object({ results: z.array(litellmResultSchema) });
@@ -48,9 +51,14 @@ export const deploymentSchema = z.object({
 export const mapDeploymentResponseSchema = deploymentSchema.extend({ billed_events: z.number().int().describe('parked calls this mapping billed') });
 export const deploymentsResponseSchema = z.object({ data: z.array(deploymentSchema) });
 
+const rejectedCounts = {
+  rejected: z.number().int().describe('entries rejected, every reason'),
+  rejected_by_reason: z.record(z.string(), z.number().int()).describe('entries rejected by reason (the results\' reason)'),
+};
 export const litellmStatusResponseSchema = z.object({
-  push: z.object({ last_at: z.string().nullable(), payloads: z.number().int() }),
+  push: z.object({ last_at: z.string().nullable(), payloads: z.number().int(), ...rejectedCounts }),
   pull: z.object({
+    ...rejectedCounts,
     enabled: z.boolean(),
     checkpoint: z.string().nullable().describe('the newest "endTime" read from LiteLLM_SpendLogs'),
     lag_seconds: z.number().int().nullable(),

@@ -8,9 +8,11 @@ import { ContributorsService } from '../contributors/contributors.service.js';
 import { usageEventSchema } from '../usage/usage.schemas.js';
 import { UsageService, type BatchItemResult } from '../usage/usage.service.js';
 import { UNREADABLE_LINE } from './litellm-body.js';
-import { planLitellmPayload, UNATTRIBUTED_CONTRIBUTOR, type LitellmPlan, type SkipReason } from './litellm-payload.js';
+import { planLitellmPayload, UNATTRIBUTED_CONTRIBUTOR, type LitellmPlan, type RejectReason, type SkipReason } from './litellm-payload.js';
 import { LitellmRepository, type Deployment, type LitellmSource, type ParkedRequest } from './litellm.repository.js';
 
+/** Payloads of one push built, mapped and written at a time: the heap holds one group whatever the body. */
+export const PUSH_GROUP_PAYLOADS = 1000;
 /** Parked calls billed per usage-writer submission when their deployment is mapped. */
 const PARKED_BILL_CHUNK = 500;
 /** Deployments listed at most by GET /v1/admin/integrations/litellm/deployments. */
@@ -21,7 +23,8 @@ export interface LitellmResult {
   id: string | null;
   event_id: string | null;
   status: LitellmStatus;
-  reason?: SkipReason;
+  /** Why it was skipped, or (rejected) which check refused it. */
+  reason?: SkipReason | RejectReason;
   error?: { code: string; message: string; details?: unknown };
 }
 
@@ -42,11 +45,26 @@ export class LitellmService implements OnModuleInit {
     this.usage.addPendingLookup((eventId) => this.parkedBody(eventId));
   }
 
-  /** POST /v1/integrations/litellm: one result per payload, in input order. */
-  async push(entries: unknown[]): Promise<LitellmResult[]> {
-    const results = await this.ingest(entries, 'push');
-    await this.repository.recordSync('push', entries.length);
+  /**
+   * POST /v1/integrations/litellm: one result per payload, in input order. Every payload is
+   * mapped as it is read (only its plan is kept) before anything is written, so a body refused
+   * half way (LitellmBodyRefused, thrown by the iteration) changes nothing; then the plans are
+   * written a group at a time.
+   */
+  async push(payloads: Iterable<unknown>): Promise<LitellmResult[]> {
+    const options = this.mappingOptions();
+    const plans: LitellmPlan[] = [];
+    for (const payload of payloads) plans.push(planOf(payload, options));
+    const results: LitellmResult[] = [];
+    for (let from = 0; from < plans.length; from += PUSH_GROUP_PAYLOADS) {
+      for (const result of await this.ingestPlans(plans.slice(from, from + PUSH_GROUP_PAYLOADS), 'push')) results.push(result);
+    }
+    await this.repository.recordSync('push', plans.length, null, rejectionCounts(results));
     return results;
+  }
+
+  private mappingOptions() {
+    return { userFields: this.config.LITELLM_USER_FIELDS, nowMs: Date.now(), futureSkewMs: this.config.EVENT_OCCURRED_AT_FUTURE_SKEW_MS };
   }
 
   /**
@@ -55,51 +73,45 @@ export class LitellmService implements OnModuleInit {
    * skipped ones. The entries are released as they are mapped: only the small plans are kept.
    */
   async ingest(entries: unknown[], source: LitellmSource): Promise<LitellmResult[]> {
-    const results: LitellmResult[] = new Array(entries.length);
-    const plans: Array<{ index: number; plan: Exclude<LitellmPlan, { kind: 'rejected' }> }> = [];
-    const userFields = this.config.LITELLM_USER_FIELDS;
-    for (let i = 0; i < entries.length; i += 1) {
-      const entry = entries[i];
-      entries[i] = null;
-      const plan = entry === UNREADABLE_LINE ? ({ kind: 'rejected', id: null, eventId: null, message: 'this NDJSON line is not JSON' } as const) : planLitellmPayload(entry, { userFields });
-      if (plan.kind === 'rejected') results[i] = { id: plan.id, event_id: plan.eventId, status: 'rejected', error: { code: 'validation_failed', message: plan.message } };
-      else plans.push({ index: i, plan });
+    const options = this.mappingOptions();
+    return this.ingestPlans(entries.map((entry) => planOf(entry, options)), source);
+  }
+
+  private async ingestPlans(plans: LitellmPlan[], source: LitellmSource): Promise<LitellmResult[]> {
+    const results: LitellmResult[] = new Array(plans.length);
+    const toSkip: Array<{ index: number; plan: Extract<LitellmPlan, { kind: 'skipped' }> }> = [];
+    const billable: Array<{ index: number; plan: EventPlan }> = [];
+    for (let i = 0; i < plans.length; i += 1) {
+      const plan = plans[i]!;
+      if (plan.kind === 'rejected') results[i] = { id: plan.id, event_id: plan.eventId, status: 'rejected', reason: plan.reason, error: { code: 'validation_failed', message: plan.message } };
+      // A skipped payload answers its own reason, replayed or not, and claims nothing.
+      else if (plan.kind === 'skipped') toSkip.push({ index: i, plan });
+      else billable.push({ index: i, plan });
     }
 
-    const remembered = await this.repository.findRequests(plans.map((p) => p.plan.eventId));
-    const toSkip: Array<{ index: number; plan: Extract<LitellmPlan, { kind: 'skipped' }> }> = [];
+    // Only a call that became an event (billed or parked) is known: a skipped one never claims its id.
+    const remembered = await this.repository.findRequests(billable.map((b) => b.plan.eventId));
     const toBill: Array<{ index: number; plan: EventPlan }> = [];
-    for (const item of plans) {
+    for (const item of billable) {
       const known = remembered.get(item.plan.eventId);
-      const { id, eventId } = item.plan;
-      if (known?.status === 'skipped') results[item.index] = { id, event_id: eventId, status: 'skipped', reason: known.reason! };
-      else if (known) results[item.index] = { id, event_id: eventId, status: 'duplicate' };
-      else if (item.plan.kind === 'skipped') toSkip.push({ index: item.index, plan: item.plan });
-      else toBill.push({ index: item.index, plan: item.plan });
+      if (known?.status === 'unattributed' || known?.status === 'billed') results[item.index] = { id: item.plan.id, event_id: item.plan.eventId, status: 'duplicate' };
+      else toBill.push(item);
     }
 
     await this.skip(toSkip, source, results);
-    const mapping = await this.repository.contributorsOf([...new Set(toBill.map((b) => b.plan.modelId))]);
-    const mapped = toBill.filter((b) => mapping.has(b.plan.modelId));
-    const unmapped = toBill.filter((b) => !mapping.has(b.plan.modelId));
-    await this.bill(mapped, mapping, results);
-    const parked = await this.park(unmapped, source, results);
+    const mapped = await this.repository.contributorsOf([...new Set(toBill.map((b) => b.plan.modelId))]);
+    await this.bill(toBill.filter((b) => mapped.has(b.plan.modelId)), mapped, results);
+    const parked = await this.park(toBill.filter((b) => !mapped.has(b.plan.modelId)), source, results);
     // A mapping created while these were parked saw none of them: bill them now (either the PUT
     // sees the parked rows or this sees the mapping, as both commit before they read).
     if (parked.length > 0) await this.billParked([...new Set(parked)]);
     return results;
   }
 
+  /** Remembered for the record only (the first reason of an id): a later billable payload with its id is billed. */
   private async skip(items: Array<{ index: number; plan: Extract<LitellmPlan, { kind: 'skipped' }> }>, source: LitellmSource, results: LitellmResult[]) {
-    const unique = uniqueByEventId(items);
-    await this.repository.insertSkipped(unique.map((s) => ({ eventId: s.plan.eventId, reason: s.plan.reason })), source);
-    // Whoever inserted it, the reason of a payload's id is the one it was skipped for first.
-    const stored = await this.repository.findRequests(unique.map((s) => s.plan.eventId));
-    for (const { index, plan } of items) {
-      const known = stored.get(plan.eventId);
-      results[index] =
-        known?.status === 'skipped' ? { id: plan.id, event_id: plan.eventId, status: 'skipped', reason: known.reason! } : { id: plan.id, event_id: plan.eventId, status: 'duplicate' };
-    }
+    await this.repository.insertSkipped(uniqueByEventId(items).map((s) => ({ eventId: s.plan.eventId, reason: s.plan.reason })), source);
+    for (const { index, plan } of items) results[index] = { id: plan.id, event_id: plan.eventId, status: 'skipped', reason: plan.reason };
   }
 
   private async bill(items: Array<{ index: number; plan: EventPlan }>, mapping: Map<string, string>, results: LitellmResult[]) {
@@ -120,7 +132,7 @@ export class LitellmService implements OnModuleInit {
     for (const item of items) {
       const parsed = usageEventSchema.safeParse({ ...item.plan.event, contributor_id: UNATTRIBUTED_CONTRIBUTOR });
       if (parsed.success) valid.push(item);
-      else results[item.index] = { id: item.plan.id, event_id: item.plan.eventId, status: 'rejected', error: { code: 'validation_failed', message: 'event validation failed', details: zodIssuesToFields(parsed.error) } };
+      else results[item.index] = { id: item.plan.id, event_id: item.plan.eventId, status: 'rejected', reason: 'event', error: { code: 'validation_failed', message: 'event validation failed', details: zodIssuesToFields(parsed.error) } };
     }
     const unique = uniqueByEventId(valid);
     const inserted = await this.repository.insertParked(unique.map((v) => ({ eventId: v.plan.eventId, modelId: v.plan.modelId, event: v.plan.event })), source);
@@ -190,15 +202,20 @@ export class LitellmService implements OnModuleInit {
   }
 
   async status(now: Date = new Date()) {
-    const [push, pull] = await Promise.all([this.repository.syncState('push'), this.repository.syncState('pull')]);
+    const [push, pull, rejections] = await Promise.all([this.repository.syncState('push'), this.repository.syncState('pull'), this.repository.rejectionCounts()]);
     const checkpoint = pull?.checkpoint ?? null;
+    const rejected = (path: LitellmSource) => {
+      const byReason = rejections.filter((r) => r.path === path);
+      return { rejected: byReason.reduce((sum, r) => sum + r.count, 0), rejected_by_reason: Object.fromEntries(byReason.map((r) => [r.reason, r.count])) };
+    };
     return {
-      push: { last_at: push?.lastAt?.toISOString() ?? null, payloads: Number(push?.payloads ?? 0n) },
+      push: { last_at: push?.lastAt?.toISOString() ?? null, payloads: Number(push?.payloads ?? 0n), ...rejected('push') },
       pull: {
         enabled: this.config.LITELLM_DATABASE_URL !== undefined,
         checkpoint: checkpoint?.toISOString() ?? null,
         lag_seconds: checkpoint === null ? null : Math.max(0, Math.round((now.getTime() - checkpoint.getTime()) / 1000)),
         events: Number(pull?.payloads ?? 0n),
+        ...rejected('pull'),
       },
     };
   }
@@ -242,9 +259,20 @@ function litellmResultOf(plan: EventPlan, outcome: BatchItemResult): LitellmResu
   const base = { id: plan.id, event_id: plan.eventId };
   if (outcome.status === 'rejected') {
     if (outcome.error.code === 'idempotency_conflict') return { ...base, status: 'duplicate' };
-    return { ...base, status: 'rejected', error: outcome.error };
+    return { ...base, status: 'rejected', reason: 'event', error: outcome.error };
   }
   return { ...base, status: outcome.status };
+}
+
+function planOf(entry: unknown, options: Parameters<typeof planLitellmPayload>[1]): LitellmPlan {
+  return entry === UNREADABLE_LINE ? { kind: 'rejected', id: null, eventId: null, reason: 'unreadable', message: 'this payload is not JSON text' } : planLitellmPayload(entry, options);
+}
+
+/** Rejected entries by reason, for the counters of the status and /metrics. */
+export function rejectionCounts(results: readonly LitellmResult[]): Map<string, number> {
+  const counts = new Map<string, number>();
+  for (const r of results) if (r.status === 'rejected') counts.set(r.reason ?? 'event', (counts.get(r.reason ?? 'event') ?? 0) + 1);
+  return counts;
 }
 
 function isWritten(outcome: BatchItemResult): boolean {

@@ -22,12 +22,15 @@ export interface AppProcess {
   baseUrl: string;
   /** Everything the process wrote so far, stdout and stderr. */
   output: () => string;
+  /** Whether the process is still running. */
+  alive: () => boolean;
   stop: () => Promise<void>;
 }
 
-export async function startAppProcess(env: Record<string, string>): Promise<AppProcess> {
+/** `nodeFlags`: flags before the entry, e.g. production's heap cap (productionNodeFlags('api', ...)). */
+export async function startAppProcess(env: Record<string, string>, nodeFlags: string[] = [], readyTimeoutMs = READY_TIMEOUT_MS): Promise<AppProcess> {
   const port = await freePort();
-  const child: ChildProcess = spawn(process.execPath, ['--import', './test/support/ts-node/swc-register.mjs', 'src/main.ts'], {
+  const child: ChildProcess = spawn(process.execPath, [...nodeFlags, '--import', './test/support/ts-node/swc-register.mjs', 'src/main.ts'], {
     cwd: ROOT,
     env: { ...process.env, NODE_ENV: 'test', ...env, PORT: String(port) },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -37,20 +40,21 @@ export async function startAppProcess(env: Record<string, string>): Promise<AppP
   child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const baseUrl = `http://127.0.0.1:${port}`;
-  const deadline = Date.now() + READY_TIMEOUT_MS;
+  const deadline = Date.now() + readyTimeoutMs;
   for (;;) {
     if (child.exitCode !== null) throw new Error(`app process exited (${child.exitCode}): ${output.slice(-2000)}`);
     const ok = await fetch(`${baseUrl}/health`).then((r) => r.ok, () => false);
     if (ok) break;
     if (Date.now() > deadline) {
       child.kill('SIGKILL');
-      throw new Error(`app process not ready within ${READY_TIMEOUT_MS} ms: ${output.slice(-2000)}`);
+      throw new Error(`app process not ready within ${readyTimeoutMs} ms: ${output.slice(-2000)}`);
     }
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
   return {
     baseUrl,
     output: () => output,
+    alive: () => child.exitCode === null && child.signalCode === null,
     stop: async () => {
       if (child.exitCode === null) child.kill('SIGTERM');
       await exited;
