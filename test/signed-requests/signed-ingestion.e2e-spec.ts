@@ -139,8 +139,8 @@ describe('signed gateway keys', () => {
       .set('Authorization', `Bearer ${key}`)
       .set('Content-Type', 'application/json')
       .set('Content-Digest', first['content-digest']!)
-      .set('Signature-Input', [first['signature-input']!, relabel(second['signature-input']!)])
-      .set('Signature', [first.signature!, relabel(second.signature!)])
+      // An array is sent as one header line per value (superagent's types allow it for Cookie only).
+      .set({ 'Signature-Input': [first['signature-input']!, relabel(second['signature-input']!)], Signature: [first.signature!, relabel(second.signature!)] } as unknown as Record<string, string>)
       .send(body)
       .expect(401);
     expect(twoLines.body.error.code).toBe('bad_signature');
