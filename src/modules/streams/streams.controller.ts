@@ -13,7 +13,7 @@ import { streamedSignatureOf, type StreamedSignature } from '../auth/signed-requ
 import { sendEvent } from '../usage/usage.controller.js';
 import { priceVariantSchema } from '../pricing/pricing.schemas.js';
 import { UsageService } from '../usage/usage.service.js';
-import { comparableReportedTokens, completionTextsOf } from '../usage-audit/usage-audit-counter.js';
+import { comparableReportedTokens, completionTextsOf, promptAndReasoningOf } from '../usage-audit/usage-audit-counter.js';
 import { UsageAuditProducer } from '../usage-audit/usage-audit.producer.js';
 import type { ReassembledStream } from './reassembler-types.js';
 import { StreamReassembler } from './sse-reassembler.js';
@@ -85,7 +85,7 @@ export class StreamsController {
     const parsed = this.usage.parse(plan.payload, 'stream', plan.details);
     if ('issues' in parsed) throw validationFailed(parsed.issues, 'stream usage is not billable');
     const result = await this.usage.ingestOne(parsed.event);
-    if (!result.replayed && this.config.USAGE_AUDIT_ENABLED) this.offerToAudit(stream, result.event);
+    if (!result.replayed && this.config.USAGE_AUDIT_ENABLED) this.offerToAudit(stream, result.event, parsedQuery.data.prompt_tokens);
     return sendEvent(res, result, { stream: result.event.stream ?? plan.details });
   }
 
@@ -93,7 +93,7 @@ export class StreamsController {
    * A newly stored stream whose provider reported its usage goes to the usage audit: O(1) here
    * (the texts are references to strings already built; the audit counts them in the worker).
    */
-  private offerToAudit(stream: ReassembledStream, event: { eventId: string; contributorId: string; model: string; occurredAt: Date }): void {
+  private offerToAudit(stream: ReassembledStream, event: { eventId: string; contributorId: string; model: string; occurredAt: Date }, gatewayPromptTokens: number | undefined): void {
     const reported = comparableReportedTokens(stream);
     if (reported === null) return;
     this.audit.offer({
@@ -103,6 +103,7 @@ export class StreamsController {
       occurred_at: event.occurredAt.toISOString(),
       reported_tokens: reported,
       texts: completionTextsOf(stream),
+      ...promptAndReasoningOf(stream, gatewayPromptTokens),
     });
   }
 
