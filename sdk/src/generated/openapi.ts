@@ -1098,6 +1098,7 @@ export interface components {
             updated_at: string;
         };
         CreateApiKeyDto: {
+            /** @description 1 to 256 characters of Unicode text without control characters */
             contributor_id?: string;
             name?: string;
             /** @enum {string} */
@@ -1140,7 +1141,9 @@ export interface components {
         CreateHoldDto: {
             amount_usd: string;
             expires_in_seconds?: number;
+            /** @description 1 to 256 characters of Unicode text without control characters */
             hold_id: string;
+            /** @description 1 to 256 characters of Unicode text without control characters */
             user_id: string;
         };
         CreatePriceDto: {
@@ -1185,6 +1188,7 @@ export interface components {
             dry_run?: boolean;
         };
         CreateWebhookDto: {
+            /** @description 1 to 256 characters of Unicode text without control characters */
             contributor_id?: string;
             description?: string;
             events: ("settlement.created" | "settlement.pending_approval" | "settlement.confirmed" | "settlement.partially_failed" | "settlement.failed" | "payout.paid" | "payout.failed" | "payout.reorged" | "hold.expired" | "user.balance_low" | "usage.unpriced" | "refund.created" | "ledger.check_failed" | "contributor.payout_address_changed" | "contributor.usage_anomaly")[];
@@ -1193,6 +1197,7 @@ export interface components {
         CreditDto: {
             amount_usd: string;
             reason?: string;
+            /** @description 1 to 256 characters of Unicode text without control characters */
             reference: string;
         };
         DeploymentsResponseDto: {
@@ -1398,6 +1403,7 @@ export interface components {
             };
         };
         MapDeploymentBodyDto: {
+            /** @description 1 to 256 characters of Unicode text without control characters */
             contributor_id: string;
         };
         MapDeploymentResponseDto: {
@@ -1834,21 +1840,43 @@ export interface components {
                 contributor_id: string;
                 /** @description audited events counted (after the last clear) */
                 events: number;
+                /** @description flagged by any ratio */
                 flagged: boolean;
+                /** @description the ratios that flag it: completion, prompt, reasoning */
+                flagged_ratios: ("completion" | "prompt" | "reasoning")[];
                 flagged_since: string | null;
                 /** @description reported / counted completion tokens, a decimal string */
                 median_ratio: string;
                 model: string;
                 /** @description median of the model's other contributors' medians; null when there are none yet */
                 model_median_ratio: string | null;
+                /** @description reported prompt tokens / the gateway's own count (the stream's prompt_tokens parameter), beside the completion ratio */
+                prompt: {
+                    events: number;
+                    /** @description reported / counted completion tokens, a decimal string */
+                    median_ratio: string | null;
+                    /** @description reported / counted completion tokens, a decimal string */
+                    model_median_ratio: string | null;
+                };
+                /** @description hidden reasoning tokens / counted visible output tokens */
+                reasoning: {
+                    events: number;
+                    /** @description reported / counted completion tokens, a decimal string */
+                    median_ratio: string | null;
+                    /** @description reported / counted completion tokens, a decimal string */
+                    model_median_ratio: string | null;
+                };
             }[];
         };
         UsageBatchDto: {
             events: components["schemas"]["UsageEventDto"][];
         };
         UsageEventDto: {
+            /** @description 1 to 256 characters of Unicode text without control characters */
             contributor_id: string;
+            /** @description 1 to 256 characters of Unicode text without control characters */
             event_id: string;
+            /** @description 1 to 256 characters of Unicode text without control characters */
             hold_id?: string;
             /** @description a JSON object (keys at most 100 characters), at most 4096 bytes of JSON, nesting at most 64 */
             metadata?: {
@@ -1874,6 +1902,7 @@ export interface components {
                 reasoning_tokens?: number;
                 web_search_calls?: number;
             };
+            /** @description 1 to 256 characters of Unicode text without control characters */
             user_id: string;
         };
         WebhookCreatedResponseDto: {
@@ -2121,6 +2150,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description 1 to 256 characters of Unicode text without control characters */
                 id: string;
             };
             cookie?: never;
@@ -2142,6 +2172,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description 1 to 256 characters of Unicode text without control characters */
                 id: string;
             };
             cookie?: never;
@@ -2209,6 +2240,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description 1 to 256 characters of Unicode text without control characters */
                 id: string;
             };
             cookie?: never;
@@ -2512,10 +2544,13 @@ export interface operations {
     RefundsController_list: {
         parameters: {
             query?: {
+                /** @description 1 to 256 characters of Unicode text without control characters */
                 contributor_id?: string;
                 cursor?: string;
+                /** @description 1 to 256 characters of Unicode text without control characters */
                 event_id?: string;
                 limit?: number;
+                /** @description 1 to 256 characters of Unicode text without control characters */
                 user_id?: string;
             };
             header?: never;
@@ -2734,6 +2769,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description 1 to 256 characters of Unicode text without control characters */
                 event_id: string;
             };
             cookie?: never;
@@ -2797,6 +2833,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description 1 to 256 characters of Unicode text without control characters */
                 id: string;
             };
             cookie?: never;
@@ -3547,6 +3584,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description 1 to 256 characters of Unicode text without control characters */
                 id: string;
             };
             cookie?: never;
