@@ -17,7 +17,7 @@ const ARTIFACTS_DIR = join(CONTRACTS_DIR, 'artifacts');
 /** Generated TypeScript per audience: production code must not ship test-only contracts. */
 const TS_OUTPUTS: ReadonlyArray<{ path: string; contracts: readonly string[] }> = [
   { path: join(ROOT_DIR, 'src/modules/chain/contract-artifacts.ts'), contracts: ['BatchPayout'] },
-  { path: join(CONTRACTS_DIR, 'test-contracts.ts'), contracts: ['Disperse', 'TestUSDC', 'TestWallet1271'] },
+  { path: join(CONTRACTS_DIR, 'test-contracts.ts'), contracts: ['Disperse', 'TestUSDC', 'TestWallet1271', 'TestWalletAcceptAll'] },
 ];
 const OPTIMIZER_RUNS = 200;
 // Cancun rather than solc's newer default: every chain we might pay on supports it.

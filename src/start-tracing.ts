@@ -11,6 +11,7 @@ import { register } from 'node:module';
 import { parseTracingEnv } from './config/tracing.config.js';
 import { markTracingStarted } from './common/tracing/tracing.js';
 import { pgStatementHook, redisStatement } from './common/tracing/db-statement.js';
+import { UrlRedactingExporter } from './common/tracing/url-redaction.js';
 
 /** Modules loaded through the ESM loader that an instrumentation must patch. */
 const ESM_HOOKED_MODULES = ['ioredis'];
@@ -35,7 +36,8 @@ export async function startTracing(processKind: 'api' | 'worker', env: NodeJS.Pr
     // The SDK reads OTEL_TRACES_SAMPLER, OTEL_RESOURCE_ATTRIBUTES, OTEL_BSP_* and the exporter's
     // endpoint, headers and timeout from the environment itself.
     ...(config.serviceName ? {} : { serviceName: `contributor-ledger-${processKind}` }),
-    traceExporter: new exporterModule.OTLPTraceExporter(),
+    // Outgoing URLs leave as scheme, host and port (RPC keys and webhook tokens live in paths).
+    traceExporter: new UrlRedactingExporter(new exporterModule.OTLPTraceExporter(), { recordUrlPaths: config.recordUrlPaths }),
     instrumentations: [
       // Outgoing calls only inside a trace (no root spans for background polling).
       new http.HttpInstrumentation({ requireParentforOutgoingSpans: true }),

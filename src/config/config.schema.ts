@@ -160,6 +160,8 @@ export const envSchema = z.object({
   USAGE_AUDIT_THRESHOLD: z.coerce.number().min(0.01).max(10).default(0.1),
   /** ...and by more than this many scaled MADs of the model's other contributors' medians (the noise). */
   USAGE_AUDIT_MAD_MULTIPLE: z.coerce.number().min(0).max(100).default(4),
+  /** Provider prompt tokens above the gateway's own count by more than this fraction are audited like inflated completions. */
+  USAGE_AUDIT_PROMPT_TOLERANCE: z.coerce.number().min(0).max(10).default(0.05),
   /** How often the worker runs the audit (api.md: at least once a minute). */
   USAGE_AUDIT_INTERVAL_SECONDS: intFromEnv(60, 1, 60),
   /**

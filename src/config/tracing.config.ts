@@ -15,6 +15,8 @@ const tracingEnvSchema = z.object({
   OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: z.enum(['http/protobuf', 'http/json']).optional(),
   OTEL_SERVICE_NAME: z.string().trim().min(1).max(200).optional(),
   OTEL_TRACES_SAMPLER: z.enum(TRACES_SAMPLERS).default('parentbased_always_on'),
+  /** Outgoing URLs in spans keep scheme, host and port only unless this is true (then the path too, never the query). */
+  OTEL_RECORD_URL_PATHS: z.enum(['true', 'false']).default('false'),
 });
 
 export interface TracingConfig {
@@ -23,6 +25,8 @@ export interface TracingConfig {
   protocol: 'http/protobuf' | 'http/json';
   serviceName: string | undefined;
   sampler: (typeof TRACES_SAMPLERS)[number];
+  /** OTEL_RECORD_URL_PATHS (common/tracing/url-redaction.ts). */
+  recordUrlPaths: boolean;
 }
 
 /** Throws an Error naming the bad variable (start-up stops, as for every other variable). */
@@ -40,5 +44,6 @@ export function parseTracingEnv(source: NodeJS.ProcessEnv): TracingConfig {
     protocol: env.OTEL_EXPORTER_OTLP_TRACES_PROTOCOL ?? env.OTEL_EXPORTER_OTLP_PROTOCOL,
     serviceName: env.OTEL_SERVICE_NAME,
     sampler: env.OTEL_TRACES_SAMPLER,
+    recordUrlPaths: env.OTEL_RECORD_URL_PATHS === 'true',
   };
 }

@@ -98,6 +98,11 @@ export const usageAuditSampleSchema = z
     occurred_at: z.string(),
     reported_tokens: z.number().int().nonnegative(),
     texts: z.array(z.string()),
+    /** The provider's prompt tokens and the gateway's own count (both or neither). */
+    reported_prompt_tokens: z.number().int().nonnegative().optional(),
+    gateway_prompt_tokens: z.number().int().positive().optional(),
+    /** Reasoning tokens reported without reasoning text (no one can count them). */
+    hidden_reasoning_tokens: z.number().int().nonnegative().optional(),
   })
   .strict();
 export type UsageAuditSample = z.output<typeof usageAuditSampleSchema>;

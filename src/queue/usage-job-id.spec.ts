@@ -1,9 +1,11 @@
 import fc from 'fast-check';
 import { usageJobId } from './usage-job-id.js';
 
-/** A valid event_id: printable ASCII without spaces, 1..200 characters (externalIdSchema). */
+/** A valid event_id: any Unicode text without control characters, 1..256 characters (idSchema). */
 const eventIdArb = fc.oneof(
-  fc.string({ unit: fc.integer({ min: 0x21, max: 0x7e }).map((c) => String.fromCharCode(c)), minLength: 1, maxLength: 200 }),
+  fc.string({ unit: fc.integer({ min: 0x21, max: 0x7e }).map((c) => String.fromCharCode(c)), minLength: 1, maxLength: 256 }),
+  fc.string({ unit: 'grapheme', minLength: 1, maxLength: 256 }).filter((text) => !/\p{Cc}/u.test(text)),
+  fc.constantFrom('alice+x@example.com', 'Jane Doe', ' 12', '12 ', '１２', 'acme/team', 'josé@x:1'),
   fc.integer().map(String),
   fc.constantFrom('1744536634', '-5', '0', 'gw:1', 'a:b:c', '~', '~x', '%3A', '~%3A', ':'),
 );

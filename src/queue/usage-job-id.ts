@@ -1,4 +1,5 @@
-// The BullMQ job id of a usage event, for every valid event_id (printable ASCII, 1..200).
+// The BullMQ job id of a usage event, for every valid event_id (any Unicode text without control
+// characters, 1..256: api.md "Ids").
 //
 // BullMQ refuses two kinds of custom job id at `add`: one it reads as an integer
 // (`String(parseInt(id, 10)) === id`, e.g. "1744536634" or "-5": "Custom Id cannot be integers") and

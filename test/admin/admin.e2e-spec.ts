@@ -107,7 +107,7 @@ describe('admin: contributors, adjustments, audit log, overview', () => {
     expect(await field({ amount_usd: '1', reference: 'x1' })).toContain('reason');
     expect(await field({ amount_usd: '1', reason: '   ', reference: 'x1' })).toContain('reason');
     expect(await field({ amount_usd: '1', reason: 'r' })).toContain('reference');
-    expect(await field({ amount_usd: '1', reason: 'r', reference: 'has space' })).toContain('reference');
+    expect(await field({ amount_usd: '1', reason: 'r', reference: 'has\ttab' })).toContain('reference');
     expect(await field({ amount_usd: '1', reason: 'r', reference: 'x1', extra: true })).toContain('extra');
     const unknown = await adjust('c-nobody', { amount_usd: '1', reason: 'r', reference: 'x2' }).expect(404);
     expect(unknown.body.error.code).toBe('not_found');

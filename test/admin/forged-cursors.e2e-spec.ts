@@ -39,7 +39,7 @@ describe('forged cursors', () => {
     ['/v1/admin/usage-events?status=priced', { id: '9223372036854775808' }],
     ['/v1/admin/contributors', { s: 'id', id: 'c\u0000std' }],
     ['/v1/admin/contributors?sort=payable_desc', { s: 'payable_desc', p: '9'.repeat(40), id: 'c_std' }],
-    ['/v1/admin/contributors?sort=payable_desc', { s: 'payable_desc', p: '1', id: 'a b' }],
+    ['/v1/admin/contributors?sort=payable_desc', { s: 'payable_desc', p: '1', id: 'a\u0085b' }],
     ['/v1/admin/settlements', { us: '99999999999999999999', id: UUID }],
     ['/v1/admin/settlements', { us: '253402300800000000', id: UUID }],
     ['/v1/contributors/c_std/payouts', { us: '9223372036854775807', id: UUID }],

@@ -76,6 +76,12 @@ function attacksOn(c: Caught): Attack[] {
     ['another keyid', withHeaders({ 'signature-input': input.replace(/keyid="[^"]+"/, `keyid="${randomUUID()}"`) })],
     ['another alg', withHeaders({ 'signature-input': input.replace('hmac-sha256', 'rsa-pss-sha512') })],
     ['another label', withHeaders({ 'signature-input': input.replace(/^sig1=/, 'sig2=') })],
+    // A second valid signature beside the first (issue 34 item 14: it spent one nonce of two).
+    ['a second valid signature', (() => {
+      const second = sign(c.method, c.target, c.body);
+      const relabel = (text: string) => text.replace(/^sig1=/, 'sig2=');
+      return withHeaders({ 'signature-input': `${input}, ${relabel(second['signature-input'])}`, signature: `${c.headers.signature}, ${relabel(second.signature)}` });
+    })()],
     ['a signature byte flipped', withHeaders({ signature: c.headers.signature.replace(/:(.)/, (_, ch: string) => `:${ch === 'A' ? 'B' : 'A'}`) })],
     ['the retired body-only scheme', { ...base, headers: { 'webhook-id': 'req_1', 'webhook-timestamp': String(Math.floor(Date.now() / 1000)), 'webhook-signature': 'v1,AAAA' } }],
   ];

@@ -2,9 +2,10 @@
 // EIP-191 signatures from viem accounts and an ERC-1271 wallet deployed on the devchain prove
 // payout addresses; a settlement pays a proven address, and fails (back to payable) the lines of
 // an unproven and of a cooling-down address, checked on chain.
+import { randomBytes } from 'node:crypto';
 import { createWalletClient, getAddress, http, type Address, type Hex } from 'viem';
 import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts';
-import { testWallet1271Abi, testWallet1271Bytecode } from '../../contracts/test-contracts.js';
+import { testWallet1271Abi, testWallet1271Bytecode, testWalletAcceptAllAbi, testWalletAcceptAllBytecode } from '../../contracts/test-contracts.js';
 import { devChain } from '../../scripts/lib/devchain.js';
 import { balancesOf, creditPayable, MICRO_ATTO, randomAddress, sqlRows, startSettlementHarness, usdcBalance, USD_ATTO, type SettlementHarness } from './support/settlement-harness.js';
 
@@ -179,6 +180,23 @@ describe('payout address ownership proof', () => {
     const signature = await owner.signMessage({ message: c.message });
     const res = await prove('wallet', { address: wallet, signature, nonce: c.nonce }).expect(200);
     expect(res.body).toMatchObject({ payout_address: wallet, payout_address_proven: true });
+  });
+
+  // Issue 34 item 15: a wallet whose isValidSignature says yes to everything was proven with 65
+  // random bytes. The service now asks it about a random signature too, in the same proof.
+  it('refuses a contract wallet that accepts any signature: address_proof_invalid with reason contract_accepts_any_signature, nothing changes', async () => {
+    const deployer = createWalletClient({ chain: devChain(h.devchain.rpcUrl), transport: http(h.devchain.rpcUrl), account: privateKeyToAccount(h.devchain.usdcAdminPrivateKey as Hex) });
+    const hash = await deployer.deployContract({ abi: testWalletAcceptAllAbi, bytecode: testWalletAcceptAllBytecode });
+    const wallet = getAddress((await h.chain.waitForTransactionReceipt({ hash })).contractAddress!);
+    const before = randomAddress();
+    await put('accept-all', before).expect(201);
+    const c = await challenge('accept-all', wallet);
+    for (const signature of [`0x${randomBytes(65).toString('hex')}`, await privateKeyToAccount(generatePrivateKey()).signMessage({ message: c.message })]) {
+      const res = await prove('accept-all', { address: wallet, signature, nonce: c.nonce }).expect(422);
+      expect(res.body.error).toMatchObject({ code: 'address_proof_invalid', details: { reason: 'contract_accepts_any_signature' } });
+    }
+    expect(await contributor('accept-all')).toMatchObject({ payout_address: before, payout_address_proven: false });
+    expect(await sqlRows(h, `SELECT used_at FROM payout_address_challenges WHERE nonce = $1`, [c.nonce])).toEqual([{ used_at: null }]);
   });
 });
 

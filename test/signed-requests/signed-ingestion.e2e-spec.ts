@@ -123,6 +123,36 @@ describe('signed gateway keys', () => {
     expect(await storedEvent('sig-replay-2')).toBe(404);
   });
 
+  // Issue 34 item 14: two valid signatures (own labels and nonces) were accepted and spent one
+  // nonce, so the request could be sent again under the other label and be accepted.
+  it('refuses a request with two signatures (in one header line or two): exactly one per request, and an accepted one cannot come back under another label', async () => {
+    const body = JSON.stringify(exampleEvent({ event_id: 'sig-two-1' }));
+    const first = sign('POST', PATH, body);
+    const second = sign('POST', PATH, body);
+    const relabel = (text: string) => text.replace(/^sig1=/, 'sig2=');
+    const oneLine = { ...first, 'signature-input': `${first['signature-input']}, ${relabel(second['signature-input']!)}`, signature: `${first.signature}, ${relabel(second.signature!)}` };
+    const before = await usageRows();
+    const refused = await signedPost(PATH, body, oneLine).expect(401);
+    expect(refused.body.error).toMatchObject({ code: 'bad_signature', message: expect.stringContaining('exactly one signature') });
+    const twoLines = await t.http
+      .post(PATH)
+      .set('Authorization', `Bearer ${key}`)
+      .set('Content-Type', 'application/json')
+      .set('Content-Digest', first['content-digest']!)
+      // An array is sent as one header line per value (superagent's types allow it for Cookie only).
+      .set({ 'Signature-Input': [first['signature-input']!, relabel(second['signature-input']!)], Signature: [first.signature!, relabel(second.signature!)] } as unknown as Record<string, string>)
+      .send(body)
+      .expect(401);
+    expect(twoLines.body.error.code).toBe('bad_signature');
+    expect(await storedEvent('sig-two-1')).toBe(404);
+    expect(await usageRows()).toBe(before);
+
+    await signedPost(PATH, body, first).expect(201);
+    const underOtherLabel = { ...first, 'signature-input': relabel(first['signature-input']!), signature: relabel(first.signature!) };
+    const replay = await signedPost(PATH, body, underOtherLabel).expect(401);
+    expect(replay.body.error.message).toContain('replay');
+  });
+
   it('refuses a replay on another API replica (nonces are shared through Redis)', async () => {
     const replica = await createHttpApp({ DATABASE_URL: t.databaseUrl, QUEUE_PREFIX: t.queuePrefix, ADMIN_API_KEY: TEST_ADMIN_KEY, LOG_LEVEL: 'error' });
     await replica.init();

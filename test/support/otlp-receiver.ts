@@ -22,6 +22,8 @@ export interface OtlpReceiver {
   url: string;
   spans: ReceivedSpan[];
   protobufBodies: Buffer[];
+  /** Every export as received (JSON text or protobuf bytes), to search for what must not be there. */
+  rawBodies: Buffer[];
   close(): Promise<void>;
 }
 
@@ -154,6 +156,7 @@ function decodeProtobuf(body: Buffer): ReceivedSpan[] {
 export async function startOtlpReceiver(): Promise<OtlpReceiver> {
   const spans: ReceivedSpan[] = [];
   const protobufBodies: Buffer[] = [];
+  const rawBodies: Buffer[] = [];
   const server: Server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
@@ -163,6 +166,7 @@ export async function startOtlpReceiver(): Promise<OtlpReceiver> {
         res.writeHead(404).end();
         return;
       }
+      rawBodies.push(body);
       const type = req.headers['content-type'] ?? '';
       if (type.startsWith('application/json')) {
         spans.push(...decodeJson(body.toString('utf8')));
@@ -180,6 +184,7 @@ export async function startOtlpReceiver(): Promise<OtlpReceiver> {
     url: `http://127.0.0.1:${port}`,
     spans,
     protobufBodies,
+    rawBodies,
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
 }

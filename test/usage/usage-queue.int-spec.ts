@@ -131,7 +131,7 @@ describe('usage-events queue (real Redis, real worker)', () => {
 
   // Issue 14 item 7: BullMQ refuses a custom job id it reads as an integer, or with a ':', at add.
   it('queues events whose event_id BullMQ refuses as a job id (numeric, with ":", starting with "~")', async () => {
-    const ids = ['1744536634', '-5', 'gw:1', 'a:b:c:d', '~tilde', '~1744536634'];
+    const ids = ['1744536634', '-5', 'gw:1', 'a:b:c:d', '~tilde', '~1744536634', 'Jane Doe: 1', 'josé@exämple.org/7'];
     for (const eventId of ids) await publishUsageEvent(worker.queue, exampleEvent({ event_id: eventId }));
     for (const eventId of ids) expect(await waitFor(() => storedEvent(eventId))).toMatchObject({ event_id: eventId, status: 'priced', source: 'queue' });
     // The same event pushed again is still one job and one charge.
@@ -143,8 +143,10 @@ describe('usage-events queue (real Redis, real worker)', () => {
   it('BullMQ accepts usageJobId of any valid event_id at add (generated ids, real Redis)', async () => {
     // A queue nobody consumes: only add's own checks run.
     const probe = new Queue('usage-job-id-probe', { connection: { url: REDIS_URL }, prefix: worker.queuePrefix });
-    const printable = fc.string({ unit: fc.integer({ min: 0x21, max: 0x7e }).map((c) => String.fromCharCode(c)), minLength: 1, maxLength: 200 });
-    const eventIds = fc.oneof(printable, fc.integer().map(String), fc.constantFrom(':', '~', '0', '%3A'));
+    const printable = fc.string({ unit: fc.integer({ min: 0x21, max: 0x7e }).map((c) => String.fromCharCode(c)), minLength: 1, maxLength: 256 });
+    // Any Unicode text without control characters up to 256 characters (api.md "Ids", issue 34).
+    const unicode = fc.string({ unit: 'grapheme', minLength: 1, maxLength: 256 }).filter((text) => !/\p{Cc}/u.test(text));
+    const eventIds = fc.oneof(printable, unicode, fc.integer().map(String), fc.constantFrom(':', '~', '0', '%3A', 'alice+x@example.com', 'Jane Doe', ' 12', 'acme/team', 'josé@x:1'));
     try {
       await fc.assert(
         fc.asyncProperty(eventIds, async (eventId) => {

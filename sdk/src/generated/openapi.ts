@@ -1114,6 +1114,7 @@ export interface components {
             updated_at: string;
         };
         CreateApiKeyDto: {
+            /** @description 1 to 256 characters of Unicode text without control characters */
             contributor_id?: string;
             name?: string;
             /** @enum {string} */
@@ -1156,7 +1157,9 @@ export interface components {
         CreateHoldDto: {
             amount_usd: string;
             expires_in_seconds?: number;
+            /** @description 1 to 256 characters of Unicode text without control characters */
             hold_id: string;
+            /** @description 1 to 256 characters of Unicode text without control characters */
             user_id: string;
         };
         CreatePriceDto: {
@@ -1201,6 +1204,7 @@ export interface components {
             dry_run?: boolean;
         };
         CreateWebhookDto: {
+            /** @description 1 to 256 characters of Unicode text without control characters */
             contributor_id?: string;
             description?: string;
             events: ("settlement.created" | "settlement.pending_approval" | "settlement.confirmed" | "settlement.partially_failed" | "settlement.failed" | "payout.paid" | "payout.failed" | "payout.reorged" | "hold.expired" | "user.balance_low" | "usage.unpriced" | "refund.created" | "ledger.check_failed" | "contributor.payout_address_changed" | "contributor.usage_anomaly")[];
@@ -1209,6 +1213,7 @@ export interface components {
         CreditDto: {
             amount_usd: string;
             reason?: string;
+            /** @description 1 to 256 characters of Unicode text without control characters */
             reference: string;
         };
         DeploymentsResponseDto: {
@@ -1429,6 +1434,7 @@ export interface components {
             };
         };
         MapDeploymentBodyDto: {
+            /** @description 1 to 256 characters of Unicode text without control characters */
             contributor_id: string;
         };
         MapDeploymentResponseDto: {
@@ -1865,21 +1871,43 @@ export interface components {
                 contributor_id: string;
                 /** @description audited events counted (after the last clear) */
                 events: number;
+                /** @description flagged by any ratio */
                 flagged: boolean;
+                /** @description the ratios that flag it: completion, prompt, reasoning */
+                flagged_ratios: ("completion" | "prompt" | "reasoning")[];
                 flagged_since: string | null;
                 /** @description reported / counted completion tokens, a decimal string */
                 median_ratio: string;
                 model: string;
                 /** @description median of the model's other contributors' medians; null when there are none yet */
                 model_median_ratio: string | null;
+                /** @description reported prompt tokens / the gateway's own count (the stream's prompt_tokens parameter), beside the completion ratio */
+                prompt: {
+                    events: number;
+                    /** @description reported / counted completion tokens, a decimal string */
+                    median_ratio: string | null;
+                    /** @description reported / counted completion tokens, a decimal string */
+                    model_median_ratio: string | null;
+                };
+                /** @description hidden reasoning tokens / counted visible output tokens */
+                reasoning: {
+                    events: number;
+                    /** @description reported / counted completion tokens, a decimal string */
+                    median_ratio: string | null;
+                    /** @description reported / counted completion tokens, a decimal string */
+                    model_median_ratio: string | null;
+                };
             }[];
         };
         UsageBatchDto: {
             events: components["schemas"]["UsageEventDto"][];
         };
         UsageEventDto: {
+            /** @description 1 to 256 characters of Unicode text without control characters */
             contributor_id: string;
+            /** @description 1 to 256 characters of Unicode text without control characters */
             event_id: string;
+            /** @description 1 to 256 characters of Unicode text without control characters */
             hold_id?: string;
             /** @description a JSON object (keys at most 100 characters), at most 4096 bytes of JSON, nesting at most 64 */
             metadata?: {
@@ -1905,6 +1933,7 @@ export interface components {
                 reasoning_tokens?: number;
                 web_search_calls?: number;
             };
+            /** @description 1 to 256 characters of Unicode text without control characters */
             user_id: string;
         };
         WebhookCreatedResponseDto: {
@@ -2152,6 +2181,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description 1 to 256 characters of Unicode text without control characters */
                 id: string;
             };
             cookie?: never;
@@ -2173,6 +2203,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description 1 to 256 characters of Unicode text without control characters */
                 id: string;
             };
             cookie?: never;
@@ -2240,6 +2271,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description 1 to 256 characters of Unicode text without control characters */
                 id: string;
             };
             cookie?: never;
@@ -2543,10 +2575,13 @@ export interface operations {
     RefundsController_list: {
         parameters: {
             query?: {
+                /** @description 1 to 256 characters of Unicode text without control characters */
                 contributor_id?: string;
                 cursor?: string;
+                /** @description 1 to 256 characters of Unicode text without control characters */
                 event_id?: string;
                 limit?: number;
+                /** @description 1 to 256 characters of Unicode text without control characters */
                 user_id?: string;
             };
             header?: never;
@@ -2765,6 +2800,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description 1 to 256 characters of Unicode text without control characters */
                 event_id: string;
             };
             cookie?: never;
@@ -2828,6 +2864,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description 1 to 256 characters of Unicode text without control characters */
                 id: string;
             };
             cookie?: never;
@@ -3617,6 +3654,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description 1 to 256 characters of Unicode text without control characters */
                 id: string;
             };
             cookie?: never;

@@ -38,6 +38,13 @@ describe('parseJsonBody', () => {
     expect(refusal(Buffer.from('{"x":"\\ud800"}')).code).toBe('validation_failed');
     expect(parseJsonBody(Buffer.from('{"x":"\\\\u0000"}'))).toEqual({ x: '\\u0000' });
   });
+
+  // A batch's entries check their own text: one NUL must reject that entry, not the body (api.md "Ids").
+  it('leaves text to a batch route\'s entries, still refusing nesting past the limit', () => {
+    expect(parseJsonBody(Buffer.from('{"events":[{"event_id":"a\\u0000b"},{"event_id":"\\ud800"}]}'), { textPerEntry: true })).toEqual({ events: [{ event_id: 'a\u0000b' }, { event_id: '\ud800' }] });
+    const deep = `{"events":[${'['.repeat(80)}"\\u0000"${']'.repeat(80)}]}`;
+    expect(() => parseJsonBody(Buffer.from(deep), { textPerEntry: true })).toThrow(expect.objectContaining({ code: 'validation_failed' }));
+  });
 });
 
 describe('media types', () => {

@@ -12,6 +12,11 @@ const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH']);
  * Route patterns as registered, so letter case and a trailing slash in the URL do not matter.
  */
 export const RAW_BODY_ROUTES = new Set(['/v1/usage-events/stream', '/v1/admin/prices/import', '/v1/integrations/litellm']);
+/**
+ * Batch routes whose entries are validated one by one: text Postgres cannot store (NUL, a lone
+ * surrogate) in one entry makes that entry `rejected`, not the whole body a 400 (api.md "Ids").
+ */
+export const PER_ENTRY_TEXT_ROUTES = new Set(['/v1/usage-events/batch']);
 /** Strict JSON (as Express's parser was): the top level is an object or an array. */
 const STRICT_JSON_START = /^[\x20\x09\x0a\x0d]*[[{]/;
 
@@ -76,7 +81,7 @@ function isJsonWhitespace(code: number): boolean {
 }
 
 /** Parses a JSON body's bytes: UTF-8 only, strict, and only text Postgres can store. */
-export function parseJsonBody(bytes: Buffer): unknown {
+export function parseJsonBody(bytes: Buffer, options: { textPerEntry?: boolean } = {}): unknown {
   if (!isUtf8(bytes)) throw unsupported('request body must be UTF-8 JSON');
   const text = bytes.toString('utf8');
   // Only a body that starts with whitespace can be blank: no trimmed copy of every JSON body.
@@ -89,7 +94,7 @@ export function parseJsonBody(bytes: Buffer): unknown {
     throw malformed();
   }
   // Both checks below need a walk of the parsed body; the byte scan says when one can matter.
-  const problem = mayHoldUnstorableText(bytes) ? jsonBodyProblem(body) : null;
+  const problem = mayHoldUnstorableText(bytes) ? jsonBodyProblem(body, { text: options.textPerEntry !== true }) : null;
   if (problem) throw new DomainError('validation_failed', 'request validation failed', [problem]);
   const inexact = inexactJsonNumber(text);
   if (inexact !== null) {
@@ -132,7 +137,7 @@ export function registerBodyParser(fastify: FastifyInstance, bodyLimitBytes: num
       try {
         // Kept for signed gateway keys, whose signature covers these exact bytes (a reference, no copy).
         (request as FastifyRequest & { rawBody?: Buffer }).rawBody = bytes!;
-        done(null, parseJsonBody(bytes!));
+        done(null, parseJsonBody(bytes!, { textPerEntry: PER_ENTRY_TEXT_ROUTES.has(request.routeOptions.url ?? '') }));
       } catch (parseError) {
         done(parseError as Error);
       }

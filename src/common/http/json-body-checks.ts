@@ -43,21 +43,22 @@ export function mayHoldUnstorableText(bytes: Buffer): boolean {
 /**
  * The first string or key of a parsed body Postgres cannot store (the write failed with a 500),
  * or a container nested deeper than JSON_DEPTH_MAX (recursive code such as JSON.stringify
- * overflows the stack near 10,000 levels), with the field it is in. Iterative.
+ * overflows the stack near 10,000 levels), with the field it is in. Iterative. `text: false`
+ * checks the nesting only (for a batch, whose entries check their own text).
  */
-export function jsonBodyProblem(body: unknown): FieldIssue | null {
+export function jsonBodyProblem(body: unknown, options: { text: boolean } = { text: true }): FieldIssue | null {
   const stack: Array<{ value: unknown; path: string; depth: number }> = [{ value: body, path: '', depth: 0 }];
   const fieldName = (path: string) => (path || '(body)').slice(0, FIELD_NAME_LENGTH_MAX);
   while (stack.length > 0) {
     const { value, path, depth } = stack.pop()!;
     if (typeof value === 'string') {
-      if (!isStorableText(value)) return { field: fieldName(path), message: 'must be valid Unicode text without NUL characters' };
+      if (options.text && !isStorableText(value)) return { field: fieldName(path), message: 'must be valid Unicode text without NUL characters' };
       continue;
     }
     if (value === null || typeof value !== 'object') continue;
     if (depth >= JSON_DEPTH_MAX) return { field: fieldName(path), message: `nested deeper than ${JSON_DEPTH_MAX} levels` };
     for (const [key, child] of Object.entries(value)) {
-      if (!isStorableText(key)) return { field: fieldName(path), message: 'field names must be valid Unicode text without NUL characters' };
+      if (options.text && !isStorableText(key)) return { field: fieldName(path), message: 'field names must be valid Unicode text without NUL characters' };
       stack.push({ value: child, path: path ? `${path}.${key}` : key, depth: depth + 1 });
     }
   }

@@ -5,9 +5,15 @@ import { idSchema } from '../validation/fields.js';
 export const PAGE_SIZE_DEFAULT = 50;
 export const PAGE_SIZE_MAX = 500;
 
+/**
+ * Longest cursor taken: the base64url of a sort key and an id of 256 characters of up to 4 bytes
+ * each, JSON-escaped (a cursor this API returns must come back; 512 was too short for such ids).
+ */
+export const CURSOR_LENGTH_MAX = 4096;
+
 export const pageQuerySchema = z.object({
   limit: z.coerce.number().int().min(1).max(PAGE_SIZE_MAX).default(PAGE_SIZE_DEFAULT),
-  cursor: z.string().max(512).optional(),
+  cursor: z.string().max(CURSOR_LENGTH_MAX).optional(),
 });
 
 /** Opaque, stable cursors: base64url of a small JSON object (the sort key of the last row). */
@@ -47,5 +53,5 @@ export const cursorMicrosSchema = z
 /** An atto-USD amount of a NUMERIC(38,0) column. */
 export const cursorAttoSchema = z.string().regex(/^-?\d{1,38}$/);
 
-/** An internal id (contributor, user): the same rule as in paths and bodies (no NUL, no spaces). */
+/** An id (contributor, user): the same rule as in paths and bodies (api.md "Ids"). */
 export const cursorIdSchema = idSchema;

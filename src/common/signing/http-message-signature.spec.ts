@@ -129,6 +129,27 @@ describe('RFC 9421 request signatures', () => {
     expect(fastAccepted).toBeGreaterThan(5);
   });
 
+  // Issue 34 item 14: sig1 and sig2, both valid with their own nonces, were accepted and spent one
+  // nonce, so the request could be sent again under the other label.
+  // Node joins a header sent twice with ", ", so two header lines are the first case.
+  it('refuses a request with two valid signatures (two labels), however the headers are written', async () => {
+    const secret = generateSigningSecret();
+    const key = signingKeyBytes(secret);
+    const sign = (nonce: string) => signRequest({ method: 'POST', url: '/v1/holds/h1/release', keyId: KEY_ID, secret, created: new Date(NOW_S * 1000), nonce });
+    const one = sign('n-a');
+    const other = sign('n-b');
+    const relabel = (text: string) => text.replace(/^sig1=/, 'sig2=');
+    const both = { ...one, 'signature-input': `${one['signature-input']}, ${relabel(other['signature-input'])}`, signature: `${one.signature}, ${relabel(other.signature)}` };
+    const target = '/v1/holds/h1/release';
+    for (const headers of [both, { ...both, signature: one.signature }, { ...both, 'signature-input': one['signature-input'] }]) {
+      const check = await verifyRequestSignature(received('POST', target, headers), { keyId: KEY_ID, key }, NOW_S * 1000);
+      expect(check).toEqual({ ok: false, reason: expect.stringMatching(/exactly one signature/) });
+    }
+    for (const single of [one, { ...other, 'signature-input': relabel(other['signature-input']), signature: relabel(other.signature) }]) {
+      await expect(verifyRequestSignature(received('POST', target, single), { keyId: KEY_ID, key }, NOW_S * 1000)).resolves.toMatchObject({ ok: true });
+    }
+  });
+
   it('refuses missing, malformed and oversized headers with a reason, never a throw', async () => {
     const secret = generateSigningSecret();
     const key = signingKeyBytes(secret);

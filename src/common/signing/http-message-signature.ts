@@ -163,7 +163,7 @@ const MISMATCH = 'the signature does not match the method, path, query and Conte
 // The canonical form, strictly: one signature; quoted component names without parameters, one
 // space apart; parameters with a string (no escapes) or an integer (no leading zero) value. Such a
 // text is its own RFC 8941 serialisation. Anything else (tokens, booleans, escapes, several
-// signatures, component parameters) is left to the package.
+// signatures, component parameters) is left to the package, which refuses several signatures.
 const SF_KEY = '[a-z*][a-z0-9_\\-.*]{0,63}';
 const SF_STRING = '"[\\x20\\x21\\x23-\\x5b\\x5d-\\x7e]*"';
 const SF_INTEGER = '(?:0|-?[1-9][0-9]{0,14})';
@@ -207,8 +207,26 @@ export function verifyCanonicalSignature(parts: SignedParts, signer: { keyId: st
   return { ok: true, verified };
 }
 
-/** The package's verifier, for any valid form of the headers. */
+export const SEVERAL_SIGNATURES = 'a request carries exactly one signature (one label in Signature-Input and in Signature)';
+
+/**
+ * Why the headers do not hold exactly one signature, or null. Two valid signatures spent one nonce
+ * (the package answers for one of them), so the request could be replayed with the other.
+ */
+function notOneSignature(headers: HeaderBag): string | null {
+  try {
+    const inputs = parseDictionary(String(headers[HEADER_SIGNATURE_INPUT]));
+    const signatures = parseDictionary(String(headers[HEADER_SIGNATURE]));
+    return inputs.size === 1 && signatures.size === 1 ? null : SEVERAL_SIGNATURES;
+  } catch {
+    return 'Signature-Input or Signature is not an RFC 8941 dictionary';
+  }
+}
+
+/** The package's verifier, for any valid form of the headers (one signature only). */
 export async function verifyWithPackage(parts: SignedParts, signer: { keyId: string; key: Buffer }, nowSeconds: number): Promise<Verdict> {
+  const several = notOneSignature(parts.headers);
+  if (several !== null) return { ok: false, reason: several };
   let refusal: string | null = null;
   let verified: Verified | null = null;
   try {

@@ -34,7 +34,9 @@ describe('traceparent', () => {
 describe('tracing configuration (OTEL_*)', () => {
   it('is off without an endpoint, and names a bad variable', async () => {
     const { parseTracingEnv } = await import('../../config/tracing.config.js');
-    expect(parseTracingEnv({})).toEqual({ endpoint: null, protocol: 'http/protobuf', serviceName: undefined, sampler: 'parentbased_always_on' });
+    expect(parseTracingEnv({})).toEqual({ endpoint: null, protocol: 'http/protobuf', serviceName: undefined, sampler: 'parentbased_always_on', recordUrlPaths: false });
+    expect(parseTracingEnv({ OTEL_RECORD_URL_PATHS: 'true' }).recordUrlPaths).toBe(true);
+    expect(() => parseTracingEnv({ OTEL_RECORD_URL_PATHS: 'yes' })).toThrow(/OTEL_RECORD_URL_PATHS/);
     expect(parseTracingEnv({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318', OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json' })).toMatchObject({ endpoint: 'http://collector:4318', protocol: 'http/json' });
     expect(() => parseTracingEnv({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://c:4318', OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc' })).toThrow(/OTEL_EXPORTER_OTLP_PROTOCOL/);
     expect(() => parseTracingEnv({ OTEL_EXPORTER_OTLP_ENDPOINT: 'not a url' })).toThrow(expect.objectContaining({ name: 'ConfigError', message: expect.stringContaining('OTEL_EXPORTER_OTLP_ENDPOINT') }));

@@ -26,3 +26,47 @@ describe('request amounts', () => {
     expect(signed.safeParse('-99999999999999999999.9').success).toBe(false);
   });
 });
+
+describe('ids (api.md "Conventions", Ids)', () => {
+  const realistic = ['alice+x@example.com', 'Jane Doe', 'josé@example.com', 'acme/team', '北京-用户', '👩‍💻 dev', 'resp_' + 'a'.repeat(232), 'x'.repeat(256), '🙂'.repeat(256), ' padded ', '%41', '1744536634', 'gw:1'];
+  it.each(realistic)('accepts %j as sent', async (id) => {
+    const { idSchema } = await import('./fields.js');
+    expect(idSchema.parse(id)).toBe(id);
+  });
+
+  it.each([
+    ['', /empty/],
+    ['x'.repeat(257), /at most 256 characters/],
+    ['🙂'.repeat(257), /at most 256 characters/],
+    ['a\u0000b', /control characters/],
+    ['a\u001fb', /control characters/],
+    ['line\nbreak', /control characters/],
+    ['del\u007f', /control characters/],
+    ['c1\u0085', /control characters/],
+    ['c1\u009f', /control characters/],
+    ['lone\ud800', /lone surrogate/],
+  ])('refuses %j naming why', async (id, message) => {
+    const { idSchema } = await import('./fields.js');
+    const result = idSchema.safeParse(id);
+    expect(result.success).toBe(false);
+    expect(result.error?.issues[0]?.message).toMatch(message);
+  });
+
+  it('refuses a non-string with the rule', async () => {
+    const { idSchema } = await import('./fields.js');
+    expect(idSchema.safeParse(5).error?.issues[0]?.message).toMatch(/must be a string: 1 to 256 characters/);
+  });
+
+  it('property: any text of 1 to 256 code points without Cc characters or lone surrogates is an id, kept exactly', async () => {
+    const { idSchema, idProblem } = await import('./fields.js');
+    const fc = (await import('fast-check')).default;
+    fc.assert(
+      fc.property(fc.string({ unit: 'grapheme', minLength: 1, maxLength: 256 }), (text) => {
+        const ok = [...text].length <= 256 && !/\p{Cc}/u.test(text);
+        expect(idProblem(text) === null).toBe(ok);
+        if (ok) expect(idSchema.parse(text)).toBe(text);
+      }),
+      { numRuns: 300 },
+    );
+  });
+});

@@ -3,21 +3,49 @@ import { z } from 'zod';
 import { MoneyFormatError, parseUsdToAtto } from '../money/index.js';
 
 export const TOKENS_MAX = 2 ** 31 - 1;
-export const ID_LENGTH_MAX = 128;
+/** api.md "Ids": 1 to 256 characters (code points). */
+export const ID_LENGTH_MAX = 256;
+export const ID_RULE = `1 to ${ID_LENGTH_MAX} characters of Unicode text without control characters`;
+/** C0 (U+0000..U+001F), DEL and C1 (U+0080..U+009F): Unicode's control characters (Cc). */
+const CONTROL_CHARACTER = /\p{Cc}/u;
+/** A UTF-16 code unit of a surrogate pair without its other half: no Unicode text (UTF-8 cannot hold it). */
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
-/** Internal ids (contributors, users, holds): printable ASCII without spaces or slashes. */
+/** Code points of a text, counted only past the point where UTF-16 units could exceed the limit. */
+function codePoints(text: string): number {
+  if (text.length <= ID_LENGTH_MAX) return text.length;
+  let count = 0;
+  for (const _ of text) count += 1;
+  return count;
+}
+
+/**
+ * Why a text is no id (api.md "Conventions", Ids), or null. Ids are compared exactly as sent: no
+ * trimming, no normalisation, so "José" and "Jose\u0301" are two ids.
+ */
+export function idProblem(text: string): string | null {
+  if (text.length === 0) return 'must not be empty';
+  if (codePoints(text) > ID_LENGTH_MAX) return `must be at most ${ID_LENGTH_MAX} characters`;
+  if (CONTROL_CHARACTER.test(text)) return 'must not contain control characters (NUL, C0 or C1)';
+  if (LONE_SURROGATE.test(text)) return 'must be valid Unicode text (a lone surrogate is not)';
+  return null;
+}
+
+/**
+ * Every id of the API (event, user, contributor, hold ids, references): any Unicode text without
+ * control characters, 1 to 256 characters. Gateways use e-mail addresses (`alice+x@example.com`),
+ * names with spaces (`Jane Doe`), slashes (`acme/team`) and upstream ids past 200 characters.
+ */
 export const idSchema = z
-  .string()
-  .min(1)
-  .max(ID_LENGTH_MAX)
-  .regex(/^[A-Za-z0-9._:@\-]+$/, 'only letters, digits and . _ : @ - are allowed');
+  .string({ error: (issue) => (issue.input === undefined ? 'required' : `must be a string: ${ID_RULE}`) })
+  .superRefine((text, ctx) => {
+    const problem = idProblem(text);
+    if (problem !== null) ctx.addIssue({ code: 'custom', message: problem });
+  })
+  .meta({ description: ID_RULE, minLength: 1, maxLength: ID_LENGTH_MAX });
 
-/** Gateway-chosen external ids (event ids, references): printable ASCII, no whitespace. */
-export const externalIdSchema = z
-  .string()
-  .min(1)
-  .max(200)
-  .regex(/^[\x21-\x7E]+$/, 'must be printable ASCII without spaces');
+/** Gateway-chosen ids (event ids, hold ids, references): the same rule as every id. */
+export const externalIdSchema = idSchema;
 
 export const modelSchema = z
   .string()

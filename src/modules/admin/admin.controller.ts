@@ -18,6 +18,7 @@ import {
 import { adjustmentBody, auditLogBody, contributorPageBody, overviewBody, overviewDailyBody } from './admin.presenter.js';
 import { AdminService } from './admin.service.js';
 import { ContributorAdjustmentsService } from './contributor-adjustments.service.js';
+import { idParam } from '../../common/validation/id-param.pipe.js';
 
 @ApiTags('admin: overview and contributors')
 @ApiBearerAuth()
@@ -58,7 +59,7 @@ export class AdminController {
   @ApiCreatedResponse({ type: AdjustmentResponseDto })
   async adjust(
     @CurrentPrincipal() actor: Principal,
-    @Param('id') id: string,
+    @Param('id', idParam('id')) id: string,
     @Body() body: AdjustmentBodyDto,
     @Res({ passthrough: true }) res: FastifyReply,
   ) {

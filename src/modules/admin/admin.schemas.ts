@@ -2,12 +2,11 @@ import { createZodDto } from '../../common/validation/zod-dto.js';
 import { z } from 'zod';
 import { MoneyFormatError } from '../../common/money/index.js';
 import { pageQuerySchema } from '../../common/http/pagination.js';
-import { parseRequestAmountAtto } from '../../common/validation/fields.js';
+import { externalIdSchema, parseRequestAmountAtto } from '../../common/validation/fields.js';
 import { contributorBalancesSchema } from '../earnings/earnings.schemas.js';
 
 export const CONTRIBUTOR_SORTS = ['id', 'payable_desc'] as const;
 export const ADJUSTMENT_REASON_LENGTH_MAX = 500;
-export const ADJUSTMENT_REFERENCE_LENGTH_MAX = 200;
 
 export const CONTRIBUTOR_SEARCH_LENGTH_MAX = 200;
 
@@ -47,12 +46,7 @@ export const adjustmentBodySchema = z
   .object({
     amount_usd: signedUsdAmount,
     reason: z.string().trim().min(1, 'required').max(ADJUSTMENT_REASON_LENGTH_MAX),
-    reference: z
-      .string()
-      .min(1)
-      .max(ADJUSTMENT_REFERENCE_LENGTH_MAX)
-      .regex(/^[\x21-\x7E]+$/, 'must be printable ASCII without spaces')
-      .describe('Idempotency key: the same reference and payload replays, a different payload is a 409'),
+    reference: externalIdSchema.describe('Idempotency key: the same reference and payload replays, a different payload is a 409'),
   })
   .strict();
 export class AdjustmentBodyDto extends createZodDto(adjustmentBodySchema) {}

@@ -1,13 +1,12 @@
 import { createZodDto } from '../../common/validation/zod-dto.js';
 import { z } from 'zod';
+import { idSchema } from '../../common/validation/fields.js';
 import { ROLES } from '../../common/auth/auth.types.js';
-
-export const idText = z.string().min(1).max(128).regex(/^[A-Za-z0-9._:\-]+$/, 'only letters, digits and . _ : - are allowed');
 
 export const createApiKeySchema = z
   .object({
     role: z.enum(ROLES),
-    contributor_id: idText.optional(),
+    contributor_id: idSchema.optional(),
     name: z.string().min(1).max(200).optional(),
     /** Gateway keys only: every request must then carry a Standard Webhooks signature. */
     signed: z.boolean().optional(),

@@ -1,17 +1,12 @@
 import { createZodDto } from '../../common/validation/zod-dto.js';
 import { getAddress, isAddress, type Address } from 'viem';
 import { z } from 'zod';
+import { idSchema } from '../../common/validation/fields.js';
 import { CONTRIBUTOR_STATUSES, CONTRIBUTOR_TIERS } from './contributors.types.js';
 import { contributorBalancesSchema } from '../earnings/earnings.schemas.js';
 
-export const CONTRIBUTOR_ID_LENGTH_MAX = 128;
-export const CONTRIBUTOR_ID_PATTERN = /^[A-Za-z0-9._:-]+$/;
-
-export const contributorIdSchema = z
-  .string()
-  .min(1)
-  .max(CONTRIBUTOR_ID_LENGTH_MAX)
-  .regex(CONTRIBUTOR_ID_PATTERN, 'only letters, digits and . _ : - are allowed');
+/** A contributor id follows the rule of every id (api.md "Ids"). */
+export const contributorIdSchema = idSchema;
 
 /**
  * Any 0x-prefixed 20-byte hex address, stored EIP-55 checksummed. All-lower or all-upper hex

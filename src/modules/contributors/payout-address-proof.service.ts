@@ -50,8 +50,8 @@ export function challengeMessage(fields: { contributorId: string; address: Addre
   ].join('\n');
 }
 
-function proofInvalid(why: string): DomainError {
-  return new DomainError('address_proof_invalid', `payout address proof refused: ${why}`);
+function proofInvalid(why: string, details?: { reason: string }): DomainError {
+  return new DomainError('address_proof_invalid', `payout address proof refused: ${why}`, details);
 }
 
 @Injectable()
@@ -90,9 +90,11 @@ export class PayoutAddressProofService {
     }
     if (challenge.usedAt !== null) throw proofInvalid('the nonce was already used');
     if (challenge.expiresAt.getTime() <= now.getTime()) throw proofInvalid('the challenge expired');
-    if (!(await this.verifier.verify(command.address, challenge.message, command.signature))) {
-      throw proofInvalid('the signature is not the address\'s signature of the challenge message');
+    const verdict = await this.verifier.verify(command.address, challenge.message, command.signature);
+    if (verdict === 'contract_accepts_any_signature') {
+      throw proofInvalid('the address is a contract that also accepts a random signature, so its answer proves nothing', { reason: verdict });
     }
+    if (verdict !== 'valid') throw proofInvalid('the signature is not the address\'s signature of the challenge message');
     // The rest of payout safety still applies; a proven contract wallet needs no allow_contract.
     await this.policy.assertAcceptable(command.address, { allowContract: true });
     return this.contributors.transaction(async (tx) => {

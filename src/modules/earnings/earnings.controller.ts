@@ -10,6 +10,7 @@ import { earningsCsvFilename, renderEarningsCsv } from './earnings-csv.js';
 import { reportToJson } from './earnings-report.js';
 import { BalanceResponseDto, EarningsQueryDto, EarningsResponseDto } from './earnings.schemas.js';
 import { EarningsService } from './earnings.service.js';
+import { idParam } from '../../common/validation/id-param.pipe.js';
 
 /** Contributor-facing reads: a contributor key for itself, an admin key for anyone. */
 @ApiTags('contributor earnings')
@@ -21,7 +22,7 @@ export class EarningsController {
 
   @Get('balance')
   @ApiOkResponse({ type: BalanceResponseDto })
-  async balance(@CurrentPrincipal() principal: Principal, @Param('id') id: string) {
+  async balance(@CurrentPrincipal() principal: Principal, @Param('id', idParam('id')) id: string) {
     assertCanReadContributor(principal, id);
     const view = await this.earnings.balance(id);
     return { contributor_id: view.contributor.id, tier: view.contributor.tier, ...contributorBalancesToJson(view.balances) };
@@ -29,7 +30,7 @@ export class EarningsController {
 
   @Get('earnings')
   @ApiOkResponse({ type: EarningsResponseDto })
-  async earningsJson(@CurrentPrincipal() principal: Principal, @Param('id') id: string, @Query() query: EarningsQueryDto) {
+  async earningsJson(@CurrentPrincipal() principal: Principal, @Param('id', idParam('id')) id: string, @Query() query: EarningsQueryDto) {
     assertCanReadContributor(principal, id);
     const report = await this.earnings.earnings({ contributorId: id, from: query.from, to: query.to, groupBy: query.group_by });
     return reportToJson(report);
@@ -40,7 +41,7 @@ export class EarningsController {
   @ApiOkResponse({ description: 'The same rows as /earnings as CSV: a header line, money as decimal USD strings.' })
   async earningsCsv(
     @CurrentPrincipal() principal: Principal,
-    @Param('id') id: string,
+    @Param('id', idParam('id')) id: string,
     @Query() query: EarningsQueryDto,
     @Res({ passthrough: true }) res: FastifyReply,
   ) {

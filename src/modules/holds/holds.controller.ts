@@ -6,6 +6,7 @@ import { Roles } from '../../common/auth/roles.decorator.js';
 import { holdBody } from './holds.presenter.js';
 import { CreateHoldDto } from './holds.schemas.js';
 import { HoldsService } from './holds.service.js';
+import { idParam } from '../../common/validation/id-param.pipe.js';
 
 
 @ApiTags('holds')
@@ -31,12 +32,12 @@ export class HoldsController {
 
   @Post(':hold_id/release')
   @HttpCode(200)
-  async release(@Param('hold_id') holdId: string) {
+  async release(@Param('hold_id', idParam('hold_id')) holdId: string) {
     return holdBody(await this.holds.release(holdId));
   }
 
   @Get(':hold_id')
-  async get(@Param('hold_id') holdId: string) {
+  async get(@Param('hold_id', idParam('hold_id')) holdId: string) {
     return holdBody(await this.holds.get(holdId));
   }
 }

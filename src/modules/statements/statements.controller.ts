@@ -11,6 +11,7 @@ import { renderStatementPdf } from './statement-pdf.js';
 import { StatementQueryDto, StatementResponseDto } from './statements.schemas.js';
 import { statementBody } from './statements.presenter.js';
 import { StatementsService } from './statements.service.js';
+import { idParam } from '../../common/validation/id-param.pipe.js';
 
 /** A contributor's monthly statement: a contributor key for itself, an admin key for anyone. */
 @ApiTags('contributor earnings')
@@ -28,7 +29,7 @@ export class StatementsController {
   })
   async statement(
     @CurrentPrincipal() principal: Principal,
-    @Param('id') id: string,
+    @Param('id', idParam('id')) id: string,
     @Param('month') month: string,
     @Query() query: StatementQueryDto,
     @Headers('accept') accept: string | undefined,

@@ -8,7 +8,7 @@ import type { StreamedSignature } from '../auth/signed-request-verifier.js';
 import { UsageService } from '../usage/usage.service.js';
 import type { StoredEvent } from '../usage/usage.types.js';
 import type { StreamDetails } from '../usage/usage-event.js';
-import { comparableReportedTokens, completionTextsOf } from '../usage-audit/usage-audit-counter.js';
+import { comparableReportedTokens, completionTextsOf, promptAndReasoningOf } from '../usage-audit/usage-audit-counter.js';
 import { UsageAuditProducer } from '../usage-audit/usage-audit.producer.js';
 import type { ReassembledStream } from './reassembler-types.js';
 import { reassembleResponse } from './response-reassembler.js';
@@ -59,7 +59,7 @@ export class StreamsService {
     const parsed = this.usage.parse(plan.payload, 'stream', plan.details);
     if ('issues' in parsed) throw validationFailed(parsed.issues, 'stream usage is not billable');
     const result = await this.usage.ingestOne(parsed.event);
-    if (!result.replayed && this.config.USAGE_AUDIT_ENABLED) this.offerToAudit(stream, result.event);
+    if (!result.replayed && this.config.USAGE_AUDIT_ENABLED) this.offerToAudit(stream, result.event, query.prompt_tokens);
     return { result, details: result.event.stream ?? plan.details };
   }
 
@@ -68,7 +68,7 @@ export class StreamsService {
    * its usage. O(1) here: the texts are references to strings already built; the audit counts them
    * in the worker.
    */
-  private offerToAudit(stream: ReassembledStream, event: { eventId: string; contributorId: string; model: string; occurredAt: Date }): void {
+  private offerToAudit(stream: ReassembledStream, event: { eventId: string; contributorId: string; model: string; occurredAt: Date }, gatewayPromptTokens: number | undefined): void {
     const reported = comparableReportedTokens(stream);
     if (reported === null) return;
     this.audit.offer({
@@ -78,6 +78,7 @@ export class StreamsService {
       occurred_at: event.occurredAt.toISOString(),
       reported_tokens: reported,
       texts: completionTextsOf(stream),
+      ...promptAndReasoningOf(stream, gatewayPromptTokens),
     });
   }
 

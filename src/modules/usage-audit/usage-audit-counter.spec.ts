@@ -35,3 +35,14 @@ describe('usage audit counter', () => {
     expect(countSample({ event_id: 'e', contributor_id: 'c', model: 'gpt-4o', occurred_at: '2026-12-01T00:00:00.000Z', reported_tokens: 3, texts: [] })).toBeNull();
   });
 });
+
+describe('promptAndReasoningOf', () => {
+  it("takes the provider's prompt with the gateway's count, and reasoning tokens only when hidden", async () => {
+    const { promptAndReasoningOf } = await import('./usage-audit-counter.js');
+    const usage = { prompt_tokens: 130, completion_tokens: 90, reasoning_tokens: 60 };
+    expect(promptAndReasoningOf({ reasoning: '', usage }, 100)).toEqual({ reported_prompt_tokens: 130, gateway_prompt_tokens: 100, hidden_reasoning_tokens: 60 });
+    expect(promptAndReasoningOf({ reasoning: 'thinking...', usage }, undefined)).toEqual({});
+    expect(promptAndReasoningOf({ reasoning: '', usage: { prompt_tokens: 1, completion_tokens: 1 } }, 0)).toEqual({});
+    expect(promptAndReasoningOf({ reasoning: '', usage: null }, 100)).toEqual({});
+  });
+});

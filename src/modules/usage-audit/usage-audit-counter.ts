@@ -1,5 +1,6 @@
 // What the usage audit counts for one stream: the completion tokens of the content the service
-// reassembled, with a tokenizer for the model's family. Pure.
+// reassembled, with a tokenizer for the model's family; and what it takes as reported (prompt
+// tokens beside the gateway's own count, hidden reasoning tokens). Pure.
 import type { ReassembledStream } from '../streams/reassembler-types.js';
 import { countTextTokens, encodingForModel, normalizeModelName, type TokenEncodingName } from '../streams/token-estimator.js';
 import type { UsageAuditSample } from '../../queue/jobs.js';
@@ -39,6 +40,23 @@ export function comparableReportedTokens(stream: Pick<ReassembledStream, 'reason
   return Math.max(0, completion - hiddenReasoning);
 }
 
+/**
+ * What the audit takes from a stream beside the completion texts: the provider's prompt tokens
+ * with the gateway's own count (the route's `prompt_tokens` parameter, which ledgerFetch always
+ * sends), and reasoning tokens reported without reasoning text. The stream route spreads this
+ * into the sample it offers.
+ */
+export function promptAndReasoningOf(
+  stream: Pick<ReassembledStream, 'reasoning' | 'usage'>,
+  gatewayPromptTokens: number | undefined,
+): Pick<UsageAuditSample, 'reported_prompt_tokens' | 'gateway_prompt_tokens' | 'hidden_reasoning_tokens'> {
+  const usage = stream.usage;
+  if (!usage) return {};
+  const prompt = gatewayPromptTokens !== undefined && gatewayPromptTokens > 0 ? { reported_prompt_tokens: usage.prompt_tokens, gateway_prompt_tokens: gatewayPromptTokens } : {};
+  const reasoning = stream.reasoning === '' && usage.reasoning_tokens !== undefined ? { hidden_reasoning_tokens: usage.reasoning_tokens } : {};
+  return { ...prompt, ...reasoning };
+}
+
 export interface CountedSample {
   eventId: string;
   contributorId: string;
@@ -47,6 +65,11 @@ export interface CountedSample {
   reportedTokens: number;
   countedTokens: number;
   counter: AuditCounter;
+  /** Both null when the gateway sent no count of its own. */
+  reportedPromptTokens: number | null;
+  gatewayPromptTokens: number | null;
+  /** Hidden reasoning tokens (their ratio to countedTokens is audited); null when not reported. */
+  reasoningTokens: number | null;
 }
 
 /** Counts one sample; null when there is nothing to count (no ratio can be formed). */
@@ -64,5 +87,8 @@ export function countSample(sample: UsageAuditSample): CountedSample | null {
     reportedTokens: sample.reported_tokens,
     countedTokens: counted,
     counter,
+    reportedPromptTokens: sample.gateway_prompt_tokens !== undefined ? (sample.reported_prompt_tokens ?? null) : null,
+    gatewayPromptTokens: sample.reported_prompt_tokens !== undefined ? (sample.gateway_prompt_tokens ?? null) : null,
+    reasoningTokens: sample.hidden_reasoning_tokens ?? null,
   };
 }

@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { auditVerdicts, mad, median, type RatioGroup } from './usage-audit-stats.js';
+import { auditRows, auditVerdicts, mad, median, type RatioGroup } from './usage-audit-stats.js';
 
 const RULES = { minEvents: 50, threshold: 0.1, madMultiple: 4 };
 const ratio = fc.double({ min: 0.5, max: 2, noNaN: true });
@@ -63,5 +63,32 @@ describe('auditVerdicts', () => {
         if (before.flagged) expect(after.flagged).toBe(true);
       }),
     );
+  });
+});
+
+describe('auditRows: completion, prompt and reasoning ratios, each against the same ratio of the others', () => {
+  const row = (contributorId: string, ratios: Record<string, [number, number, number?]>) => ({
+    contributorId,
+    model: 'm',
+    ratios: Object.fromEntries(Object.entries(ratios).map(([k, [events, medianRatio, madRatio]]) => [k, { events, medianRatio, madRatio }])),
+  });
+  const honest = (id: string, prompt = 1.01) => row(id, { completion: [100, 1.0], prompt: [100, prompt], reasoning: [100, 2.0, 0.8] });
+
+  it('flags by the ratio that is inflated only, and lists it', () => {
+    const rows = [honest('a'), honest('b', 1.02), honest('c', 1.0), row('p', { completion: [100, 1.0], prompt: [100, 1.31], reasoning: [100, 2.0, 0.8] }), row('r', { completion: [100, 1.0], prompt: [100, 1.01], reasoning: [100, 2.9, 0.5] })];
+    const verdicts = auditRows(rows, RULES, 0.05);
+    expect(verdicts.map((v) => [v.contributorId, v.flaggedRatios])).toEqual([['a', []], ['b', []], ['c', []], ['p', ['prompt']], ['r', ['reasoning']]]);
+  });
+
+  it('a prompt ratio within the tolerance of the gateway\'s count flags no one, however far from the others', () => {
+    const rows = [honest('a', 0.9), honest('b', 0.9), honest('c', 0.9), honest('x', 1.04)];
+    expect(auditRows(rows, RULES, 0.05).some((v) => v.flagged)).toBe(false);
+  });
+
+  it("a median from few widely spread events is not flagged: its own standard error widens the band", () => {
+    const rows = [honest('a'), honest('b'), honest('c'), row('x', { completion: [50, 1.0], reasoning: [50, 2.5, 1.2] })];
+    expect(auditRows(rows, RULES, 0.05).find((v) => v.contributorId === 'x')!.flagged).toBe(false);
+    const more = [honest('a'), honest('b'), honest('c'), row('x', { completion: [1000, 1.0], reasoning: [1000, 2.5, 1.2] })];
+    expect(auditRows(more, RULES, 0.05).find((v) => v.contributorId === 'x')!.flaggedRatios).toEqual(['reasoning']);
   });
 });

@@ -5,6 +5,7 @@ import { CurrentPrincipal } from '../../common/auth/principal.decorator.js';
 import { Roles } from '../../common/auth/roles.decorator.js';
 import { ContributorIdParamDto } from '../contributors/contributors.schemas.js';
 import { ReviewDto, ReviewResponseDto, UsageAuditQueryDto, UsageAuditResponseDto } from './usage-audit.schemas.js';
+import type { StoredRatio } from './usage-audit.repository.js';
 import { UsageAuditService } from './usage-audit.service.js';
 
 @ApiTags('admin: usage audit')
@@ -26,7 +27,10 @@ export class UsageAuditController {
         events: r.events,
         median_ratio: trimRatio(r.medianRatio),
         model_median_ratio: r.modelMedianRatio === null ? null : trimRatio(r.modelMedianRatio),
+        prompt: ratioBody(r.prompt),
+        reasoning: ratioBody(r.reasoning),
         flagged: r.flagged,
+        flagged_ratios: r.flaggedRatios,
         flagged_since: r.flaggedSince?.toISOString() ?? null,
       })),
     };
@@ -39,6 +43,14 @@ export class UsageAuditController {
     const result = await this.audit.review(actor, params.id, body.decision, body.reason);
     return { contributor_id: params.id, decision: body.decision, reason: body.reason, status: result.status, reviewed_at: result.reviewedAt.toISOString() };
   }
+}
+
+function ratioBody(stored: StoredRatio) {
+  return {
+    events: stored.events,
+    median_ratio: stored.medianRatio === null ? null : trimRatio(stored.medianRatio),
+    model_median_ratio: stored.modelMedianRatio === null ? null : trimRatio(stored.modelMedianRatio),
+  };
 }
 
 /** NUMERIC(20,6) as text without trailing zeros ("1.200000" -> "1.2"). */

@@ -1,5 +1,6 @@
 import { createZodDto } from '../../common/validation/zod-dto.js';
 import { z } from 'zod';
+import { AUDIT_RATIOS } from './usage-audit-stats.js';
 
 export const REVIEW_REASON_LENGTH_MAX = 500;
 const ratio = z.string().describe('reported / counted completion tokens, a decimal string');
@@ -10,7 +11,14 @@ export const usageAuditRowSchema = z.object({
   events: z.number().int().nonnegative().describe('audited events counted (after the last clear)'),
   median_ratio: ratio,
   model_median_ratio: ratio.nullable().describe("median of the model's other contributors' medians; null when there are none yet"),
-  flagged: z.boolean(),
+  prompt: z
+    .object({ events: z.number().int().nonnegative(), median_ratio: ratio.nullable(), model_median_ratio: ratio.nullable() })
+    .describe("reported prompt tokens / the gateway's own count (the stream's prompt_tokens parameter), beside the completion ratio"),
+  reasoning: z
+    .object({ events: z.number().int().nonnegative(), median_ratio: ratio.nullable(), model_median_ratio: ratio.nullable() })
+    .describe('hidden reasoning tokens / counted visible output tokens'),
+  flagged: z.boolean().describe('flagged by any ratio'),
+  flagged_ratios: z.array(z.enum(AUDIT_RATIOS)).describe('the ratios that flag it: completion, prompt, reasoning'),
   flagged_since: z.string().nullable(),
 });
 export const usageAuditResponseSchema = z.object({ data: z.array(usageAuditRowSchema) });

@@ -10,7 +10,7 @@ import { AuditService } from '../audit/audit.service.js';
 import { ContributorsService } from '../contributors/contributors.service.js';
 import { WebhookOutbox, type WebhookEventInput } from '../webhooks/webhook-outbox.service.js';
 import { countSample, type CountedSample } from './usage-audit-counter.js';
-import { auditVerdicts, type AuditRules } from './usage-audit-stats.js';
+import { auditRows, type AuditRules, type RatioVerdict } from './usage-audit-stats.js';
 import { UsageAuditRepository, type StoredVerdict, type VerdictWrite } from './usage-audit.repository.js';
 
 /** The newest samples per contributor and model a verdict reads: recent behaviour, bounded work. */
@@ -25,6 +25,7 @@ export interface AuditRunResult {
 @Injectable()
 export class UsageAuditService {
   private readonly rules: AuditRules;
+  private readonly promptTolerance: number;
 
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
@@ -34,6 +35,7 @@ export class UsageAuditService {
     private readonly webhooks: WebhookOutbox,
   ) {
     this.rules = { minEvents: config.USAGE_AUDIT_MIN_EVENTS, threshold: config.USAGE_AUDIT_THRESHOLD, madMultiple: config.USAGE_AUDIT_MAD_MULTIPLE };
+    this.promptTolerance = config.USAGE_AUDIT_PROMPT_TOLERANCE;
   }
 
   /** Counts each stream's tokens (the worker's job) and stores only the counts. */
@@ -46,17 +48,40 @@ export class UsageAuditService {
   async run(now: Date = new Date()): Promise<AuditRunResult> {
     return this.repository.transaction(async (client) => {
       const before = await this.repository.lockVerdicts(client);
-      const verdicts = auditVerdicts(await this.repository.ratioGroups(client, AUDIT_WINDOW_EVENTS), this.rules);
+      const verdicts = auditRows(await this.repository.ratioRows(client, AUDIT_WINDOW_EVENTS), this.rules, this.promptTolerance);
       const writes: VerdictWrite[] = [];
       const announced: WebhookEventInput[] = [];
       for (const v of verdicts) {
         const previous = before.get(`${v.contributorId}\u0000${v.model}`);
         const wasFlagged = previous?.flagged === true;
-        writes.push({ ...v, flaggedSince: v.flagged ? (wasFlagged ? previous!.flaggedSince : now) : null });
+        // Every sample has a completion ratio (a stream with nothing to count is not sampled).
+        const completion = v.ratios.completion ?? { events: 0, medianRatio: 0, modelMedianRatio: null, flagged: false };
+        writes.push({
+          contributorId: v.contributorId,
+          model: v.model,
+          events: completion.events,
+          medianRatio: completion.medianRatio,
+          modelMedianRatio: completion.modelMedianRatio,
+          prompt: ratioWrite(v.ratios.prompt),
+          reasoning: ratioWrite(v.ratios.reasoning),
+          flagged: v.flagged,
+          flaggedRatios: v.flaggedRatios,
+          flaggedSince: v.flagged ? (wasFlagged ? previous!.flaggedSince : now) : null,
+        });
         if (v.flagged && !wasFlagged) {
+          const ratio = v.flaggedRatios[0]!;
+          const flagging = v.ratios[ratio]!;
           announced.push({
             type: 'contributor.usage_anomaly',
-            data: { contributor_id: v.contributorId, model: v.model, median_ratio: ratioText(v.medianRatio), model_median_ratio: ratioText(v.modelMedianRatio!), events: v.events },
+            data: {
+              contributor_id: v.contributorId,
+              model: v.model,
+              median_ratio: ratioText(flagging.medianRatio),
+              model_median_ratio: ratioText(flagging.modelMedianRatio!),
+              events: flagging.events,
+              ratio,
+              flagged_ratios: v.flaggedRatios,
+            },
             occurredAt: now,
           });
         }
@@ -90,6 +115,10 @@ export class UsageAuditService {
       return { reviewedAt: at, status };
     });
   }
+}
+
+function ratioWrite(verdict: RatioVerdict | undefined): VerdictWrite['prompt'] {
+  return verdict ? { events: verdict.events, medianRatio: verdict.medianRatio, modelMedianRatio: verdict.modelMedianRatio } : { events: 0, medianRatio: null, modelMedianRatio: null };
 }
 
 /** A ratio as a decimal string (6 decimals, trailing zeros trimmed). */

@@ -10,6 +10,7 @@ import { repriceBody, usageEventBody, usageEventDetailBody } from './usage.prese
 import { BATCH_EVENTS_MAX, RepriceResponseDto, UnpricedByModelResponseDto, UnpricedQueryDto, UsageBatchBodyDto, UsageBatchDto, UsageEventDto } from './usage.schemas.js';
 import { UsageService } from './usage.service.js';
 import type { StoredEvent } from './usage.types.js';
+import { idParam } from '../../common/validation/id-param.pipe.js';
 
 /** Sends the api.md status for a stored event: 201 priced, 202 unpriced, 200 on replay. */
 export function sendEvent(res: FastifyReply, result: { event: StoredEvent; replayed: boolean }, extra?: Record<string, unknown>) {
@@ -58,7 +59,7 @@ export class UsageController {
 
   @Get('usage-events/:event_id')
   @Roles('gateway', 'admin')
-  async get(@Param('event_id') eventId: string) {
+  async get(@Param('event_id', idParam('event_id')) eventId: string) {
     try {
       return usageEventDetailBody(await this.usage.get(eventId));
     } catch (error) {

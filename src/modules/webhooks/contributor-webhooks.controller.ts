@@ -11,6 +11,7 @@ import { WebhookEndpointsService } from './webhook-endpoints.service.js';
 import { endpointIdPipe } from './webhooks.controller.js';
 import { deliveriesCursor, deliveriesPage, deliveryJson, endpointJson, parseDeliveryId } from './webhooks.presenter.js';
 import { createContributorWebhookSchema, CreateContributorWebhookDto, deliveriesQuerySchema, WebhookCreatedResponseDto, WebhookDeliveryListResponseDto, WebhookDeliveryResponseDto, WebhookEndpointResponseDto, WebhookListResponseDto } from './webhooks.schemas.js';
+import { idParam } from '../../common/validation/id-param.pipe.js';
 
 /**
  * A contributor's own endpoints (a contributor key for itself, an admin for anyone): only payout.*
@@ -31,7 +32,7 @@ export class ContributorWebhooksController {
   @Post()
   @ApiBody({ type: CreateContributorWebhookDto })
   @ApiCreatedResponse({ type: WebhookCreatedResponseDto })
-  async create(@CurrentPrincipal() actor: Principal, @Param('id') contributorId: string, @Body() raw: unknown) {
+  async create(@CurrentPrincipal() actor: Principal, @Param('id', idParam('id')) contributorId: string, @Body() raw: unknown) {
     this.scope(actor, contributorId);
     const body = parseOr400(createContributorWebhookSchema, raw);
     const { endpoint, secret } = await this.endpoints.create(actor, { url: body.url, events: body.events, description: body.description, contributorId });
@@ -40,19 +41,19 @@ export class ContributorWebhooksController {
 
   @Get()
   @ApiOkResponse({ type: WebhookListResponseDto })
-  async list(@CurrentPrincipal() actor: Principal, @Param('id') contributorId: string) {
+  async list(@CurrentPrincipal() actor: Principal, @Param('id', idParam('id')) contributorId: string) {
     return { data: (await this.endpoints.list(this.scope(actor, contributorId))).map(endpointJson), next_cursor: null };
   }
 
   @Get(':webhook_id')
   @ApiOkResponse({ type: WebhookEndpointResponseDto })
-  async get(@CurrentPrincipal() actor: Principal, @Param('id') contributorId: string, @Param('webhook_id', endpointIdPipe()) id: string) {
+  async get(@CurrentPrincipal() actor: Principal, @Param('id', idParam('id')) contributorId: string, @Param('webhook_id', endpointIdPipe()) id: string) {
     return endpointJson(await this.endpoints.get(id, this.scope(actor, contributorId)));
   }
 
   @Delete(':webhook_id')
   @HttpCode(204)
-  async remove(@CurrentPrincipal() actor: Principal, @Param('id') contributorId: string, @Param('webhook_id', endpointIdPipe()) id: string) {
+  async remove(@CurrentPrincipal() actor: Principal, @Param('id', idParam('id')) contributorId: string, @Param('webhook_id', endpointIdPipe()) id: string) {
     await this.endpoints.remove(actor, id, this.scope(actor, contributorId));
   }
 
@@ -60,7 +61,7 @@ export class ContributorWebhooksController {
   @Post(':webhook_id/enable')
   @HttpCode(200)
   @ApiOkResponse({ type: WebhookEndpointResponseDto })
-  async enable(@CurrentPrincipal() actor: Principal, @Param('id') contributorId: string, @Param('webhook_id', endpointIdPipe()) id: string) {
+  async enable(@CurrentPrincipal() actor: Principal, @Param('id', idParam('id')) contributorId: string, @Param('webhook_id', endpointIdPipe()) id: string) {
     return endpointJson(await this.endpoints.enable(actor, id, this.scope(actor, contributorId)));
   }
 
@@ -68,7 +69,7 @@ export class ContributorWebhooksController {
   @ApiOkResponse({ type: WebhookDeliveryListResponseDto })
   @ApiQuery({ name: 'limit', required: false })
   @ApiQuery({ name: 'cursor', required: false })
-  async deliveries(@CurrentPrincipal() actor: Principal, @Param('id') contributorId: string, @Param('webhook_id', endpointIdPipe()) id: string, @Query() rawQuery: unknown) {
+  async deliveries(@CurrentPrincipal() actor: Principal, @Param('id', idParam('id')) contributorId: string, @Param('webhook_id', endpointIdPipe()) id: string, @Query() rawQuery: unknown) {
     const scope = this.scope(actor, contributorId);
     const query = parseOr400(deliveriesQuerySchema, rawQuery);
     return deliveriesPage(await this.endpoints.deliveriesOf(id, scope, query.limit, deliveriesCursor(query.cursor)), query.limit);
@@ -77,7 +78,7 @@ export class ContributorWebhooksController {
   @Post(':webhook_id/deliveries/:delivery_id/retry')
   @HttpCode(200)
   @ApiOkResponse({ type: WebhookDeliveryResponseDto })
-  async retry(@CurrentPrincipal() actor: Principal, @Param('id') contributorId: string, @Param('webhook_id', endpointIdPipe()) id: string, @Param('delivery_id') deliveryIdText: string) {
+  async retry(@CurrentPrincipal() actor: Principal, @Param('id', idParam('id')) contributorId: string, @Param('webhook_id', endpointIdPipe()) id: string, @Param('delivery_id') deliveryIdText: string) {
     const scope = this.scope(actor, contributorId);
     const deliveryId = parseDeliveryId(deliveryIdText);
     if (deliveryId === null) throw notFound('delivery');

@@ -97,12 +97,14 @@ export const WEBHOOK_EVENT_SCHEMAS = {
     .object({
       contributor_id: z.string(),
       model: z.string(),
-      median_ratio: z.string().describe('median of reported / counted completion tokens (decimal string)'),
-      model_median_ratio: z.string().describe("the model's other contributors' median ratio"),
+      median_ratio: z.string().describe('median of the flagging ratio (`ratio`; completion: reported / counted completion tokens), a decimal string'),
+      model_median_ratio: z.string().describe("the model's other contributors' median of that ratio"),
       events: z.number().int().nonnegative(),
+      ratio: z.enum(['completion', 'prompt', 'reasoning']).optional().describe('which ratio the medians are of: the first that flags (prompt: reported / the gateway\'s prompt tokens; reasoning: hidden reasoning / counted output tokens)'),
+      flagged_ratios: z.array(z.enum(['completion', 'prompt', 'reasoning'])).optional().describe('every ratio that flags the contributor'),
     })
     .strict()
-    .describe('the usage audit flagged a contributor whose reported completion tokens run above its model\'s'),
+    .describe('the usage audit flagged a contributor whose reported completion, prompt or reasoning tokens run above its model\'s'),
 } as const;
 
 export type WebhookEventType = keyof typeof WEBHOOK_EVENT_SCHEMAS;
@@ -153,7 +155,7 @@ export const WEBHOOK_EVENT_EXAMPLES: { [T in WebhookEventType]: WebhookEventData
     proven: true,
     payable_from: '2026-12-02T10:00:00.000Z',
   },
-  'contributor.usage_anomaly': { contributor_id: 'c_7', model: 'openai/gpt-4o', median_ratio: '1.2', model_median_ratio: '1.01', events: 64 },
+  'contributor.usage_anomaly': { contributor_id: 'c_7', model: 'openai/gpt-4o', median_ratio: '1.2', model_median_ratio: '1.01', events: 64, ratio: 'completion', flagged_ratios: ['completion'] },
   'ledger.check_failed': { checked_at: '2026-12-01T10:00:00.000Z', postings_sum_usd: '0', unbalanced_entries: 0, mismatched_accounts: 1, held_mismatches: 0, failed_checks: ['ledger'] },
 };
 

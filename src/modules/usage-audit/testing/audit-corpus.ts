@@ -88,3 +88,34 @@ export function honestReport(counted: number, kind: ContentKind, next: () => num
   const framing = Math.floor(next() * 4) + (kind === 'tool_call' ? 3 : 0);
   return Math.max(1, Math.round(counted * familyFactor * kindBias * tokenizerJitter) + framing);
 }
+
+/** A standard normal draw (Box-Muller) from the seeded generator. */
+function normal(next: () => number): number {
+  return Math.sqrt(-2 * Math.log(1 - next())) * Math.cos(2 * Math.PI * next());
+}
+
+/**
+ * One request's prompt as an honest provider and the gateway count it: the provider's own count
+ * (log-normal sizes, median 800 tokens, 10 to 100,000), and the gateway's (ledgerFetch counts the
+ * messages with OpenAI's tokenizer): for an OpenAI model short by the chat framing (3 tokens a
+ * message, 1 to 10 messages, plus 3); for another family (`familyFactor`, as honestReport) its
+ * tokenizer's count differs from ours by that factor with +/-3% per request.
+ */
+export function honestPrompt(next: () => number, familyFactor = 1): { reported: number; gateway: number } {
+  const reported = Math.min(100_000, Math.max(10, Math.round(800 * Math.exp(1.2 * normal(next)))));
+  if (familyFactor === 1) {
+    const framing = 3 * (1 + Math.floor(next() * 10)) + 3;
+    return { reported, gateway: Math.max(1, reported - framing) };
+  }
+  return { reported, gateway: Math.max(1, Math.round(reported / (familyFactor * (1 + (next() - 0.5) * 0.06)))) };
+}
+
+/**
+ * Hidden reasoning tokens an honest provider reports for a completion with `visible` output tokens:
+ * no one can count them, and they depend on the problem more than on the answer's length, so
+ * log-normal around `medianRatio` times the visible output with a wide per-request spread
+ * (sigma 0.6: half of the requests between 0.67x and 1.5x the median ratio, 5% beyond 2.7x).
+ */
+export function honestHiddenReasoning(visible: number, next: () => number, medianRatio = 2, sigma = 0.6): number {
+  return Math.max(0, Math.round(visible * medianRatio * Math.exp(sigma * normal(next))));
+}
