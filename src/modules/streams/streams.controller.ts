@@ -27,6 +27,7 @@ const streamQuerySchema = z
     contributor_id: idSchema,
     model: modelSchema.optional(),
     hold_id: externalIdSchema.optional(),
+    key_id: externalIdSchema.optional(),
     occurred_at: timestampSchema.optional(),
     prompt_tokens: z
       .string()
@@ -59,6 +60,7 @@ export class StreamsController {
   @ApiQuery({ name: 'contributor_id', required: true, type: String })
   @ApiQuery({ name: 'model', required: false, type: String, description: 'default: the first `model` of the chunks' })
   @ApiQuery({ name: 'hold_id', required: false, type: String })
+  @ApiQuery({ name: 'key_id', required: false, type: String, description: "the end user's key at the gateway (budgets per key)" })
   @ApiQuery({ name: 'occurred_at', required: false, type: String, description: 'ISO 8601; default now' })
   @ApiQuery({ name: 'prompt_tokens', required: false, type: 'integer', description: 'required when the stream carries no usage' })
   @ApiQuery({
