@@ -79,7 +79,10 @@ describe('budgets', () => {
     clock.standAt(new Date('2024-07-10T12:00:00Z'));
     await t.admin(t.http.put('/v1/admin/users/u_b/budgets/key-a')).send({ limit_usd: '0.005', period: 'month', key_id: 'key-a', action: 'block' }).expect(201);
     await t.admin(t.http.put('/v1/admin/users/u_b/budgets/model-x')).send({ limit_usd: '0.005', period: 'month', model: 'other/model', action: 'block' }).expect(201);
-    await t.admin(t.http.post('/v1/usage-events')).send(event('k1', '2024-07-02T00:00:00Z', { key_id: 'key-a' })).expect(201);
+    const stored = await t.admin(t.http.post('/v1/usage-events')).send(event('k1', '2024-07-02T00:00:00Z', { key_id: 'key-a' })).expect(201);
+    expect(stored.body.key_id).toBe('key-a');
+    // The same event_id with another key is another payload: a conflict, not a replay.
+    await t.admin(t.http.post('/v1/usage-events')).send(event('k1', '2024-07-02T00:00:00Z', { key_id: 'key-z' })).expect(409);
     await t.admin(t.http.post('/v1/usage-events')).send(event('k2', '2024-07-03T00:00:00Z', { key_id: 'key-b' })).expect(201);
     await t.admin(t.http.post('/v1/usage-events')).send(event('k3', '2024-07-03T00:00:00Z')).expect(201);
     expect(await budgetOf('key-a')).toMatchObject({ spent_usd: chargeUsd, key_id: 'key-a' });
@@ -87,6 +90,8 @@ describe('budgets', () => {
     // A hold without a key counts against neither scoped budget: any amount the balance allows.
     await t.admin(t.http.post('/v1/holds')).send({ hold_id: 'hs-plain', user_id: 'u_b', amount_usd: '1' }).expect(201);
     await t.admin(t.http.post('/v1/holds')).send({ hold_id: 'hs-b', user_id: 'u_b', amount_usd: '1', key_id: 'key-b' }).expect(201);
+    expect((await t.admin(t.http.get('/v1/holds/hs-b')).expect(200)).body).toMatchObject({ key_id: 'key-b', model: null });
+    await t.admin(t.http.post('/v1/holds')).send({ hold_id: 'hs-b', user_id: 'u_b', amount_usd: '1' }).expect(409);
     const refused = await t.admin(t.http.post('/v1/holds')).send({ hold_id: 'hs-a', user_id: 'u_b', amount_usd: '0.005', key_id: 'key-a' }).expect(402);
     expect(refused.body.error.details.budget_id).toBe('key-a');
     await t.admin(t.http.post('/v1/holds')).send({ hold_id: 'hs-x', user_id: 'u_b', amount_usd: '0.006', model: 'other/model' }).expect(402);
