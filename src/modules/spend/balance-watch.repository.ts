@@ -64,10 +64,13 @@ export class BalanceWatchRepository {
          max_per_month_atto = excluded.max_per_month_atto, enabled = excluded.enabled, armed = true,
          failures_in_row = CASE WHEN excluded.enabled THEN 0 ELSE user_auto_topups.failures_in_row END,
          disabled_reason = CASE WHEN excluded.enabled THEN NULL ELSE user_auto_topups.disabled_reason END, updated_at = now()
+       -- The same settings again on an armed, enabled row with no failures write nothing.
+       WHERE (user_auto_topups.below_atto, user_auto_topups.amount_atto, user_auto_topups.max_per_month_atto, user_auto_topups.enabled, user_auto_topups.armed, user_auto_topups.failures_in_row)
+         IS DISTINCT FROM (excluded.below_atto, excluded.amount_atto, excluded.max_per_month_atto, excluded.enabled, true, 0)
        RETURNING (xmax = 0) AS created`,
       [input.userId, input.belowAtto.toString(), input.amountAtto.toString(), input.maxPerMonthAtto.toString(), input.enabled],
     );
-    return result.rows[0]!.created;
+    return result.rows[0]?.created ?? false;
   }
 
   async lockAutoTopup(runner: SqlRunner, userId: string): Promise<AutoTopup | null> {

@@ -63,16 +63,18 @@ function span(queries: readonly FiguresQuery[]): { start: string; end: string } 
 
 @Injectable()
 export class BudgetsRepository {
-  /** Creates or replaces a budget; true when it was created. */
+  /** Creates or replaces a budget (the same budget again writes nothing); true when it was created. */
   async upsert(runner: SqlRunner, budget: Budget): Promise<boolean> {
     const result = await runner.query<{ created: boolean }>(
       `INSERT INTO user_budgets (${BUDGET_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
        ON CONFLICT (user_id, budget_id) DO UPDATE SET limit_atto = excluded.limit_atto, period = excluded.period, key_id = excluded.key_id,
          model = excluded.model, action = excluded.action, alert_at = excluded.alert_at, updated_at = now()
+       WHERE (user_budgets.limit_atto, user_budgets.period, user_budgets.key_id, user_budgets.model, user_budgets.action, user_budgets.alert_at)
+         IS DISTINCT FROM (excluded.limit_atto, excluded.period, excluded.key_id, excluded.model, excluded.action, excluded.alert_at)
        RETURNING (xmax = 0) AS created`,
       [budget.userId, budget.budgetId, budget.limitAtto.toString(), budget.period, budget.keyId, budget.model, budget.action, budget.alertAt],
     );
-    return result.rows[0]!.created;
+    return result.rows[0]?.created ?? false;
   }
 
   async delete(runner: SqlRunner, userId: string, budgetId: string): Promise<boolean> {
