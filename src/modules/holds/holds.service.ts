@@ -53,6 +53,7 @@ export class HoldsService {
     return this.db.transaction(async (client) => {
       const existing = await this.holds.find(input.holdId, client);
       if (existing) return { hold: this.assertSameHold(existing, input), replayed: true };
+      const budgets = await this.budgets.budgetsOf(client, input.userId);
       // Lock order everywhere: hold rows, then account rows (as the usage writer does).
       const expired = await this.holds.expireDue(client, new Date(), EXPIRE_BATCH_MAX, input.userId);
       if (expired.length > 0) await this.webhooks.emit(client, expiredEvents(expired, new Date()));
@@ -65,7 +66,7 @@ export class HoldsService {
       }
       // Budgets are read after the account lock (and the user's due holds expired): the lock
       // serializes the user's holds, so racing ones never pass a limit together.
-      await this.budgets.checkHold(client, { userId: input.userId, keyId, model, amountAtto: input.amountAtto });
+      await this.budgets.checkHold(client, budgets, { userId: input.userId, keyId, model, amountAtto: input.amountAtto });
       const expiresAt = new Date(Date.now() + ttlSeconds * 1000);
       const inserted = await this.holds.insertIfNew(client, { holdId: input.holdId, userId: input.userId, amountAtto: input.amountAtto, expiresAt, keyId, model });
       if (!inserted) throw new DomainError('conflict', 'hold was created concurrently; retry');

@@ -49,14 +49,22 @@ export class BudgetsService {
   }
 
   /**
+   * The user's budgets, read by the hold's transaction BEFORE it locks the user's account row, so
+   * a user without budgets (most) adds nothing to the time that lock is held. A budget created
+   * meanwhile is ordered after this hold, as if it had come a moment later.
+   */
+  budgetsOf(client: SqlRunner, userId: string): Promise<Budget[]> {
+    return this.budgets.listForUser(client, userId);
+  }
+
+  /**
    * In the hold's transaction, after the user's account row is locked: that lock serializes the
    * user's holds, so the held amounts read here include every hold that committed before, and
    * racing holds can never together pass a limit. Refuses with 402 budget_exceeded; announces the
    * alert thresholds the budgets' spent has reached.
    */
-  async checkHold(client: SqlRunner, hold: BudgetScope & { userId: string; amountAtto: bigint }): Promise<void> {
-    const budgets = await this.budgets.listForUser(client, hold.userId);
-    if (budgets.length === 0) return; // most users: one index probe, nothing more
+  async checkHold(client: SqlRunner, budgets: readonly Budget[], hold: BudgetScope & { userId: string; amountAtto: bigint }): Promise<void> {
+    if (budgets.length === 0) return;
     const now = this.clock.now();
     const views = await this.views(client, hold.userId, budgets.filter((b) => budgetApplies(b, hold)), now);
     const exceeded = exceededBudget(views, hold.amountAtto);
