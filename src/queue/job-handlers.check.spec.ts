@@ -3,6 +3,7 @@ import { HoldsExpiryProcessor } from '../modules/holds/holds-expiry.processor.js
 import { LitellmBackfillProcessor } from '../modules/litellm/litellm-backfill.processor.js';
 import { MaturityProcessor } from '../modules/maturity/maturity.processor.js';
 import { UsageAuditProcessor } from '../modules/usage-audit/usage-audit.processor.js';
+import { SpendSweepProcessor } from '../modules/spend/spend-sweep.processor.js';
 import { SettlementProcessor } from '../modules/settlement/settlement.processor.js';
 import { UsageEventsProcessor } from '../modules/usage/usage-events.processor.js';
 import { WebhookDispatchProcessor } from '../modules/webhooks/webhook-dispatch.processor.js';
@@ -37,7 +38,7 @@ describe('jobHandlerProblems', () => {
 
 describe('the worker processors', () => {
   it('handle every job of the catalogue exactly once, each on its own queue', () => {
-    const found = handlersOf([UsageEventsProcessor, HoldsExpiryProcessor, SettlementProcessor, WebhookRelayProcessor, WebhookDispatchProcessor, HistoryProcessor, MaturityProcessor, LitellmBackfillProcessor, UsageAuditProcessor]);
+    const found = handlersOf([UsageEventsProcessor, HoldsExpiryProcessor, SettlementProcessor, WebhookRelayProcessor, WebhookDispatchProcessor, HistoryProcessor, MaturityProcessor, LitellmBackfillProcessor, UsageAuditProcessor, SpendSweepProcessor]);
     expect(jobHandlerProblems(found)).toEqual([]);
     expect(found.map((h) => h.job).sort()).toEqual(Object.entries(JOBS).filter(([, s]) => s.handled).map(([name]) => name).sort());
   });

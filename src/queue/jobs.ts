@@ -15,6 +15,8 @@ import {
   JOB_LEDGER_CHECKPOINT,
   JOB_LITELLM_BACKFILL,
   QUEUE_LITELLM,
+  JOB_SPEND_SWEEP,
+  QUEUE_SPEND,
   JOB_USAGE_PARTITIONS,
   JOB_USAGE_AUDIT_COUNT,
   JOB_USAGE_AUDIT_RUN,
@@ -52,6 +54,8 @@ const USAGE_JOB_KEPT_S = 24 * 3600;
 const USAGE_JOBS_KEPT = 100_000;
 
 export const HOLD_EXPIRY_EVERY_MS = 15_000;
+/** Budget alerts, balance thresholds and auto top-up are looked at this often (spending itself does no such work). */
+export const SPEND_SWEEP_EVERY_MS = 15_000;
 /** Mined payouts are re-verified against reorganisations this often until final (and during sends). */
 export const SETTLEMENT_FINALITY_EVERY_MS = 15_000;
 
@@ -201,6 +205,7 @@ export const JOBS = {
     handled: true,
     options: () => ({ removeOnComplete: SCHEDULED_JOBS_KEPT, removeOnFail: SCHEDULED_JOBS_KEPT }),
   }),
+  [JOB_SPEND_SWEEP]: schedulerJob(QUEUE_SPEND),
   [JOB_SETTLEMENT_RUN]: spec({
     queue: QUEUE_SETTLEMENT,
     payload: noPayload,
@@ -276,6 +281,7 @@ export function jobOptions<N extends JobName>(name: N, payload: JobPayload<N>): 
 /** Job schedulers (BullMQ upsertJobScheduler): id, the job they start and how often. */
 export const SCHEDULERS = {
   holdExpiry: { id: 'expire-holds', queue: QUEUE_HOLDS, job: JOB_EXPIRE_HOLDS, repeat: { every: HOLD_EXPIRY_EVERY_MS } },
+  spendSweep: { id: 'spend-sweep', queue: QUEUE_SPEND, job: JOB_SPEND_SWEEP, repeat: { every: SPEND_SWEEP_EVERY_MS } },
   settlementFinality: { id: 'settlement-finality', queue: QUEUE_SETTLEMENT, job: JOB_SETTLEMENT_FINALITY, repeat: { every: SETTLEMENT_FINALITY_EVERY_MS } },
   /** Its pattern is SETTLEMENT_CRON (UTC). */
   settlementRun: { id: 'settlement-cron', queue: QUEUE_SETTLEMENT, job: JOB_SETTLEMENT_RUN },
@@ -293,6 +299,7 @@ export const SCHEDULERS = {
 export function scheduledJob(
   job:
     | typeof JOB_EXPIRE_HOLDS
+    | typeof JOB_SPEND_SWEEP
     | typeof JOB_SETTLEMENT_FINALITY
     | typeof JOB_SETTLEMENT_RUN
     | typeof JOB_WEBHOOK_RELAY
@@ -315,12 +322,14 @@ export const WORKER_OPTIONS: Record<
   | typeof QUEUE_HISTORY
   | typeof QUEUE_EARNINGS
   | typeof QUEUE_USAGE_AUDIT
-  | typeof QUEUE_LITELLM,
+  | typeof QUEUE_LITELLM
+  | typeof QUEUE_SPEND,
   Partial<WorkerOptions>
 > = {
   [QUEUE_USAGE_AUDIT]: { concurrency: USAGE_AUDIT_CONCURRENCY },
   [QUEUE_USAGE_EVENTS]: { concurrency: USAGE_QUEUE_CONCURRENCY, maxStalledCount: USAGE_JOB_STALLS_MAX },
   [QUEUE_HOLDS]: {},
+  [QUEUE_SPEND]: {},
   [QUEUE_EARNINGS]: {},
   [QUEUE_SETTLEMENT]: { concurrency: SETTLEMENT_WORKER_CONCURRENCY, lockDuration: SETTLEMENT_JOB_LOCK_MS },
   [QUEUE_WEBHOOKS]: {},

@@ -12,7 +12,8 @@ export type QueueName =
   | typeof QUEUE_HISTORY
   | typeof QUEUE_EARNINGS
   | typeof QUEUE_USAGE_AUDIT
-  | typeof QUEUE_LITELLM;
+  | typeof QUEUE_LITELLM
+  | typeof QUEUE_SPEND;
 
 export const JOB_USAGE_EVENT = 'usage-event';
 export const JOB_DEAD_USAGE_EVENT = 'dead-usage-event';
@@ -45,3 +46,6 @@ export const JOB_USAGE_AUDIT_RUN = 'usage-audit-run';
 /** LiteLLM pull (api.md "Integrations"): the spend-log backfill from LITELLM_DATABASE_URL. */
 export const QUEUE_LITELLM = 'litellm';
 export const JOB_LITELLM_BACKFILL = 'litellm-backfill';
+/** Spend controls (docs/spend-controls.md): budget alerts, balance thresholds and auto top-up, on a schedule. */
+export const QUEUE_SPEND = 'spend';
+export const JOB_SPEND_SWEEP = 'spend-sweep';

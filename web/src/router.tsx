@@ -13,6 +13,7 @@ import { SettlementDetailScreen } from './screens/admin/settlement-detail';
 import { SettlementsScreen } from './screens/admin/settlements';
 import { UnpricedScreen } from './screens/admin/unpriced';
 import { UsageAuditScreen } from './screens/admin/usage-audit';
+import { UserSpendControlsScreen } from './screens/admin/user-spend-controls';
 import { WebhooksScreen } from './screens/admin/webhooks';
 import { PortalScreen } from './screens/portal/portal';
 
@@ -54,6 +55,7 @@ const routes = [
   adminRoute('/audit-log', AuditLogScreen),
   adminRoute('/usage-audit', UsageAuditScreen),
   adminRoute('/ledger', LedgerScreen),
+  adminRoute('/users/$userId/spend', UserSpendControlsScreen),
   createRoute({
     getParentRoute: () => rootRoute,
     path: '/portal',

@@ -3,6 +3,7 @@
 export const ERROR_STATUS_BY_CODE = {
   address_proof_invalid: 422,
   bad_signature: 401,
+  budget_exceeded: 402,
   conflict: 409,
   event_archived: 410,
   forbidden: 403,

@@ -496,6 +496,70 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/admin/users/{id}/alerts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put: operations["SpendControlsController_putAlerts"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/admin/users/{id}/auto-topup": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put: operations["SpendControlsController_putAutoTopup"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/admin/users/{id}/auto-topup/requests/{request_id}/fail": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post: operations["SpendControlsController_fail"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/admin/users/{id}/budgets/{budget_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put: operations["BudgetsController_put"];
+        post?: never;
+        delete: operations["BudgetsController_delete"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/admin/users/{id}/credits": {
         parameters: {
             query?: never;
@@ -960,6 +1024,38 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/users/{id}/alerts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: operations["SpendControlsController_alerts"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/users/{id}/auto-topup": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: operations["SpendControlsController_autoTopup"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/users/{id}/balance": {
         parameters: {
             query?: never;
@@ -968,6 +1064,22 @@ export interface paths {
             cookie?: never;
         };
         get: operations["UsersController_balance"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/users/{id}/budgets": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: operations["BudgetsController_list"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1022,6 +1134,15 @@ export interface components {
             }[];
             next_cursor: string | null;
         };
+        AutoTopupBodyDto: {
+            amount_usd: string;
+            below_usd: string;
+            enabled?: boolean;
+            max_per_month_usd: string;
+        };
+        BalanceAlertsBodyDto: {
+            balance_below_usd: string[];
+        };
         BalanceResponseDto: {
             /** @description USD, exact decimal string */
             accrued_usd: string;
@@ -1035,6 +1156,17 @@ export interface components {
             /** @description earned, not payable before occurred_at + PAYOUT_MATURITY_DAYS (0 unless set) */
             pending_usd: string;
             tier: string;
+        };
+        BudgetBodyDto: {
+            /** @enum {string} */
+            action: "block" | "notify";
+            alert_at?: string[];
+            /** @description 1 to 256 characters of Unicode text without control characters */
+            key_id?: string;
+            limit_usd: string;
+            model?: string;
+            /** @enum {string} */
+            period: "day" | "week" | "month" | "total";
         };
         ContributorBalances: {
             /** @description USD, exact decimal string */
@@ -1123,7 +1255,7 @@ export interface components {
         };
         CreateContributorWebhookDto: {
             description?: string;
-            events: ("settlement.created" | "settlement.pending_approval" | "settlement.confirmed" | "settlement.partially_failed" | "settlement.failed" | "payout.paid" | "payout.failed" | "payout.reorged" | "hold.expired" | "user.balance_low" | "usage.unpriced" | "refund.created" | "ledger.check_failed" | "contributor.payout_address_changed" | "contributor.usage_anomaly")[];
+            events: ("settlement.created" | "settlement.pending_approval" | "settlement.confirmed" | "settlement.partially_failed" | "settlement.failed" | "payout.paid" | "payout.failed" | "payout.reorged" | "hold.expired" | "user.balance_low" | "user.budget_threshold_crossed" | "user.balance_threshold_crossed" | "user.topup_requested" | "user.topup_disabled" | "usage.unpriced" | "refund.created" | "ledger.check_failed" | "contributor.payout_address_changed" | "contributor.usage_anomaly")[];
             url: string;
         };
         CreatedSettlementResponseDto: {
@@ -1159,6 +1291,9 @@ export interface components {
             expires_in_seconds?: number;
             /** @description 1 to 256 characters of Unicode text without control characters */
             hold_id: string;
+            /** @description 1 to 256 characters of Unicode text without control characters */
+            key_id?: string;
+            model?: string;
             /** @description 1 to 256 characters of Unicode text without control characters */
             user_id: string;
         };
@@ -1207,7 +1342,7 @@ export interface components {
             /** @description 1 to 256 characters of Unicode text without control characters */
             contributor_id?: string;
             description?: string;
-            events: ("settlement.created" | "settlement.pending_approval" | "settlement.confirmed" | "settlement.partially_failed" | "settlement.failed" | "payout.paid" | "payout.failed" | "payout.reorged" | "hold.expired" | "user.balance_low" | "usage.unpriced" | "refund.created" | "ledger.check_failed" | "contributor.payout_address_changed" | "contributor.usage_anomaly")[];
+            events: ("settlement.created" | "settlement.pending_approval" | "settlement.confirmed" | "settlement.partially_failed" | "settlement.failed" | "payout.paid" | "payout.failed" | "payout.reorged" | "hold.expired" | "user.balance_low" | "user.budget_threshold_crossed" | "user.balance_threshold_crossed" | "user.topup_requested" | "user.topup_disabled" | "usage.unpriced" | "refund.created" | "ledger.check_failed" | "contributor.payout_address_changed" | "contributor.usage_anomaly")[];
             url: string;
         };
         CreditDto: {
@@ -1858,6 +1993,9 @@ export interface components {
             /** @description First instant of the next month (exclusive) */
             to: string;
         };
+        TopupFailureBodyDto: {
+            reason: string;
+        };
         UnpricedByModelResponseDto: {
             data: {
                 events: number;
@@ -1909,6 +2047,8 @@ export interface components {
             event_id: string;
             /** @description 1 to 256 characters of Unicode text without control characters */
             hold_id?: string;
+            /** @description 1 to 256 characters of Unicode text without control characters */
+            key_id?: string;
             /** @description a JSON object (keys at most 100 characters), at most 4096 bytes of JSON, nesting at most 64 */
             metadata?: {
                 [key: string]: unknown;
@@ -2011,7 +2151,7 @@ export interface components {
                 /** @description the JSON Schema of the event data */
                 schema: unknown;
                 /** @enum {string} */
-                type: "settlement.created" | "settlement.pending_approval" | "settlement.confirmed" | "settlement.partially_failed" | "settlement.failed" | "payout.paid" | "payout.failed" | "payout.reorged" | "hold.expired" | "user.balance_low" | "usage.unpriced" | "refund.created" | "ledger.check_failed" | "contributor.payout_address_changed" | "contributor.usage_anomaly";
+                type: "settlement.created" | "settlement.pending_approval" | "settlement.confirmed" | "settlement.partially_failed" | "settlement.failed" | "payout.paid" | "payout.failed" | "payout.reorged" | "hold.expired" | "user.balance_low" | "user.budget_threshold_crossed" | "user.balance_threshold_crossed" | "user.topup_requested" | "user.topup_disabled" | "usage.unpriced" | "refund.created" | "ledger.check_failed" | "contributor.payout_address_changed" | "contributor.usage_anomaly";
             }[];
         };
         WebhookListResponseDto: {
@@ -2859,6 +2999,128 @@ export interface operations {
             };
         };
     };
+    SpendControlsController_putAlerts: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description 1 to 256 characters of Unicode text without control characters */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["BalanceAlertsBodyDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    SpendControlsController_putAutoTopup: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description 1 to 256 characters of Unicode text without control characters */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AutoTopupBodyDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    SpendControlsController_fail: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description 1 to 256 characters of Unicode text without control characters */
+                id: string;
+                /** @description 1 to 256 characters of Unicode text without control characters */
+                request_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TopupFailureBodyDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    BudgetsController_put: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description 1 to 256 characters of Unicode text without control characters */
+                budget_id: string;
+                /** @description 1 to 256 characters of Unicode text without control characters */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["BudgetBodyDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    BudgetsController_delete: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description 1 to 256 characters of Unicode text without control characters */
+                budget_id: string;
+                /** @description 1 to 256 characters of Unicode text without control characters */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
     UsersController_credit: {
         parameters: {
             query?: never;
@@ -3588,6 +3850,8 @@ export interface operations {
                 /** @description openai-chat | openai-responses | anthropic-messages | gemini; default: detected from the body */
                 format?: "openai-chat" | "openai-responses" | "anthropic-messages" | "gemini";
                 hold_id?: string;
+                /** @description the end user's key at the gateway (budgets per key) */
+                key_id?: string;
                 /** @description the model billed; default: the model the body names */
                 model?: string;
                 /** @description ISO 8601; default now */
@@ -3625,6 +3889,8 @@ export interface operations {
                 /** @description openai-chat | openai-responses | anthropic-messages | gemini; default: detected from the body */
                 format?: "openai-chat" | "openai-responses" | "anthropic-messages" | "gemini";
                 hold_id?: string;
+                /** @description the end user's key at the gateway (budgets per key) */
+                key_id?: string;
                 /** @description the model billed; default: the model the body names */
                 model?: string;
                 /** @description ISO 8601; default now */
@@ -3649,7 +3915,67 @@ export interface operations {
             };
         };
     };
+    SpendControlsController_alerts: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description 1 to 256 characters of Unicode text without control characters */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    SpendControlsController_autoTopup: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description 1 to 256 characters of Unicode text without control characters */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
     UsersController_balance: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description 1 to 256 characters of Unicode text without control characters */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    BudgetsController_list: {
         parameters: {
             query?: never;
             header?: never;

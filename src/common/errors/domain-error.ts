@@ -8,6 +8,7 @@ export type ErrorCode =
   | 'forbidden'
   | 'not_found'
   | 'insufficient_funds'
+  | 'budget_exceeded'
   | 'idempotency_conflict'
   | 'conflict'
   | 'payload_too_large'
@@ -33,6 +34,7 @@ export const STATUS_BY_CODE: Record<ErrorCode, number> = {
   unauthenticated: 401,
   bad_signature: 401,
   insufficient_funds: 402,
+  budget_exceeded: 402,
   forbidden: 403,
   not_found: 404,
   idempotency_conflict: 409,

@@ -24,6 +24,8 @@ export class HoldsController {
       userId: body.user_id,
       amountAtto: body.amount_usd,
       expiresInSeconds: body.expires_in_seconds,
+      keyId: body.key_id ?? null,
+      model: body.model ?? null,
     });
     res.status(replayed ? 200 : 201);
     if (replayed) res.header('Idempotent-Replayed', 'true');

@@ -8,6 +8,8 @@ export function holdBody(hold: HoldRecord) {
     user_id: hold.userId,
     status: hold.status,
     amount_usd: formatAttoAsUsd(hold.amountAtto),
+    key_id: hold.keyId,
+    model: hold.model,
     expires_at: hold.expiresAt.toISOString(),
     captured_event_id: hold.capturedEventId,
     captured_usd: hold.capturedAtto === null ? null : formatAttoAsUsd(hold.capturedAtto),

@@ -8,6 +8,8 @@ export interface HoldRecord {
   holdId: string;
   userId: string;
   amountAtto: bigint;
+  keyId: string | null;
+  model: string | null;
   status: HoldStatus;
   expiresAt: Date;
   capturedEventId: string | null;
@@ -19,6 +21,8 @@ type HoldRow = {
   hold_id: string;
   user_id: string;
   amount_atto: string;
+  key_id: string | null;
+  model: string | null;
   status: HoldStatus;
   expires_at: Date;
   captured_event_id: string | null;
@@ -26,17 +30,17 @@ type HoldRow = {
   created_at: Date;
 };
 
-const HOLD_COLUMNS = 'hold_id, user_id, amount_atto, status, expires_at, captured_event_id, captured_atto, created_at';
+const HOLD_COLUMNS = 'hold_id, user_id, amount_atto, key_id, model, status, expires_at, captured_event_id, captured_atto, created_at';
 
 @Injectable()
 export class HoldsRepository {
   constructor(private readonly db: DatabaseService) {}
 
-  async insertIfNew(client: SqlClient, hold: { holdId: string; userId: string; amountAtto: bigint; expiresAt: Date }): Promise<boolean> {
+  async insertIfNew(client: SqlClient, hold: { holdId: string; userId: string; amountAtto: bigint; expiresAt: Date; keyId: string | null; model: string | null }): Promise<boolean> {
     const result = await client.query(
-      `INSERT INTO holds (hold_id, user_id, amount_atto, status, expires_at) VALUES ($1, $2, $3, 'active', $4)
+      `INSERT INTO holds (hold_id, user_id, amount_atto, status, expires_at, key_id, model) VALUES ($1, $2, $3, 'active', $4, $5, $6)
        ON CONFLICT (hold_id) DO NOTHING`,
-      [hold.holdId, hold.userId, hold.amountAtto.toString(), hold.expiresAt],
+      [hold.holdId, hold.userId, hold.amountAtto.toString(), hold.expiresAt, hold.keyId, hold.model],
     );
     return result.rowCount === 1;
   }
@@ -77,7 +81,7 @@ export class HoldsRepository {
        FROM (SELECT DISTINCT ON (hold_id) * FROM json_to_recordset($1::json) AS j(hold_id text, user_id text, event_id text, charge numeric)
              ORDER BY hold_id) AS x
        WHERE h.hold_id = x.hold_id AND h.user_id = x.user_id AND h.status = 'active'
-       RETURNING h.hold_id, h.user_id, h.amount_atto, h.status, h.expires_at, h.captured_event_id, h.captured_atto, h.created_at`,
+       RETURNING h.hold_id, h.user_id, h.amount_atto, h.key_id, h.model, h.status, h.expires_at, h.captured_event_id, h.captured_atto, h.created_at`,
       [JSON.stringify(rows)],
     );
     return result.rows.map(toRecord);
@@ -89,6 +93,8 @@ function toRecord(row: HoldRow): HoldRecord {
     holdId: row.hold_id,
     userId: row.user_id,
     amountAtto: toBigInt(row.amount_atto),
+    keyId: row.key_id,
+    model: row.model,
     status: row.status,
     expiresAt: row.expires_at,
     capturedEventId: row.captured_event_id,

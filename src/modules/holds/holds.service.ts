@@ -6,6 +6,7 @@ import { userAccount } from '../ledger/account-codes.js';
 import { LedgerService } from '../ledger/ledger.service.js';
 import { formatAttoAsUsd } from '../../common/money/index.js';
 import { WebhookOutbox, type WebhookEventInput } from '../webhooks/webhook-outbox.service.js';
+import { BudgetsService } from '../spend/budgets.service.js';
 import { HoldsRepository, type HoldRecord } from './holds.repository.js';
 
 const EXPIRE_BATCH_MAX = 1000;
@@ -37,9 +38,12 @@ export class HoldsService {
     private readonly holds: HoldsRepository,
     private readonly ledger: LedgerService,
     private readonly webhooks: WebhookOutbox,
+    private readonly budgets: BudgetsService,
   ) {}
 
-  async create(input: { holdId: string; userId: string; amountAtto: bigint; expiresInSeconds?: number }): Promise<HoldResult> {
+  async create(input: { holdId: string; userId: string; amountAtto: bigint; expiresInSeconds?: number; keyId?: string | null; model?: string | null }): Promise<HoldResult> {
+    const keyId = input.keyId ?? null;
+    const model = input.model ?? null;
     const ttlSeconds = input.expiresInSeconds ?? this.config.HOLD_DEFAULT_TTL_SECONDS;
     if (ttlSeconds > this.config.HOLD_MAX_TTL_SECONDS) {
       throw new DomainError('validation_failed', 'hold lifetime too long', [
@@ -49,6 +53,7 @@ export class HoldsService {
     return this.db.transaction(async (client) => {
       const existing = await this.holds.find(input.holdId, client);
       if (existing) return { hold: this.assertSameHold(existing, input), replayed: true };
+      const budgets = await this.budgets.budgetsOf(client, input.userId);
       // Lock order everywhere: hold rows, then account rows (as the usage writer does).
       const expired = await this.holds.expireDue(client, new Date(), EXPIRE_BATCH_MAX, input.userId);
       if (expired.length > 0) await this.webhooks.emit(client, expiredEvents(expired, new Date()));
@@ -59,8 +64,11 @@ export class HoldsService {
       if (availableAtto < input.amountAtto) {
         throw new DomainError('insufficient_funds', 'available balance is lower than the hold amount');
       }
+      // Budgets are read after the account lock (and the user's due holds expired): the lock
+      // serializes the user's holds, so racing ones never pass a limit together.
+      await this.budgets.checkHold(client, budgets, { userId: input.userId, keyId, model, amountAtto: input.amountAtto });
       const expiresAt = new Date(Date.now() + ttlSeconds * 1000);
-      const inserted = await this.holds.insertIfNew(client, { holdId: input.holdId, userId: input.userId, amountAtto: input.amountAtto, expiresAt });
+      const inserted = await this.holds.insertIfNew(client, { holdId: input.holdId, userId: input.userId, amountAtto: input.amountAtto, expiresAt, keyId, model });
       if (!inserted) throw new DomainError('conflict', 'hold was created concurrently; retry');
       await this.ledger.applyHeldDeltas(client, new Map([[userAccount(input.userId), input.amountAtto - expiredAtto]]));
       return { hold: (await this.holds.find(input.holdId, client))!, replayed: false };
@@ -119,8 +127,8 @@ export class HoldsService {
     }
   }
 
-  private assertSameHold(existing: HoldRecord, input: { userId: string; amountAtto: bigint }): HoldRecord {
-    if (existing.userId !== input.userId || existing.amountAtto !== input.amountAtto) {
+  private assertSameHold(existing: HoldRecord, input: { userId: string; amountAtto: bigint; keyId?: string | null; model?: string | null }): HoldRecord {
+    if (existing.userId !== input.userId || existing.amountAtto !== input.amountAtto || existing.keyId !== (input.keyId ?? null) || existing.model !== (input.model ?? null)) {
       throw new DomainError('idempotency_conflict', 'hold_id was already used with a different user or amount');
     }
     return existing;

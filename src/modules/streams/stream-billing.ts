@@ -12,6 +12,7 @@ export interface StreamQuery {
   contributor_id: string;
   model?: string;
   hold_id?: string;
+  key_id?: string;
   occurred_at?: string;
   prompt_tokens?: number;
   /** The variant requested: a stream's service_tier may lower it, never raise it (stream-variant.ts). */
@@ -101,6 +102,7 @@ export function planStreamBilling(stream: ReassembledStream, query: StreamQuery,
   // stream (and its idempotency fingerprint) is what it was before variants existed.
   if (variant !== STANDARD_VARIANT) payload.price_variant = variant;
   if (query.hold_id !== undefined) payload.hold_id = query.hold_id;
+  if (query.key_id !== undefined) payload.key_id = query.key_id;
   if (query.occurred_at !== undefined) payload.occurred_at = query.occurred_at;
   return { ok: true, payload, details };
 }

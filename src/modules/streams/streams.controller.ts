@@ -21,6 +21,7 @@ const callQuerySchema = z
     contributor_id: idSchema,
     model: modelSchema.optional(),
     hold_id: externalIdSchema.optional(),
+    key_id: externalIdSchema.optional(),
     occurred_at: timestampSchema.optional(),
     prompt_tokens: z
       .string()
@@ -55,6 +56,7 @@ function CallQueries(): MethodDecorator {
     ApiQuery({ name: 'contributor_id', required: true, type: String }),
     ApiQuery({ name: 'model', required: false, type: String, description: 'the model billed; default: the model the body names' }),
     ApiQuery({ name: 'hold_id', required: false, type: String }),
+    ApiQuery({ name: 'key_id', required: false, type: String, description: "the end user's key at the gateway (budgets per key)" }),
     ApiQuery({ name: 'occurred_at', required: false, type: String, description: 'ISO 8601; default now' }),
     ApiQuery({ name: 'prompt_tokens', required: false, type: 'integer', description: 'required when the body carries no usage' }),
     ApiQuery({ name: 'price_variant', required: false, type: String, description: 'the variant requested (default "standard"); the body\'s service_tier is billed only when it is not dearer, else the event is marked variant_claimed' }),

@@ -29,6 +29,8 @@ export interface NormalizedEvent {
   occurredAt: Date;
   usage: TokenUsage;
   holdId: string | null;
+  /** The end user's key at the gateway (budgets per key), or null. */
+  keyId: string | null;
   metadata: Record<string, unknown> | null;
   source: 'api' | 'batch' | 'stream' | 'queue' | 'litellm';
   stream: StreamDetails | null;
@@ -59,6 +61,8 @@ export function canonicalEventPayload(input: UsageEventInput, occurredAt: string
   return (
     `{"contributor_id":${JSON.stringify(input.contributor_id)},"event_id":${JSON.stringify(input.event_id)}` +
     `,"hold_id":${input.hold_id == null ? 'null' : JSON.stringify(input.hold_id)}` +
+    // Only when sent (as canonicalJson drops undefined): hashes of events without it are unchanged.
+    (input.key_id === undefined ? '' : `,"key_id":${JSON.stringify(input.key_id)}`) +
     `,"metadata":${input.metadata == null ? 'null' : canonicalJson(input.metadata)}` +
     `,"model":${JSON.stringify(input.model)},"occurred_at":${occurredAt === null ? 'null' : JSON.stringify(occurredAt)}` +
     (input.price_variant === undefined ? '' : `,"price_variant":${JSON.stringify(input.price_variant)}`) +
@@ -100,6 +104,7 @@ export function hashedPayload(input: UsageEventInput, occurredAt: string | null,
     price_variant: input.price_variant,
     usage: input.usage,
     hold_id: input.hold_id ?? null,
+    key_id: input.key_id,
     metadata: input.metadata ?? null,
     stream_sha256: streamSha256,
   };
@@ -124,6 +129,7 @@ export function normalizeEvent(
     occurredAt: occurredAtAsPriced(givenAt, options.now),
     usage: tokenUsageOf(input.usage),
     holdId: input.hold_id ?? null,
+    keyId: input.key_id ?? null,
     metadata: input.metadata ?? null,
     source: options.source,
     stream,

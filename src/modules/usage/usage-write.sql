@@ -2,8 +2,8 @@
 
 -- name: usage_insert_events_and_post
 WITH src AS (
-     SELECT y.*, x.kinds FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::timestamptz[], $7::int[], $8::int[], $9::int[], $10::int[], $11::text[], $12::jsonb[], $13::text[], $14::text[], $15::bigint[], $16::text[], $17::text[], $18::text[], $19::numeric[], $20::numeric[], $21::numeric[], $22::numeric[], $23::jsonb[], $24::text[], $25::text[])
-         AS y(event_id, request_hash, user_id, contributor_id, model, occurred_at, prompt_tokens, completion_tokens, cached_tokens, reasoning_tokens, hold_id, metadata, source, status, price_id, contributor_tier, user_markup, payout_multiplier, official_atto, charge_atto, payout_atto, margin_atto, stream, price_variant, kinds_text)
+     SELECT y.*, x.kinds FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::timestamptz[], $7::int[], $8::int[], $9::int[], $10::int[], $11::text[], $12::jsonb[], $13::text[], $14::text[], $15::bigint[], $16::text[], $17::text[], $18::text[], $19::numeric[], $20::numeric[], $21::numeric[], $22::numeric[], $23::jsonb[], $24::text[], $25::text[], $26::text[])
+         AS y(event_id, request_hash, user_id, contributor_id, model, occurred_at, prompt_tokens, completion_tokens, cached_tokens, reasoning_tokens, hold_id, metadata, source, status, price_id, contributor_tier, user_markup, payout_multiplier, official_atto, charge_atto, payout_atto, margin_atto, stream, price_variant, kinds_text, key_id)
          CROSS JOIN LATERAL (SELECT y.kinds_text::int[] AS kinds) AS x
    ), event_keys AS (
      INSERT INTO usage_event_keys (event_id, request_hash, id, occurred_at)
@@ -14,19 +14,19 @@ WITH src AS (
      INSERT INTO usage_events (id, event_id, request_hash, user_id, contributor_id, model, occurred_at,
          prompt_tokens, completion_tokens, cached_tokens, reasoning_tokens, hold_id, metadata, source, status,
          price_id, contributor_tier, user_markup, payout_multiplier, official_atto, charge_atto, payout_atto,
-         margin_atto, priced_at, stream, price_variant, cache_write_5m_tokens, cache_write_1h_tokens, prompt_audio_tokens, cached_audio_tokens, prompt_image_tokens, completion_audio_tokens, completion_image_tokens, web_search_calls)
+         margin_atto, priced_at, stream, price_variant, cache_write_5m_tokens, cache_write_1h_tokens, prompt_audio_tokens, cached_audio_tokens, prompt_image_tokens, completion_audio_tokens, completion_image_tokens, web_search_calls, key_id)
        SELECT k.id, s.event_id, request_hash, user_id, contributor_id, model, occurred_at,
          prompt_tokens, completion_tokens, cached_tokens, reasoning_tokens, hold_id, metadata, source, status,
          price_id, contributor_tier, user_markup, payout_multiplier, official_atto, charge_atto, payout_atto,
-         margin_atto, CASE WHEN status = 'priced' THEN now() END, stream, coalesce(price_variant, 'standard'), coalesce(s.kinds[1], 0), coalesce(s.kinds[2], 0), coalesce(s.kinds[3], 0), coalesce(s.kinds[4], 0), coalesce(s.kinds[5], 0), coalesce(s.kinds[6], 0), coalesce(s.kinds[7], 0), coalesce(s.kinds[8], 0)
+         margin_atto, CASE WHEN status = 'priced' THEN now() END, stream, coalesce(price_variant, 'standard'), coalesce(s.kinds[1], 0), coalesce(s.kinds[2], 0), coalesce(s.kinds[3], 0), coalesce(s.kinds[4], 0), coalesce(s.kinds[5], 0), coalesce(s.kinds[6], 0), coalesce(s.kinds[7], 0), coalesce(s.kinds[8], 0), key_id
        FROM src s JOIN event_keys k ON k.event_id = s.event_id
      RETURNING id, event_id, floor(extract(epoch FROM received_at) * 1000)::bigint AS received_ms, user_id, contributor_id, model, occurred_at, status, prompt_tokens,
        completion_tokens, official_atto, payout_atto, charge_atto, margin_atto, cached_tokens,
        cache_write_5m_tokens + cache_write_1h_tokens AS cache_write_tokens, prompt_audio_tokens + completion_audio_tokens AS audio_tokens
    ), je AS (
      INSERT INTO journal_entries (kind, ref, account_codes, amounts_atto)
-     SELECT $26::text, x.ref, x.codes::text[], x.amounts::numeric[]
-     FROM unnest($27::text[], $28::text[], $29::text[]) AS x(ref, codes, amounts)
+     SELECT $27::text, x.ref, x.codes::text[], x.amounts::numeric[]
+     FROM unnest($28::text[], $29::text[], $30::text[]) AS x(ref, codes, amounts)
      JOIN ins ON ins.event_id = x.ref
      ON CONFLICT (kind, ref) DO NOTHING
      RETURNING account_codes, amounts_atto
@@ -38,7 +38,7 @@ WITH src AS (
      -- Tracked accounts only (the parameter lists them); every billed user gets a row, even at 0.
      INSERT INTO accounts (code, kind, owner_id, tracked, balance_atto, held_atto)
      SELECT m.code, m.kind, m.owner, true, coalesce(d.amount, 0), 0
-     FROM unnest($30::text[], $31::text[], $32::text[], $33::text[]) AS m(code, kind, owner, user_id)
+     FROM unnest($31::text[], $32::text[], $33::text[], $34::text[]) AS m(code, kind, owner, user_id)
      LEFT JOIN balance_deltas d ON d.code = m.code
      WHERE d.code IS NOT NULL OR m.user_id IN (SELECT user_id FROM ins)
      ORDER BY m.code
@@ -49,9 +49,9 @@ WITH src AS (
      INSERT INTO webhook_events (message_id, type, occurred_at, data, for_admin)
      SELECT 'msg_' || replace(gen_random_uuid()::text, '-', ''), 'user.balance_low', now(),
        jsonb_build_object('user_id', a.owner_id, 'balance_usd', trim_scale((a.balance_atto) * 1e-18)::text,
-         'previous_balance_usd', trim_scale((a.balance_atto - d.amount) * 1e-18)::text, 'threshold_usd', trim_scale(($34::numeric) * 1e-18)::text), true
+         'previous_balance_usd', trim_scale((a.balance_atto - d.amount) * 1e-18)::text, 'threshold_usd', trim_scale(($35::numeric) * 1e-18)::text), true
      FROM accounts_upserted a JOIN balance_deltas d ON d.code = a.code
-     WHERE a.kind = 'user' AND d.amount < 0 AND a.balance_atto < $34::numeric AND a.balance_atto - d.amount >= $34::numeric
+     WHERE a.kind = 'user' AND d.amount < 0 AND a.balance_atto < $35::numeric AND a.balance_atto - d.amount >= $35::numeric
        AND EXISTS (SELECT 1 FROM webhook_endpoints e WHERE e.status <> 'deleted' AND e.contributor_id IS NULL AND 'user.balance_low' = ANY (e.event_types))
      RETURNING 1
    ),
@@ -62,7 +62,7 @@ WITH src AS (
          'event_id', s.event_id, 'occurred_at', to_char(s.occurred_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')), true,
        'usage.unpriced:' || s.model || ':' || to_char(date_trunc('hour', now() AT TIME ZONE 'UTC'), 'YYYY-MM-DD"T"HH24"Z"')
      FROM ins s
-     WHERE s.status = 'unpriced' AND s.model = ANY ($35::text[]) AND EXISTS (SELECT 1 FROM webhook_endpoints e WHERE e.status <> 'deleted' AND e.contributor_id IS NULL AND 'usage.unpriced' = ANY (e.event_types))
+     WHERE s.status = 'unpriced' AND s.model = ANY ($36::text[]) AND EXISTS (SELECT 1 FROM webhook_endpoints e WHERE e.status <> 'deleted' AND e.contributor_id IS NULL AND 'usage.unpriced' = ANY (e.event_types))
      ORDER BY s.model, s.event_id
      ON CONFLICT DO NOTHING
      RETURNING 1
@@ -96,8 +96,8 @@ WITH src AS (
 
 -- name: usage_insert_events
 WITH src AS (
-     SELECT y.*, x.kinds FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::timestamptz[], $7::int[], $8::int[], $9::int[], $10::int[], $11::text[], $12::jsonb[], $13::text[], $14::text[], $15::bigint[], $16::text[], $17::text[], $18::text[], $19::numeric[], $20::numeric[], $21::numeric[], $22::numeric[], $23::jsonb[], $24::text[], $25::text[])
-         AS y(event_id, request_hash, user_id, contributor_id, model, occurred_at, prompt_tokens, completion_tokens, cached_tokens, reasoning_tokens, hold_id, metadata, source, status, price_id, contributor_tier, user_markup, payout_multiplier, official_atto, charge_atto, payout_atto, margin_atto, stream, price_variant, kinds_text)
+     SELECT y.*, x.kinds FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::timestamptz[], $7::int[], $8::int[], $9::int[], $10::int[], $11::text[], $12::jsonb[], $13::text[], $14::text[], $15::bigint[], $16::text[], $17::text[], $18::text[], $19::numeric[], $20::numeric[], $21::numeric[], $22::numeric[], $23::jsonb[], $24::text[], $25::text[], $26::text[])
+         AS y(event_id, request_hash, user_id, contributor_id, model, occurred_at, prompt_tokens, completion_tokens, cached_tokens, reasoning_tokens, hold_id, metadata, source, status, price_id, contributor_tier, user_markup, payout_multiplier, official_atto, charge_atto, payout_atto, margin_atto, stream, price_variant, kinds_text, key_id)
          CROSS JOIN LATERAL (SELECT y.kinds_text::int[] AS kinds) AS x
    ), event_keys AS (
      INSERT INTO usage_event_keys (event_id, request_hash, id, occurred_at)
@@ -108,11 +108,11 @@ WITH src AS (
      INSERT INTO usage_events (id, event_id, request_hash, user_id, contributor_id, model, occurred_at,
          prompt_tokens, completion_tokens, cached_tokens, reasoning_tokens, hold_id, metadata, source, status,
          price_id, contributor_tier, user_markup, payout_multiplier, official_atto, charge_atto, payout_atto,
-         margin_atto, priced_at, stream, price_variant, cache_write_5m_tokens, cache_write_1h_tokens, prompt_audio_tokens, cached_audio_tokens, prompt_image_tokens, completion_audio_tokens, completion_image_tokens, web_search_calls)
+         margin_atto, priced_at, stream, price_variant, cache_write_5m_tokens, cache_write_1h_tokens, prompt_audio_tokens, cached_audio_tokens, prompt_image_tokens, completion_audio_tokens, completion_image_tokens, web_search_calls, key_id)
        SELECT k.id, s.event_id, request_hash, user_id, contributor_id, model, occurred_at,
          prompt_tokens, completion_tokens, cached_tokens, reasoning_tokens, hold_id, metadata, source, status,
          price_id, contributor_tier, user_markup, payout_multiplier, official_atto, charge_atto, payout_atto,
-         margin_atto, CASE WHEN status = 'priced' THEN now() END, stream, coalesce(price_variant, 'standard'), coalesce(s.kinds[1], 0), coalesce(s.kinds[2], 0), coalesce(s.kinds[3], 0), coalesce(s.kinds[4], 0), coalesce(s.kinds[5], 0), coalesce(s.kinds[6], 0), coalesce(s.kinds[7], 0), coalesce(s.kinds[8], 0)
+         margin_atto, CASE WHEN status = 'priced' THEN now() END, stream, coalesce(price_variant, 'standard'), coalesce(s.kinds[1], 0), coalesce(s.kinds[2], 0), coalesce(s.kinds[3], 0), coalesce(s.kinds[4], 0), coalesce(s.kinds[5], 0), coalesce(s.kinds[6], 0), coalesce(s.kinds[7], 0), coalesce(s.kinds[8], 0), key_id
        FROM src s JOIN event_keys k ON k.event_id = s.event_id
      RETURNING id, event_id, floor(extract(epoch FROM received_at) * 1000)::bigint AS received_ms
    )

@@ -32,6 +32,7 @@ function eventAsWritten(p: PlannedEvent, id: bigint, receivedAt: Date): StoredEv
     ...e.usage,
     priceVariant: e.priceVariant,
     holdId: e.holdId,
+    keyId: e.keyId,
     metadata: e.metadata,
     source: e.source,
     status: p.amounts ? 'priced' : 'unpriced',

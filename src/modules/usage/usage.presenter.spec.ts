@@ -18,6 +18,7 @@ const priced: StoredEvent = {
   ...usage,
   priceVariant: 'standard',
   holdId: null,
+  keyId: null,
   metadata: null,
   source: 'api',
   status: 'priced',
@@ -43,6 +44,7 @@ const expectedBase = {
   occurred_at: '2026-12-01T10:00:00.000Z',
   usage: { prompt_tokens: 1200, completion_tokens: 300, cached_tokens: 100, reasoning_tokens: 7 },
   hold_id: null as string | null,
+  key_id: null as string | null,
 };
 
 describe('usageEventBody', () => {

@@ -39,6 +39,7 @@ export function usageEventBody(event: StoredEvent) {
       reasoning_tokens: event.reasoningTokens,
     },
     hold_id: event.holdId,
+    key_id: event.keyId,
   };
   if (event.status === 'unpriced') return Object.assign(base, { received_at: iso(event.receivedAt) });
   return Object.assign(base, {

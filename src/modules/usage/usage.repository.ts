@@ -40,7 +40,7 @@ const KIND_COLUMNS = KIND_COLUMN_LIST.join(', ');
 const KIND_VALUES = KIND_COLUMN_LIST.map((_, i) => `coalesce(x.kinds[${i + 1}], 0)`).join(', ');
 
 const EVENT_COLUMNS = `id, event_id, request_hash, user_id, contributor_id, model, occurred_at, received_at,
-  prompt_tokens, completion_tokens, cached_tokens, reasoning_tokens, ${KIND_COLUMNS}, price_variant, hold_id, metadata, source, status,
+  prompt_tokens, completion_tokens, cached_tokens, reasoning_tokens, ${KIND_COLUMNS}, price_variant, hold_id, key_id, metadata, source, status,
   price_id, contributor_tier, user_markup, payout_multiplier, official_atto, charge_atto, payout_atto,
   margin_atto, priced_at, stream`;
 
@@ -70,6 +70,7 @@ interface EventRow {
   web_search_calls: number;
   price_variant: string;
   hold_id: string | null;
+  key_id: string | null;
   metadata: Record<string, unknown> | null;
   source: string;
   status: 'priced' | 'unpriced';
@@ -125,6 +126,7 @@ const EVENT_PARAM_COLUMNS = [
   ['stream', 'jsonb'],
   ['price_variant', 'text'],
   ['kinds_text', 'text'],
+  ['key_id', 'text'],
 ] as const;
 type EventParamColumn = (typeof EVENT_PARAM_COLUMNS)[number][0];
 export const EVENT_PARAM_COUNT = EVENT_PARAM_COLUMNS.length;
@@ -152,11 +154,11 @@ function insertEventsCtes(returning: string): string {
      INSERT INTO usage_events (id, event_id, request_hash, user_id, contributor_id, model, occurred_at,
          prompt_tokens, completion_tokens, cached_tokens, reasoning_tokens, hold_id, metadata, source, status,
          price_id, contributor_tier, user_markup, payout_multiplier, official_atto, charge_atto, payout_atto,
-         margin_atto, priced_at, stream, price_variant, ${KIND_COLUMNS})
+         margin_atto, priced_at, stream, price_variant, ${KIND_COLUMNS}, key_id)
        SELECT k.id, s.event_id, request_hash, user_id, contributor_id, model, occurred_at,
          prompt_tokens, completion_tokens, cached_tokens, reasoning_tokens, hold_id, metadata, source, status,
          price_id, contributor_tier, user_markup, payout_multiplier, official_atto, charge_atto, payout_atto,
-         margin_atto, CASE WHEN status = 'priced' THEN now() END, stream, coalesce(price_variant, 'standard'), ${KIND_VALUES.replaceAll('x.kinds', 's.kinds')}
+         margin_atto, CASE WHEN status = 'priced' THEN now() END, stream, coalesce(price_variant, 'standard'), ${KIND_VALUES.replaceAll('x.kinds', 's.kinds')}, key_id
        FROM src s JOIN event_keys k ON k.event_id = s.event_id
      RETURNING ${returning}
    )`;
@@ -282,6 +284,7 @@ function eventParams(planned: PlannedEvent[]): string[] {
   const streams: Array<string | null> = new Array(n);
   const variants: Array<string | null> = new Array(n);
   const kinds: Array<string | null> = new Array(n);
+  const keyIds: Array<string | null> = new Array(n);
   for (let i = 0; i < n; i += 1) {
     const p = planned[i]!;
     const e = p.event;
@@ -311,6 +314,7 @@ function eventParams(planned: PlannedEvent[]): string[] {
     streams[i] = e.stream === null ? null : JSON.stringify(e.stream);
     variants[i] = e.priceVariant === DEFAULT_PRICE_VARIANT ? null : e.priceVariant;
     kinds[i] = kindsLiteral(e.usage);
+    keyIds[i] = e.keyId;
   }
   // Free text is quoted; numbers, timestamps, hex hashes and fixed words need no quoting.
   const quoted = arrayLiteral;
@@ -341,6 +345,7 @@ function eventParams(planned: PlannedEvent[]): string[] {
     stream: quoted(streams),
     price_variant: quoted(variants),
     kinds_text: quoted(kinds),
+    key_id: quoted(keyIds),
   };
   return EVENT_PARAM_COLUMNS.map(([name]) => byColumn[name]);
 }
@@ -561,6 +566,7 @@ function eventFromRow(r: EventRow): StoredEvent {
     webSearchCalls: r.web_search_calls,
     priceVariant: r.price_variant,
     holdId: r.hold_id,
+    keyId: r.key_id,
     metadata: r.metadata,
     source: r.source,
     status: r.status,

@@ -95,6 +95,8 @@ export const usageEventSchema = z
     price_variant: priceVariantSchema.optional(),
     usage: usageSchema,
     hold_id: externalIdSchema.optional(),
+    /** The end user's API key at the gateway: budgets and reports can be per key. */
+    key_id: externalIdSchema.optional(),
     metadata: metadataSchema.optional(),
   })
   .strict();

@@ -262,6 +262,7 @@ function storedToNormalized(row: StoredEvent): NormalizedEvent {
       webSearchCalls: row.webSearchCalls,
     },
     holdId: row.holdId,
+    keyId: row.keyId,
     metadata: row.metadata,
     source: row.source as NormalizedEvent['source'],
     stream: row.stream,

@@ -29,6 +29,7 @@ export interface StoredEvent extends TokenUsage {
   receivedAt: Date;
   priceVariant: string;
   holdId: string | null;
+  keyId: string | null;
   metadata: Record<string, unknown> | null;
   source: string;
   status: 'priced' | 'unpriced';

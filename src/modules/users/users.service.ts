@@ -6,6 +6,7 @@ import { userCreditDraft } from '../ledger/journal-kinds.js';
 import { LedgerService } from '../ledger/ledger.service.js';
 import { AuditService } from '../audit/audit.service.js';
 import type { Principal } from '../../common/auth/auth.types.js';
+import { BalanceWatchService } from '../spend/balance-watch.service.js';
 import { UsersRepository } from './users.repository.js';
 
 export interface UserBalance {
@@ -22,6 +23,7 @@ export class UsersService {
     private readonly users: UsersRepository,
     private readonly ledger: LedgerService,
     private readonly audit: AuditService,
+    private readonly balanceWatch: BalanceWatchService,
   ) {}
 
   /**
@@ -46,6 +48,8 @@ export class UsersService {
       const kind = draft.kind;
       const journalEntryId = await this.ledger.postOne(client, draft);
       await this.users.insertCreditIfNew(client, { ...input, journalEntryId });
+      // Balance thresholds and auto top-up see the new balance (re-armed by a top-up, crossed by an adjustment).
+      await this.balanceWatch.afterCredit(client, input.userId, input.reference);
       const balance = await this.balanceIn(client, input.userId);
       await this.audit.recordWithSql(client, actor, {
         action: kind === 'topup' ? 'user.credit' : 'user.adjustment',

@@ -5,6 +5,8 @@ const API_MD_TYPES = [
   'settlement.created', 'settlement.pending_approval', 'settlement.confirmed', 'settlement.partially_failed', 'settlement.failed',
   'payout.paid', 'payout.failed', 'payout.reorged', 'hold.expired', 'user.balance_low', 'usage.unpriced', 'refund.created', 'ledger.check_failed',
   'contributor.payout_address_changed', 'contributor.usage_anomaly',
+  // Spend controls (api.md "Spend controls (users)").
+  'user.budget_threshold_crossed', 'user.balance_threshold_crossed', 'user.topup_requested', 'user.topup_disabled',
 ];
 
 describe('webhook event types', () => {

@@ -56,6 +56,22 @@ export const WEBHOOK_EVENT_SCHEMAS = {
     .object({ user_id: z.string(), balance_usd: usd, previous_balance_usd: usd, threshold_usd: usd })
     .strict()
     .describe('the balance went from at least the threshold to below it (once per crossing)'),
+  'user.budget_threshold_crossed': z
+    .object({ user_id: z.string(), budget_id: z.string(), threshold: z.string().describe('fraction of the limit, as set in alert_at'), spent_usd: usd, limit_usd: usd, period_start: timestamp.nullable().describe('null for a total budget') })
+    .strict()
+    .describe("a budget's spent reached one of its alert_at thresholds (once per threshold and period)"),
+  'user.balance_threshold_crossed': z
+    .object({ user_id: z.string(), threshold_usd: usd, available_usd: usd })
+    .strict()
+    .describe("the available balance fell below one of the user's balance_below_usd thresholds (once per crossing)"),
+  'user.topup_requested': z
+    .object({ user_id: z.string(), request_id: z.string().describe('the reference to credit the top-up with'), amount_usd: usd })
+    .strict()
+    .describe('auto top-up: the available balance fell below below_usd; charge the customer and credit with reference = request_id'),
+  'user.topup_disabled': z
+    .object({ user_id: z.string(), failures: z.number().int().nonnegative(), reason: z.string() })
+    .strict()
+    .describe('auto top-up switched off after failed charges in a row'),
   'usage.unpriced': z
     .object({ model: z.string(), hour: timestamp.describe('start of the UTC hour'), event_id: z.string(), occurred_at: timestamp })
     .strict()
@@ -136,6 +152,10 @@ export const WEBHOOK_EVENT_EXAMPLES: { [T in WebhookEventType]: WebhookEventData
   'payout.reorged': { payout_id: LINE_ID, settlement_id: SETTLEMENT_ID, contributor_id: 'c_7', payout_address: ADDRESS, amount_usdc: '12.5', tx_hash: `0x${'cd'.repeat(32)}`, reason: 'reorged_out' },
   'hold.expired': { hold_id: 'h_1', user_id: 'u_42', amount_usd: '2.5', expires_at: '2026-12-01T10:15:00.000Z' },
   'user.balance_low': { user_id: 'u_42', balance_usd: '0.98', previous_balance_usd: '1.0031', threshold_usd: '1' },
+  'user.budget_threshold_crossed': { user_id: 'u_42', budget_id: 'daily', threshold: '0.8', spent_usd: '8.02', limit_usd: '10', period_start: '2026-12-01T00:00:00.000Z' },
+  'user.balance_threshold_crossed': { user_id: 'u_42', threshold_usd: '10', available_usd: '9.97' },
+  'user.topup_requested': { user_id: 'u_42', request_id: 'topup_u_42_2026-12_1', amount_usd: '50' },
+  'user.topup_disabled': { user_id: 'u_42', failures: 3, reason: 'card declined' },
   'usage.unpriced': { model: 'acme/new-model', hour: '2026-12-01T10:00:00.000Z', event_id: 'gw1-req-981', occurred_at: '2026-12-01T10:04:12.000Z' },
   'refund.created': {
     refund_id: 'rf_1',

@@ -33,6 +33,7 @@ export const FUZZED_ROUTE_KEYS = [
   'POST /v1/admin/prices/import',
   'POST /v1/holds/:hold_id/release',
   'DELETE /v1/admin/api-keys/:id',
+  'DELETE /v1/admin/users/:id/budgets/:budget_id',
   'POST /v1/admin/settlements/:id/approve',
   'POST /v1/admin/settlements/:id/reconcile',
   'POST /v1/admin/usage-events/reprice',

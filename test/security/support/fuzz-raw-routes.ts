@@ -159,6 +159,7 @@ export function pathOnlyCases(): fc.Arbitrary<FuzzRequest> {
   const routes: Array<{ route: string; method: 'POST' | 'DELETE'; path: string; caller: Caller }> = [
     { route: 'POST /v1/holds/:hold_id/release', method: 'POST', path: '/v1/holds/{param}/release', caller: 'gateway' },
     { route: 'DELETE /v1/admin/api-keys/:id', method: 'DELETE', path: '/v1/admin/api-keys/{param}', caller: 'admin' },
+    { route: 'DELETE /v1/admin/users/:id/budgets/:budget_id', method: 'DELETE', path: '/v1/admin/users/u_42/budgets/{param}', caller: 'admin' },
     { route: 'POST /v1/admin/settlements/:id/approve', method: 'POST', path: '/v1/admin/settlements/{param}/approve', caller: 'admin' },
     { route: 'POST /v1/admin/settlements/:id/reconcile', method: 'POST', path: '/v1/admin/settlements/{param}/reconcile', caller: 'admin' },
     { route: 'DELETE /v1/admin/webhooks/:id', method: 'DELETE', path: '/v1/admin/webhooks/{param}', caller: 'admin' },

@@ -65,6 +65,15 @@ export const ROUTE_TABLE: Record<string, RouteAccess> = {
   // Users and credit.
   'POST /v1/admin/users/:id/credits': { roles: admin, path: '/v1/admin/users/u_42/credits' },
   'GET /v1/users/:id/balance': { roles: gatewayOrAdmin, path: '/v1/users/u_42/balance' },
+  // Spend controls (api.md "Spend controls (users)").
+  'PUT /v1/admin/users/:id/budgets/:budget_id': { roles: admin, path: '/v1/admin/users/u_42/budgets/sec-budget' },
+  'DELETE /v1/admin/users/:id/budgets/:budget_id': { roles: admin, path: '/v1/admin/users/u_42/budgets/sec-budget-none' },
+  'GET /v1/users/:id/budgets': { roles: gatewayOrAdmin, path: '/v1/users/u_42/budgets' },
+  'PUT /v1/admin/users/:id/alerts': { roles: admin, path: '/v1/admin/users/u_42/alerts' },
+  'GET /v1/users/:id/alerts': { roles: gatewayOrAdmin, path: '/v1/users/u_42/alerts' },
+  'PUT /v1/admin/users/:id/auto-topup': { roles: admin, path: '/v1/admin/users/u_42/auto-topup' },
+  'GET /v1/users/:id/auto-topup': { roles: gatewayOrAdmin, path: '/v1/users/u_42/auto-topup' },
+  'POST /v1/admin/users/:id/auto-topup/requests/:request_id/fail': { roles: admin, path: '/v1/admin/users/u_42/auto-topup/requests/sec-none/fail' },
 
   // Holds (gateway; admin too).
   'POST /v1/holds': { roles: gatewayOrAdmin, path: '/v1/holds' },
