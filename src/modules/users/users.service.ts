@@ -6,7 +6,7 @@ import { userCreditDraft } from '../ledger/journal-kinds.js';
 import { LedgerService } from '../ledger/ledger.service.js';
 import { AuditService } from '../audit/audit.service.js';
 import type { Principal } from '../../common/auth/auth.types.js';
-import { UsersRepository } from './users.repository.js';
+import { UsersRepository, type ListedUser } from './users.repository.js';
 
 export interface UserBalance {
   userId: string;
@@ -55,6 +55,10 @@ export class UsersService {
       });
       return { balance, replayed: false };
     });
+  }
+
+  list(input: { q?: string; limit: number; afterId: string | null }): Promise<ListedUser[]> {
+    return this.users.list(input);
   }
 
   async balance(userId: string): Promise<UserBalance> {
