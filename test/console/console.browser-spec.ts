@@ -16,7 +16,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { Webhook } from 'standardwebhooks';
 import { getAddress, hexToString, type Hex } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
-import { displayUsd, formatUsdc, parseDecimal, roundUnits } from '../../web/src/money/decimal.js';
+import { displayUsd, formatDecimal, formatUsdc, parseDecimal, roundUnits } from '../../web/src/money/decimal.js';
 import { exampleEvent, seedBilling } from '../support/billing-fixtures.js';
 import { launchChromium } from './support/browser.js';
 import { startConsoleStack, type ConsoleStack } from './support/console-stack.js';
@@ -378,7 +378,8 @@ describe('web console in Chromium', () => {
     const todayRow = table.getByRole('row').filter({ has: page.getByRole('cell', { name: today, exact: true }) });
     const paidToday = todayRow.locator(`td[data-label="Paid out"] [data-value="${daily.paid_usd}"]`);
     await paidToday.waitFor();
-    await expect(paidToday.innerText()).resolves.toBe(displayUsd(daily.paid_usd));
+    // Table columns show a fixed 6 decimals, so the digits of a column line up.
+    await expect(paidToday.innerText()).resolves.toBe(formatDecimal(daily.paid_usd, { minDecimals: 6, prefix: '$' }));
     await shot('14-overview-after-settlement');
   });
 

@@ -100,9 +100,9 @@ describe('GET /v1/admin/usage-events and /v1/admin/usage/summary', () => {
     const ids: string[] = [];
     let cursor: string | null = null;
     do {
-      const res = await list(`${query}&limit=${limit}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`).expect(200);
+      const res: { body: { data: Array<{ event_id: string }>; next_cursor: string | null } } = await list(`${query}&limit=${limit}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`).expect(200);
       expectDeclaredAnswer(usageEventsPageSchema, res.body);
-      ids.push(...res.body.data.map((e: { event_id: string }) => e.event_id));
+      ids.push(...res.body.data.map((e) => e.event_id));
       cursor = res.body.next_cursor;
     } while (cursor !== null);
     return ids;
@@ -150,7 +150,7 @@ describe('GET /v1/admin/usage-events and /v1/admin/usage/summary', () => {
 
   it('streams the whole selection as CSV with Accept: text/csv, in the same order and amounts', async () => {
     for (const [query, keep] of [FILTERS[0]!, FILTERS[6]!, FILTERS[8]!]) {
-      const res = await list(query).set('Accept', 'text/csv').buffer(true).parse(readText).expect(200);
+      const res = await list(query).set('Accept', 'text/csv').buffer(true).parse(readText as never).expect(200);
       expect(res.headers['content-type']).toBe('text/csv; charset=utf-8');
       const records = parseCsvRecords(res.body as string);
       const expected = newestFirst.filter(keep);
