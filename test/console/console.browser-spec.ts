@@ -141,7 +141,8 @@ beforeAll(async () => {
     if (/Content Security Policy|Refused to/i.test(message.text())) cspViolations.push(message.text());
   });
   page.on('pageerror', (error) => pageErrors.push(error.message));
-});
+  // A devchain, the API, a worker and Chromium start here: over a minute on a loaded 2-core machine.
+}, 300_000);
 
 afterAll(async () => {
   await closeBrowser?.();
@@ -482,7 +483,7 @@ describe('web console in Chromium', () => {
     const download = page.waitForEvent('download');
     await page.getByRole('button', { name: 'Download CSV' }).click();
     const file = await (await download).path();
-    const range = await page.evaluate<string[]>(`Array.from(document.querySelectorAll('input[type=date]')).map((i) => i.value)`);
+    const range = await page.evaluate<string[]>(`Array.from(document.querySelectorAll('input[placeholder="YYYY-MM-DD"]')).map((i) => i.value)`);
     const csv = await fetch(`${stack.baseUrl}/v1/contributors/c_std/earnings.csv?group_by=day&from=${range[0]}&to=${range[1]}`, { headers: { authorization: `Bearer ${contributorKey}` } });
     expect(readFileSync(file, 'utf8')).toBe(await csv.text());
 
