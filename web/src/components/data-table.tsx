@@ -67,7 +67,7 @@ export function DataTable<T>({
     <>
       {filterable && (
         <div className="table-filter">
-          <label htmlFor={filterId}>Filter {caption.charAt(0).toLowerCase() + caption.slice(1)}</label>
+          <label htmlFor={filterId}>Filter {/^[A-Z][a-z]/.test(caption) ? caption.charAt(0).toLowerCase() + caption.slice(1) : caption}</label>
           <input id={filterId} type="search" value={filter} onChange={(e) => setFilter(e.target.value)} />
         </div>
       )}
