@@ -138,7 +138,7 @@ function Breakdown({ filters }: { filters: UsageFilters }) {
       <h2 id="usage-breakdown-title">Breakdown</h2>
       <label>
         By{' '}
-        <select value={groupBy} onChange={(e) => setGroupBy(e.target.value as SummaryGroupBy)}>
+        <select aria-label="Breakdown by" value={groupBy} onChange={(e) => setGroupBy(e.target.value as SummaryGroupBy)}>
           {BREAKDOWNS.map((b) => (
             <option key={b.value} value={b.value}>{b.label}</option>
           ))}
