@@ -1,4 +1,5 @@
-// ESM + @swc/jest (ts-jest cannot load TypeScript 7-era tooling; see docs/environment notes).
+// ESM + @swc/jest: ts-jest refuses TypeScript 7-era tooling; @swc/jest compiles the decorators and
+// their metadata the Nest modules need.
 import { readFileSync } from 'node:fs';
 
 const swc = JSON.parse(readFileSync(new URL('./.swcrc.jest.json', import.meta.url), 'utf8'));

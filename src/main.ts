@@ -8,7 +8,7 @@ async function bootstrap() {
   const { createHttpApp } = await import('./http-app.js');
   const app = await createHttpApp();
   const config = app.get<import('./config/index.js').AppConfig>(APP_CONFIG);
-  await app.listen(config.PORT, '0.0.0.0');
+  await app.listen(config.PORT, config.HOST);
 }
 
 bootstrap().catch((error: unknown) => {

@@ -62,25 +62,34 @@ interface AnvilProcess {
 export async function startDevchain(options: DevchainOptions = {}): Promise<Devchain> {
   const anvil = await startAnvilWithRetry(options);
   try {
-    const chain = devChain(anvil.rpcUrl);
-    const contracts = await deployContracts(chain);
-    const devchain: Devchain = {
-      rpcUrl: anvil.rpcUrl,
-      chainId: DEVCHAIN_CHAIN_ID,
-      ...contracts,
-      payoutPrivateKey: ANVIL_KEY_HOT_WALLET,
-      usdcAdminPrivateKey: ANVIL_KEY_USDC_ADMIN,
-      hotWalletAddress: privateKeyToAccount(ANVIL_KEY_HOT_WALLET).address,
-      usdcAdminAddress: privateKeyToAccount(ANVIL_KEY_USDC_ADMIN).address,
-      env: {},
-      stop: anvil.stop,
-    };
-    devchain.env = devchainEnv(devchain);
-    return devchain;
+    const deployed = await deployDevContracts(anvil.rpcUrl);
+    return { ...deployed, env: devchainEnv(deployed), stop: anvil.stop };
   } catch (error) {
     await anvil.stop();
     throw error;
   }
+}
+
+/**
+ * The devchain's contracts on a chain that is already running (an Anvil with its default dev
+ * accounts, e.g. docker-compose's): waits up to `waitMs` for the RPC, deploys, funds, approves.
+ */
+export async function deployDevContracts(rpcUrl: string, waitMs = 0): Promise<Omit<Devchain, 'env' | 'stop'>> {
+  const deadlineMs = Date.now() + waitMs;
+  while (!(await rpcAnswers(rpcUrl))) {
+    if (Date.now() >= deadlineMs) throw new Error(`no chain answers on ${rpcUrl}`);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+  }
+  const contracts = await deployContracts(devChain(rpcUrl));
+  return {
+    rpcUrl,
+    chainId: DEVCHAIN_CHAIN_ID,
+    ...contracts,
+    payoutPrivateKey: ANVIL_KEY_HOT_WALLET,
+    usdcAdminPrivateKey: ANVIL_KEY_USDC_ADMIN,
+    hotWalletAddress: privateKeyToAccount(ANVIL_KEY_HOT_WALLET).address,
+    usdcAdminAddress: privateKeyToAccount(ANVIL_KEY_USDC_ADMIN).address,
+  };
 }
 
 export function devchainEnv(devchain: Omit<Devchain, 'env' | 'stop'>): Record<string, string> {

@@ -3,7 +3,8 @@
 // What one run writes, all in ONE transaction (a crash leaves nothing half-seeded):
 // - prices for the seed models (effective 2000-01-01; kept if already there), contributors
 //   `seed-c<NNNNNN>` (every 4th premium) with their tier history, users `seed-u<NNNNN>`;
-// - N usage_events rows (and their usage_event_keys; each month's partition), status priced, generated server-side by INSERT ... SELECT FROM
+// - N usage_events rows (and their usage_event_keys; each month's partition), status priced, half
+//   of them with a key_id (3 keys per user), generated server-side by INSERT ... SELECT FROM
 //   generate_series in chunks (no rows cross the wire), amounts exact: official from the price,
 //   charge = official x 1.3, payout = official x 1.1 or 1.2 by tier, margin = charge - payout;
 // - contributor_usage_daily rows (upserted: adds to what is there), summed from the inserted rows;
@@ -138,10 +139,12 @@ WITH g AS (
                              CASE WHEN e.n % 5 = 0 THEN e.ct / 2 ELSE 0 END AS reasoning,
                              e.c % 4 = 0 AS premium) AS x
 ), ins AS (
-INSERT INTO usage_events (event_id, request_hash, user_id, contributor_id, model, occurred_at, received_at,
+INSERT INTO usage_events (event_id, request_hash, user_id, contributor_id, key_id, model, occurred_at, received_at,
   prompt_tokens, completion_tokens, cached_tokens, reasoning_tokens, source, status, price_id, contributor_tier,
   user_markup, payout_multiplier, official_atto, charge_atto, payout_atto, margin_atto, priced_at)
-SELECT $11::text || lpad(n::text, 10, '0'), 'seed', 'seed-u' || lpad((c % $12::int)::text, 5, '0'), 'seed-c' || lpad(c::text, 6, '0'), model,
+SELECT $11::text || lpad(n::text, 10, '0'), 'seed', 'seed-u' || lpad((c % $12::int)::text, 5, '0'), 'seed-c' || lpad(c::text, 6, '0'),
+  -- Half the events name a gateway key (3 per user), as gateways that pass key_id do.
+  CASE WHEN n % 2 = 0 THEN 'seed-u' || lpad((c % $12::int)::text, 5, '0') || '-k' || (n % 3)::text END, model,
   $13::timestamptz + make_interval(days => d, secs => s), $13::timestamptz + make_interval(days => d, secs => s),
   pt, ct, cached, reasoning, 'seed', 'priced', price_id, CASE WHEN premium THEN 'premium' ELSE 'standard' END,
   '1.3', CASE WHEN premium THEN '1.2' ELSE '1.1' END,

@@ -12,6 +12,12 @@ describe('parseEnv', () => {
     expect(env.SETTLEMENT_MIN_PAYOUT_ATTO).toBe(10n * 10n ** 18n);
   });
 
+  it('listens on loopback unless HOST says otherwise (api.md "Operations")', () => {
+    expect(parseEnv({}).HOST).toBe('127.0.0.1');
+    expect(parseEnv({ HOST: '0.0.0.0' }).HOST).toBe('0.0.0.0');
+    expect(() => parseEnv({ HOST: ' ' })).toThrow(/HOST/);
+  });
+
   it('reads the settlement limits from their _USD variables into keys that say atto', () => {
     const env = parseEnv({ SETTLEMENT_MIN_PAYOUT_USD: '0.5', SETTLEMENT_APPROVAL_THRESHOLD_USD: '7', SETTLEMENT_LINE_MAX_USD: '8', SETTLEMENT_TOTAL_MAX_USD: '9.000001' });
     expect(env).toMatchObject({

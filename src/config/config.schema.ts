@@ -69,6 +69,8 @@ export const envSchema = z.object({
     .string()
     .regex(/^(\{[A-Za-z0-9_-]{1,64}\}|[A-Za-z0-9_-]{1,64})$/, 'letters, digits, _ and -, optionally in braces ({ledger})')
     .default('ledger'),
+  /** Where the API listens: loopback unless told otherwise (the container image sets 0.0.0.0). */
+  HOST: z.string().trim().min(1).default('127.0.0.1'),
   PORT: intFromEnv(3000, 0, 65535),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   // The Bearer parser reads only these characters: any other key would boot but never sign in.

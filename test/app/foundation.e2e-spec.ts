@@ -11,6 +11,8 @@ describe('foundation: errors, auth, operations', () => {
     const ready = await t.http.get('/health/ready').expect(200);
     expect(ready.body.checks.postgres.status).toBe('up');
     expect(ready.body.checks.redis.status).toBe('up');
+    // No chain configured here: nothing was probed, so it must not claim `up`.
+    expect(ready.body.checks.rpc).toEqual({ status: 'disabled' });
     const metrics = await t.http.get('/metrics').expect(200);
     expect(metrics.text).toContain('http_requests_total');
   });

@@ -16,7 +16,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { Webhook } from 'standardwebhooks';
 import { getAddress, hexToString, type Hex } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
-import { displayUsd, formatUsdc, parseDecimal, roundUnits } from '../../web/src/money/decimal.js';
+import { displayUsd, formatDecimal, formatUsdc, parseDecimal, roundUnits } from '../../web/src/money/decimal.js';
 import { exampleEvent, seedBilling } from '../support/billing-fixtures.js';
 import { launchChromium } from './support/browser.js';
 import { startConsoleStack, type ConsoleStack } from './support/console-stack.js';
@@ -141,7 +141,8 @@ beforeAll(async () => {
     if (/Content Security Policy|Refused to/i.test(message.text())) cspViolations.push(message.text());
   });
   page.on('pageerror', (error) => pageErrors.push(error.message));
-});
+  // A devchain, the API, a worker and Chromium start here: over a minute on a loaded 2-core machine.
+}, 300_000);
 
 afterAll(async () => {
   await closeBrowser?.();
@@ -378,7 +379,8 @@ describe('web console in Chromium', () => {
     const todayRow = table.getByRole('row').filter({ has: page.getByRole('cell', { name: today, exact: true }) });
     const paidToday = todayRow.locator(`td[data-label="Paid out"] [data-value="${daily.paid_usd}"]`);
     await paidToday.waitFor();
-    await expect(paidToday.innerText()).resolves.toBe(displayUsd(daily.paid_usd));
+    // Table columns show a fixed 6 decimals, so the digits of a column line up.
+    await expect(paidToday.innerText()).resolves.toBe(formatDecimal(daily.paid_usd, { minDecimals: 6, prefix: '$' }));
     await shot('14-overview-after-settlement');
   });
 
@@ -481,7 +483,7 @@ describe('web console in Chromium', () => {
     const download = page.waitForEvent('download');
     await page.getByRole('button', { name: 'Download CSV' }).click();
     const file = await (await download).path();
-    const range = await page.evaluate<string[]>(`Array.from(document.querySelectorAll('input[type=date]')).map((i) => i.value)`);
+    const range = await page.evaluate<string[]>(`Array.from(document.querySelectorAll('input[placeholder="YYYY-MM-DD"]')).map((i) => i.value)`);
     const csv = await fetch(`${stack.baseUrl}/v1/contributors/c_std/earnings.csv?group_by=day&from=${range[0]}&to=${range[1]}`, { headers: { authorization: `Bearer ${contributorKey}` } });
     expect(readFileSync(file, 'utf8')).toBe(await csv.text());
 

@@ -7,6 +7,8 @@ import { SignIn } from './screens/sign-in';
 /** Admin screens, in menu order. A new admin screen (refunds, webhooks) is one route and one entry here. */
 export const ADMIN_NAV = [
   { to: '/overview', label: 'Overview' },
+  { to: '/usage', label: 'Usage' },
+  { to: '/users', label: 'Users' },
   { to: '/contributors', label: 'Contributors' },
   { to: '/settlements', label: 'Settlements' },
   { to: '/unpriced', label: 'Unpriced events' },
@@ -16,6 +18,7 @@ export const ADMIN_NAV = [
   { to: '/usage-audit', label: 'Usage audit' },
   { to: '/audit-log', label: 'Audit log' },
   { to: '/ledger', label: 'Ledger check' },
+  { to: '/api-keys', label: 'API keys' },
 ] as const;
 
 export function RootLayout() {

@@ -2,6 +2,7 @@
 // in AdminOnly, the portal in ContributorOnly.
 import { createRootRoute, createRoute, createRouter } from '@tanstack/react-router';
 import { AdminOnly, ContributorOnly, Home, NotFound, RootLayout } from './layout';
+import { ApiKeysScreen } from './screens/admin/api-keys';
 import { AuditLogScreen } from './screens/admin/audit-log';
 import { ContributorDetailScreen } from './screens/admin/contributor-detail';
 import { ContributorsScreen } from './screens/admin/contributors';
@@ -12,8 +13,10 @@ import { RefundsScreen } from './screens/admin/refunds';
 import { SettlementDetailScreen } from './screens/admin/settlement-detail';
 import { SettlementsScreen } from './screens/admin/settlements';
 import { UnpricedScreen } from './screens/admin/unpriced';
+import { USAGE_SEARCH, UsageScreen } from './screens/admin/usage';
 import { UsageAuditScreen } from './screens/admin/usage-audit';
 import { UserSpendControlsScreen } from './screens/admin/user-spend-controls';
+import { UserDetailScreen, UsersScreen } from './screens/admin/users';
 import { WebhooksScreen } from './screens/admin/webhooks';
 import { PortalScreen } from './screens/portal/portal';
 
@@ -42,7 +45,12 @@ function nonEmptyStrings<N extends string>(search: Record<string, unknown>, name
 
 const routes = [
   createRoute({ getParentRoute: () => rootRoute, path: '/', component: Home }),
-  adminRoute('/overview', OverviewScreen),
+  adminSearchRoute('/overview', OverviewScreen, ['days']),
+  adminSearchRoute('/usage', UsageScreen, USAGE_SEARCH),
+  adminSearchRoute('/users', UsersScreen, ['q']),
+  // A user's screen; the budgets branch adds its panels through UserSpendControls (no new route needed).
+  adminRoute('/users/$userId', UserDetailScreen),
+  adminRoute('/api-keys', ApiKeysScreen),
   adminSearchRoute('/contributors', ContributorsScreen, ['q']),
   adminRoute('/contributors/$contributorId', ContributorDetailScreen),
   adminRoute('/settlements', SettlementsScreen),

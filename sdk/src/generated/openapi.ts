@@ -55,7 +55,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        get: operations["AuthController_list"];
         put?: never;
         post: operations["AuthController_create"];
         delete?: never;
@@ -439,7 +439,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get: operations["UsageController_list"];
+        get: operations["UsageExplorerController_list"];
         put?: never;
         post?: never;
         delete?: never;
@@ -488,6 +488,38 @@ export interface paths {
             cookie?: never;
         };
         get: operations["UsageController_unpricedByModel"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/admin/usage/summary": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: operations["UsageExplorerController_summary"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/admin/users": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: operations["UsersController_list"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1120,6 +1152,24 @@ export interface components {
             signed: boolean;
             /** @description whsec_...: signs every request of this key; shown only here */
             signing_secret?: string;
+        };
+        ApiKeyListResponseDto: {
+            data: {
+                contributor_id: string | null;
+                created_at: string;
+                /** Format: uuid */
+                id: string;
+                /** @description the first characters of the key, to recognize it; never the key */
+                key_prefix: string;
+                /** @description to the minute; null: never used */
+                last_used_at: string | null;
+                name: string | null;
+                revoked_at: string | null;
+                /** @enum {string} */
+                role: "admin" | "gateway" | "contributor";
+                signed: boolean;
+            }[];
+            next_cursor: string | null;
         };
         AuditLogResponseDto: {
             data: {
@@ -2076,6 +2126,85 @@ export interface components {
             /** @description 1 to 256 characters of Unicode text without control characters */
             user_id: string;
         };
+        UsageEventsPageDto: {
+            data: {
+                /** @description decimal USD, exact */
+                charge_usd: string | null;
+                contributor_id: string;
+                contributor_tier: string | null;
+                event_id: string;
+                hold_id: string | null;
+                key_id: string | null;
+                /** @description decimal USD, exact */
+                margin_usd: string | null;
+                model: string;
+                occurred_at: string;
+                /** @description decimal USD, exact */
+                official_usd: string | null;
+                /** @description decimal USD, exact */
+                payout_usd: string | null;
+                price_id: string | null;
+                price_variant: string;
+                received_at: string;
+                /** @enum {string} */
+                status: "priced" | "unpriced";
+                usage: {
+                    cached_tokens: number;
+                    completion_tokens: number;
+                    prompt_tokens: number;
+                    reasoning_tokens: number;
+                };
+                user_id: string;
+            }[];
+            next_cursor: string | null;
+        };
+        UsageSummaryDto: {
+            data: {
+                /** @description decimal USD, exact */
+                charge_usd: string;
+                completion_tokens: number;
+                /** @description priced events */
+                events: number;
+                /** @description the day (YYYY-MM-DD, UTC), model, user, contributor or key id; null: events without a key_id */
+                key: string | null;
+                /** @description decimal USD, exact */
+                margin_usd: string;
+                /** @description decimal USD, exact */
+                official_usd: string;
+                /** @description decimal USD, exact */
+                payout_usd: string;
+                prompt_tokens: number;
+            }[];
+            /** @enum {string} */
+            group_by: "day" | "model" | "user" | "contributor" | "key";
+            totals: {
+                /** @description decimal USD, exact */
+                charge_usd: string;
+                completion_tokens: number;
+                /** @description priced events */
+                events: number;
+                /** @description decimal USD, exact */
+                margin_usd: string;
+                /** @description decimal USD, exact */
+                official_usd: string;
+                /** @description decimal USD, exact */
+                payout_usd: string;
+                prompt_tokens: number;
+            };
+        };
+        UserListResponseDto: {
+            data: {
+                /** @description decimal USD, exact */
+                available_usd: string;
+                /** @description decimal USD, exact */
+                balance_usd: string;
+                created_at: string;
+                /** @description decimal USD, exact */
+                held_usd: string;
+                user_id: string;
+            }[];
+            next_cursor: string | null;
+        };
         WebhookCreatedResponseDto: {
             contributor_id: string | null;
             created_at: string;
@@ -2223,6 +2352,31 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+        };
+    };
+    AuthController_list: {
+        parameters: {
+            query?: {
+                /** @description 1 to 256 characters of Unicode text without control characters */
+                contributor_id?: string;
+                cursor?: string;
+                limit?: number;
+                role?: "admin" | "gateway" | "contributor";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiKeyListResponseDto"];
+                };
             };
         };
     };
@@ -2914,12 +3068,23 @@ export interface operations {
             };
         };
     };
-    UsageController_list: {
+    UsageExplorerController_list: {
         parameters: {
             query?: {
+                /** @description 1 to 256 characters of Unicode text without control characters */
+                contributor_id?: string;
                 cursor?: string;
+                /** @description occurred_at from (inclusive), RFC 3339 */
+                from?: string;
+                /** @description 1 to 256 characters of Unicode text without control characters */
+                key_id?: string;
                 limit?: number;
-                status?: "unpriced" | "priced";
+                model?: string;
+                status?: "priced" | "unpriced";
+                /** @description occurred_at before (exclusive), RFC 3339 */
+                to?: string;
+                /** @description 1 to 256 characters of Unicode text without control characters */
+                user_id?: string;
             };
             header?: never;
             path?: never;
@@ -2931,7 +3096,10 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["UsageEventsPageDto"];
+                    "text/csv": components["schemas"]["UsageEventsPageDto"];
+                };
             };
         };
     };
@@ -2995,6 +3163,62 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["UnpricedByModelResponseDto"];
+                };
+            };
+        };
+    };
+    UsageExplorerController_summary: {
+        parameters: {
+            query: {
+                /** @description 1 to 256 characters of Unicode text without control characters */
+                contributor_id?: string;
+                /** @description occurred_at from (inclusive), RFC 3339 */
+                from?: string;
+                group_by: "day" | "model" | "user" | "contributor" | "key";
+                /** @description 1 to 256 characters of Unicode text without control characters */
+                key_id?: string;
+                model?: string;
+                /** @description occurred_at before (exclusive), RFC 3339 */
+                to?: string;
+                /** @description 1 to 256 characters of Unicode text without control characters */
+                user_id?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UsageSummaryDto"];
+                };
+            };
+        };
+    };
+    UsersController_list: {
+        parameters: {
+            query?: {
+                cursor?: string;
+                limit?: number;
+                /** @description part of the user id, any case */
+                q?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UserListResponseDto"];
                 };
             };
         };

@@ -1,8 +1,12 @@
-import { Body, Controller, Delete, HttpCode, Param, ParseUUIDPipe, Post } from '@nestjs/common';
-import { ApiBearerAuth, ApiCreatedResponse, ApiTags } from '@nestjs/swagger';
+import { Body, Controller, Delete, Get, HttpCode, Param, ParseUUIDPipe, Post, Query } from '@nestjs/common';
+import { z } from 'zod';
+import { ApiBearerAuth, ApiCreatedResponse, ApiOkResponse, ApiTags } from '@nestjs/swagger';
+import { cursorMicrosSchema, decodeCursor, encodeCursor } from '../../common/http/pagination.js';
 import { AuthService } from './auth.service.js';
-import { createdKeyBody } from './auth.presenter.js';
-import { ApiKeyCreatedResponseDto, CreateApiKeyDto } from './auth.schemas.js';
+import { createdKeyBody, listedKeyBody } from './auth.presenter.js';
+import { ApiKeyCreatedResponseDto, ApiKeyListResponseDto, CreateApiKeyDto, ListApiKeysQueryDto } from './auth.schemas.js';
+
+const keyCursorSchema = z.object({ us: cursorMicrosSchema, id: z.string().uuid() });
 import type { Principal } from '../../common/auth/auth.types.js';
 import { CurrentPrincipal } from '../../common/auth/principal.decorator.js';
 import { Roles } from '../../common/auth/roles.decorator.js';
@@ -14,6 +18,18 @@ import { DomainError } from '../../common/errors/index.js';
 @Roles('admin')
 export class AuthController {
   constructor(private readonly auth: AuthService) {}
+
+  /** Every key (revoked ones too, with revoked_at), newest first; never a key or a secret. */
+  @Get()
+  @ApiOkResponse({ type: ApiKeyListResponseDto })
+  async list(@Query() query: ListApiKeysQueryDto) {
+    const rows = await this.auth.listKeys({ role: query.role, contributorId: query.contributor_id }, query.limit, decodeCursor(query.cursor, keyCursorSchema));
+    const last = rows.at(-1);
+    return {
+      data: rows.map(listedKeyBody),
+      next_cursor: rows.length === query.limit && last ? encodeCursor({ us: last.createdUs, id: last.id }) : null,
+    };
+  }
 
   @Post()
   @ApiCreatedResponse({ type: ApiKeyCreatedResponseDto, description: 'the key is shown only here' })

@@ -4,7 +4,7 @@ import { APP_CONFIG, type AppConfig } from '../../config/index.js';
 import { DatabaseService } from '../../database/database.service.js';
 import { DomainError, notFound } from '../../common/errors/index.js';
 import { AuditService } from '../audit/audit.service.js';
-import { ApiKeysRepository } from './api-keys.repository.js';
+import { ApiKeysRepository, type ListedApiKey } from './api-keys.repository.js';
 import { generateApiKey, hashApiKey, sameHash } from './api-key.js';
 import { generateSigningSecret, signingKeyBytes } from '../../common/signing/standard-webhooks.js';
 import type { Principal, Role } from '../../common/auth/auth.types.js';
@@ -71,6 +71,9 @@ export class AuthService {
   private async lookUp(keyHash: string): Promise<Principal | null> {
     const generation = this.cacheGeneration;
     const record = await this.keys.findActiveByHash(keyHash);
+    // On a cache miss only (every few seconds per key and process), off the request's path: the
+    // admin listing's last_used_at, to the minute. A failed write must not fail the request.
+    if (record) void this.keys.touchLastUsed(record.id).catch(() => undefined);
     const principal: Principal | null = record ? { keyId: record.id, role: record.role, contributorId: record.contributorId } : null;
     // Decoded once per lookup; the guard checks each request's signature with it.
     if (principal && record?.signingSecret) principal.signingKey = signingKeyBytes(record.signingSecret);
@@ -120,6 +123,10 @@ export class AuthService {
     });
     this.evictAll();
     return { id, key: generated.key, role: record.role, contributorId: record.contributorId, name: record.name, createdAt: record.createdAt, signingSecret };
+  }
+
+  listKeys(filter: { role?: Role; contributorId?: string }, limit: number, before: { us: string; id: string } | null): Promise<ListedApiKey[]> {
+    return this.keys.list(filter, limit, before);
   }
 
   async revokeKey(actor: Principal, id: string): Promise<void> {

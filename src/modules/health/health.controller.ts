@@ -3,7 +3,7 @@ import { ApiTags } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
 import { Public } from '../../common/auth/roles.decorator.js';
 import { MetricsService } from './metrics.service.js';
-import { READINESS_CHECKS, runCheck, type ReadinessCheck } from './readiness.js';
+import { checkBody, READINESS_CHECKS, runCheck, type ReadinessCheck } from './readiness.js';
 
 @ApiTags('operations')
 @Controller()
@@ -25,7 +25,7 @@ export class HealthController {
     const ok = results.every((r) => r.ok || !r.required);
     void res.code(ok ? 200 : 503).send({
       status: ok ? 'ok' : 'unavailable',
-      checks: Object.fromEntries(results.map((r) => [r.name, r.ok ? { status: 'up', ...r.details } : { status: 'down', error: r.error }])),
+      checks: Object.fromEntries(results.map((r) => [r.name, checkBody(r)])),
     });
   }
 

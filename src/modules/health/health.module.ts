@@ -37,7 +37,8 @@ const REDIS_PROBE = Symbol('REDIS_PROBE');
             await redis.ping();
           },
         },
-        { name: 'rpc', check: async () => chain.check?.() },
+        // Without a chain there is nothing to probe: `disabled`, never a pretended `up`.
+        { name: 'rpc', disabled: () => chain.check === null, check: async () => chain.check?.() },
         ...(db.hasReplica ? [{ name: 'postgres_replica', required: false, check: async () => ({ lag_seconds: await db.replicaLagSeconds() }) }] : []),
       ],
     },

@@ -3,6 +3,8 @@ export interface ReadinessCheck {
   name: string;
   /** Resolves when up, optionally with figures to show (a replica's lag). */
   check(): Promise<void | Record<string, number>>;
+  /** true: not configured here (the chain without RPC_URL): shown as `disabled`, never probed. */
+  disabled?: () => boolean;
   /** false: shown, but its failure does not make the service unready (the read replica: reads
    * then fail with 503 while ingestion and payouts, which use the primary, keep working). */
   required?: boolean;
@@ -11,9 +13,19 @@ export interface ReadinessCheck {
 export const READINESS_CHECKS = Symbol('READINESS_CHECKS');
 export const READINESS_TIMEOUT_MS = 2_000;
 
-export async function runCheck(check: ReadinessCheck): Promise<{ name: string; ok: boolean; required: boolean; error?: string; details?: Record<string, number> }> {
+export interface CheckResult {
+  name: string;
+  ok: boolean;
+  required: boolean;
+  disabled?: true;
+  error?: string;
+  details?: Record<string, number>;
+}
+
+export async function runCheck(check: ReadinessCheck): Promise<CheckResult> {
   let timer: NodeJS.Timeout | undefined;
   const required = check.required ?? true;
+  if (check.disabled?.()) return { name: check.name, ok: true, required, disabled: true };
   try {
     const details = await Promise.race([
       check.check(),
@@ -27,4 +39,10 @@ export async function runCheck(check: ReadinessCheck): Promise<{ name: string; o
   } finally {
     clearTimeout(timer);
   }
+}
+
+/** The api.md body of one check: `up` (with figures), `down` (with the error) or `disabled`. */
+export function checkBody(result: CheckResult): Record<string, unknown> {
+  if (result.disabled) return { status: 'disabled' };
+  return result.ok ? { status: 'up', ...result.details } : { status: 'down', error: result.error };
 }

@@ -1,13 +1,12 @@
-import { Body, Controller, Get, HttpCode, Param, Post, Query, Res } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Param, Post, Res } from '@nestjs/common';
 import { ApiBearerAuth, ApiBody, ApiOkResponse, ApiTags } from '@nestjs/swagger';
 import type { FastifyRequest, FastifyReply } from 'fastify';
 import { z } from 'zod';
 import { DomainError, validationFailed } from '../../common/errors/index.js';
-import { cursorRowIdSchema, decodeCursor, encodeCursor } from '../../common/http/pagination.js';
 import { RateLimited } from '../auth/rate-limited.decorator.js';
 import { Roles } from '../../common/auth/roles.decorator.js';
 import { repriceBody, usageEventBody, usageEventDetailBody } from './usage.presenter.js';
-import { BATCH_EVENTS_MAX, RepriceResponseDto, UnpricedByModelResponseDto, UnpricedQueryDto, UsageBatchBodyDto, UsageBatchDto, UsageEventDto } from './usage.schemas.js';
+import { BATCH_EVENTS_MAX, RepriceResponseDto, UnpricedByModelResponseDto, UsageBatchBodyDto, UsageBatchDto, UsageEventDto } from './usage.schemas.js';
 import { UsageService } from './usage.service.js';
 import type { StoredEvent } from './usage.types.js';
 import { idParam } from '../../common/validation/id-param.pipe.js';
@@ -23,8 +22,6 @@ export function sendEvent(res: FastifyReply, result: { event: StoredEvent; repla
   // Without extra fields (every ingestion reply) the body is not copied again.
   return extra === undefined ? usageEventBody(result.event) : { ...usageEventBody(result.event), ...extra };
 }
-
-const cursorSchema = z.object({ id: cursorRowIdSchema });
 
 /** A batch costs one rate-limit token per event (at most a full batch), not one per request. */
 export function batchEventsCost(request: FastifyRequest): number {
@@ -68,18 +65,6 @@ export class UsageController {
       if (pending) return pending;
       throw error;
     }
-  }
-
-  @Get('admin/usage-events')
-  @Roles('admin')
-  async list(@Query() query: UnpricedQueryDto) {
-    const cursor = decodeCursor(query.cursor, cursorSchema);
-    const rows = await this.usage.list(query.status, query.limit, cursor ? BigInt(cursor.id) : null);
-    const last = rows.at(-1);
-    return {
-      data: rows.map(usageEventBody),
-      next_cursor: rows.length === query.limit && last ? encodeCursor({ id: last.id.toString() }) : null,
-    };
   }
 
   /** What is waiting for a price, per model: add those prices, then reprice. */

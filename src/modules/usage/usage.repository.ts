@@ -47,7 +47,8 @@ const EVENT_COLUMNS = `id, event_id, request_hash, user_id, contributor_id, mode
 /** The same columns of usage_events aliased `e`. */
 const EVENT_COLUMNS_OF_E = EVENT_COLUMNS.split(',').map((c) => `e.${c.trim()}`).join(', ');
 
-interface EventRow {
+/** A usage_events row as pg returns it (the usage explorer picks its columns from it). */
+export interface EventRow {
   id: string;
   event_id: string;
   request_hash: string;
@@ -469,14 +470,6 @@ export class UsageRepository {
       found.set(r.event_id, event);
     }
     return found;
-  }
-
-  async listByStatus(status: 'priced' | 'unpriced', limit: number, afterId: bigint | null): Promise<StoredEvent[]> {
-    const result = await this.db.pool.query<EventRow>(
-      `SELECT ${EVENT_COLUMNS} FROM usage_events WHERE status = $1 AND id > $2 ORDER BY id LIMIT $3`,
-      [status, (afterId ?? 0n).toString(), limit],
-    );
-    return result.rows.map(eventFromRow);
   }
 
   /** Unpriced events per model (the partial unpriced index bounds the scan), most events first. */

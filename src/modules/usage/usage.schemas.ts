@@ -107,16 +107,9 @@ export const usageBatchSchema = z
   .object({ events: z.array(z.unknown()).min(1).max(BATCH_EVENTS_MAX, `at most ${BATCH_EVENTS_MAX} events per batch`) })
   .strict();
 
-export const unpricedQuerySchema = z.object({
-  status: z.enum(['unpriced', 'priced']).default('unpriced'),
-  limit: z.coerce.number().int().min(1).max(500).default(100),
-  cursor: z.string().max(200).optional(),
-});
-
 export class UsageEventDto extends createZodDto(usageEventSchema) {}
 /** The batch body as the pipe checks it: each event is validated on its own (a bad one is rejected, not the batch). */
 export class UsageBatchBodyDto extends createZodDto(usageBatchSchema) {}
-export class UnpricedQueryDto extends createZodDto(unpricedQuerySchema) {}
 export class UsageBatchDto extends createZodDto(z.object({ events: z.array(usageEventSchema).max(BATCH_EVENTS_MAX) })) {}
 
 export const repriceResponseSchema = z.object({

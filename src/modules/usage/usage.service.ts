@@ -137,10 +137,6 @@ export class UsageService {
     };
   }
 
-  list(status: 'priced' | 'unpriced', limit: number, afterId: bigint | null): Promise<StoredEvent[]> {
-    return this.repository.listByStatus(status, limit, afterId);
-  }
-
   /** What waits for a price, per model (the console's unpriced screen). */
   unpricedByModel(): Promise<UnpricedModelRow[]> {
     return this.repository.unpricedByModel();

@@ -1,20 +1,33 @@
-import { Body, Controller, Get, Param, Post, Res } from '@nestjs/common';
-import { ApiBearerAuth, ApiTags } from '@nestjs/swagger';
+import { Body, Controller, Get, Param, Post, Query, Res } from '@nestjs/common';
+import { ApiBearerAuth, ApiOkResponse, ApiTags } from '@nestjs/swagger';
+import { z } from 'zod';
+import { decodeCursor, encodeCursor } from '../../common/http/pagination.js';
+import { idSchema } from '../../common/validation/fields.js';
 import type { FastifyReply } from 'fastify';
 import type { Principal } from '../../common/auth/auth.types.js';
 import { CurrentPrincipal } from '../../common/auth/principal.decorator.js';
 import { Roles } from '../../common/auth/roles.decorator.js';
-import { balanceBody } from './users.presenter.js';
-import { CreditDto, UserIdParamDto } from './users.schemas.js';
+import { balanceBody, listedUserBody } from './users.presenter.js';
+import { CreditDto, ListUsersQueryDto, UserIdParamDto, UserListResponseDto } from './users.schemas.js';
 import { UsersService } from './users.service.js';
 
-
+const userCursorSchema = z.object({ id: idSchema });
 
 @ApiTags('users')
 @ApiBearerAuth()
 @Controller('v1')
 export class UsersController {
   constructor(private readonly users: UsersService) {}
+
+  /** Users with their balances, by id (the console's users screen). */
+  @Get('admin/users')
+  @Roles('admin')
+  @ApiOkResponse({ type: UserListResponseDto })
+  async list(@Query() query: ListUsersQueryDto) {
+    const rows = await this.users.list({ q: query.q, limit: query.limit, afterId: decodeCursor(query.cursor, userCursorSchema)?.id ?? null });
+    const last = rows.at(-1);
+    return { data: rows.map(listedUserBody), next_cursor: rows.length === query.limit && last ? encodeCursor({ id: last.userId }) : null };
+  }
 
   @Post('admin/users/:id/credits')
   @Roles('admin')

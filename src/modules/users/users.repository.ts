@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import type { SqlClient } from '../../database/database.service.js';
+import { DatabaseService, type SqlClient } from '../../database/database.service.js';
 import { toBigInt } from '../../database/sql.js';
 
 export interface CreditRecord {
@@ -10,8 +10,35 @@ export interface CreditRecord {
   createdAt: Date;
 }
 
+export interface ListedUser {
+  userId: string;
+  balanceAtto: bigint;
+  heldAtto: bigint;
+  createdAt: Date;
+}
+
+/** LIKE's own characters in a search text, escaped so they match themselves. */
+const likeEscaped = (text: string) => text.replace(/[\\%_]/g, (c) => `\\${c}`);
+
 @Injectable()
 export class UsersRepository {
+  constructor(private readonly db: DatabaseService) {}
+
+  /**
+   * Users (their ledger accounts `user:<id>`) in byte order of their ids, after the cursor's id;
+   * `q` keeps ids that contain it (any case). One pass over accounts (a row per user and four per
+   * contributor): milliseconds at a hundred thousand users.
+   */
+  async list(input: { q?: string; limit: number; afterId: string | null }): Promise<ListedUser[]> {
+    const result = await this.db.readPool.query<{ owner_id: string; balance_atto: string; held_atto: string; created_at: Date }>(
+      `SELECT owner_id, balance_atto, held_atto, created_at FROM accounts
+       WHERE kind = 'user' AND ($1::text IS NULL OR owner_id COLLATE "C" > $1)
+         AND ($2::text IS NULL OR owner_id ILIKE '%' || $2 || '%')
+       ORDER BY owner_id COLLATE "C" LIMIT $3`,
+      [input.afterId, input.q === undefined ? null : likeEscaped(input.q), input.limit],
+    );
+    return result.rows.map((r) => ({ userId: r.owner_id, balanceAtto: toBigInt(r.balance_atto), heldAtto: toBigInt(r.held_atto), createdAt: r.created_at }));
+  }
   /** The credit row is the idempotency record of a top-up or adjustment. */
   async insertCreditIfNew(
     client: SqlClient,

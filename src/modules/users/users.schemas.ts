@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { createZodDto } from '../../common/validation/zod-dto.js';
 import { externalIdSchema, idSchema, usdAmountSchema } from '../../common/validation/fields.js';
+import { PAGE_SIZE_DEFAULT, PAGE_SIZE_MAX } from '../../common/http/pagination.js';
 
 export const creditSchema = z
   .object({
@@ -13,3 +14,19 @@ export const creditSchema = z
 export class CreditDto extends createZodDto(creditSchema) {}
 
 export class UserIdParamDto extends createZodDto(z.object({ id: idSchema })) {}
+
+export const listUsersQuerySchema = z
+  .object({
+    q: z.string().min(1).max(200).optional().describe('part of the user id, any case'),
+    limit: z.coerce.number().int().min(1).max(PAGE_SIZE_MAX).default(PAGE_SIZE_DEFAULT),
+    cursor: z.string().max(512).optional(),
+  })
+  .strict();
+export class ListUsersQueryDto extends createZodDto(listUsersQuerySchema) {}
+
+const usd = z.string().describe('decimal USD, exact');
+export const userListSchema = z.object({
+  data: z.array(z.object({ user_id: z.string(), balance_usd: usd, held_usd: usd, available_usd: usd, created_at: z.string() })),
+  next_cursor: z.string().nullable(),
+});
+export class UserListResponseDto extends createZodDto(userListSchema) {}

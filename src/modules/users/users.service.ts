@@ -7,7 +7,7 @@ import { LedgerService } from '../ledger/ledger.service.js';
 import { AuditService } from '../audit/audit.service.js';
 import type { Principal } from '../../common/auth/auth.types.js';
 import { BalanceWatchService } from '../spend/balance-watch.service.js';
-import { UsersRepository } from './users.repository.js';
+import { UsersRepository, type ListedUser } from './users.repository.js';
 
 export interface UserBalance {
   userId: string;
@@ -59,6 +59,10 @@ export class UsersService {
       });
       return { balance, replayed: false };
     });
+  }
+
+  list(input: { q?: string; limit: number; afterId: string | null }): Promise<ListedUser[]> {
+    return this.users.list(input);
   }
 
   async balance(userId: string): Promise<UserBalance> {

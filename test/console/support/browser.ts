@@ -1,4 +1,4 @@
-// Debian's Chromium driven by playwright-core (no browser download here: environment.md). The
+// Debian's Chromium driven by playwright-core (no browser download on these machines: docs/console.md "Development"). The
 // flags keep Chromium's own background traffic off this closed network. chromium.launch() gives
 // every run a fresh profile in a temporary --user-data-dir of its own (and deletes it on close).
 import { execFileSync } from 'node:child_process';

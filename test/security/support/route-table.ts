@@ -45,6 +45,7 @@ export const ROUTE_TABLE: Record<string, RouteAccess> = {
 
   // Keys (admin).
   'POST /v1/admin/api-keys': { roles: admin, path: '/v1/admin/api-keys' },
+  'GET /v1/admin/api-keys': { roles: admin, path: '/v1/admin/api-keys' },
   'DELETE /v1/admin/api-keys/:id': { roles: admin, path: `/v1/admin/api-keys/${NO_SUCH_UUID}` },
 
   // Prices (admin).
@@ -63,6 +64,7 @@ export const ROUTE_TABLE: Record<string, RouteAccess> = {
   'POST /v1/admin/contributors/:id/review': { roles: admin, path: '/v1/admin/contributors/{contributor}/review' },
 
   // Users and credit.
+  'GET /v1/admin/users': { roles: admin, path: '/v1/admin/users' },
   'POST /v1/admin/users/:id/credits': { roles: admin, path: '/v1/admin/users/u_42/credits' },
   'GET /v1/users/:id/balance': { roles: gatewayOrAdmin, path: '/v1/users/u_42/balance' },
   // Spend controls (api.md "Spend controls (users)").
@@ -92,6 +94,7 @@ export const ROUTE_TABLE: Record<string, RouteAccess> = {
   'PUT /v1/admin/integrations/litellm/deployments/:model_id': { roles: admin, path: '/v1/admin/integrations/litellm/deployments/sec-dep' },
   'GET /v1/admin/integrations/litellm/status': { roles: admin, path: '/v1/admin/integrations/litellm/status' },
   'GET /v1/admin/usage-events': { roles: admin, path: '/v1/admin/usage-events' },
+  'GET /v1/admin/usage/summary': { roles: admin, path: '/v1/admin/usage/summary?group_by=day' },
   'GET /v1/admin/usage-events/unpriced-by-model': { roles: admin, path: '/v1/admin/usage-events/unpriced-by-model' },
   'POST /v1/admin/usage-events/reprice': { roles: admin, path: '/v1/admin/usage-events/reprice' },
   'POST /v1/admin/usage-events/:event_id/refunds': { roles: admin, path: '/v1/admin/usage-events/sec-event/refunds' },

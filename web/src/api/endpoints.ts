@@ -2,7 +2,14 @@
 // (refunds, statements, webhooks) starts with its functions here and its keys in queryKeys.
 import { apiBlob, apiJson } from './client';
 import type {
+  ApiKeyPage,
   AuditLogPage,
+  SummaryGroupBy,
+  UsageEventsPage,
+  UsageFilters,
+  UsageSummary,
+  UserBalance,
+  UserPage,
   PayoutAddressChallenge,
   ProvenContributor,
   Contributor,
@@ -77,6 +84,10 @@ export const queryKeys = {
   refunds: (filters: RefundFilters) => ['refunds', filters] as const,
   webhooks: ['webhooks'] as const,
   webhookDeliveries: (webhookId: string) => ['webhook-deliveries', webhookId] as const,
+  usageEvents: (filters: UsageFilters) => ['usage-events', filters] as const,
+  usageSummary: (groupBy: SummaryGroupBy, filters: UsageFilters) => ['usage-summary', groupBy, filters] as const,
+  apiKeys: (role: string) => ['api-keys', role] as const,
+  users: (q: string) => ['users', q] as const,
 };
 
 export type StatementFormat = 'csv' | 'pdf';
@@ -87,6 +98,23 @@ export const api = {
   createContributorKey: (contributorId: string, name: string) =>
     apiJson<CreatedKey>('/v1/admin/api-keys', { method: 'POST', json: { role: 'contributor', contributor_id: contributorId, name } }),
   config: () => apiJson<ConsoleConfig>('/console/config.json'),
+  apiKeys: (role: string, cursor?: string) => apiJson<ApiKeyPage>('/v1/admin/api-keys', { query: { role: role || undefined, cursor, limit: 50 } }),
+  createKey: (body: { role: string; contributor_id?: string; name?: string }) => apiJson<CreatedKey>('/v1/admin/api-keys', { method: 'POST', json: body }),
+  revokeKey: (keyId: string) => apiJson<void>(`/v1/admin/api-keys/${id(keyId)}`, { method: 'DELETE' }),
+
+  // Users and credit
+  users: (q: string, cursor?: string) => apiJson<UserPage>('/v1/admin/users', { query: { q: q || undefined, cursor, limit: 50 } }),
+  userBalance: (userId: string) => apiJson<UserBalance>(`/v1/users/${id(userId)}/balance`),
+  credit: (userId: string, body: { amount_usd: string; reference: string; reason?: string }) =>
+    apiJson<UserBalance>(`/v1/admin/users/${id(userId)}/credits`, { method: 'POST', json: body }),
+
+  // Usage events explorer
+  usageEvents: (filters: UsageFilters, cursor?: string) => apiJson<UsageEventsPage>('/v1/admin/usage-events', { query: { ...filters, cursor, limit: 100 } }),
+  usageEventsCsv: (filters: UsageFilters) => apiBlob('/v1/admin/usage-events', { query: { ...filters }, accept: 'text/csv' }),
+  usageSummary: (groupBy: SummaryGroupBy, filters: UsageFilters) => {
+    const { status: _status, ...rest } = filters;
+    return apiJson<UsageSummary>('/v1/admin/usage/summary', { query: { ...rest, group_by: groupBy } });
+  },
 
   // Overview and checks
   overview: () => apiJson<Overview>('/v1/admin/overview'),

@@ -72,3 +72,15 @@ export type ReconciliationResolution = Schemas['ReconciliationResolutionResponse
 export type UnpricedByModel = Schemas['UnpricedByModelResponseDto'];
 export type UnpricedModel = UnpricedByModel['data'][number];
 export type LedgerCheck = Schemas['LedgerCheckResponseDto'];
+
+export type UsageEventsPage = Schemas['UsageEventsPageDto'];
+export type UsageEventRow = UsageEventsPage['data'][number];
+export type UsageSummary = Schemas['UsageSummaryDto'];
+export type SummaryGroupBy = UsageSummary['group_by'];
+export type UsageFilters = Partial<Record<'status' | 'user_id' | 'contributor_id' | 'model' | 'key_id' | 'from' | 'to', string>>;
+export type ApiKeyPage = Schemas['ApiKeyListResponseDto'];
+export type ApiKeyRow = ApiKeyPage['data'][number];
+export type UserPage = Schemas['UserListResponseDto'];
+export type UserRow = UserPage['data'][number];
+/** GET /v1/users/:id/balance and a credit's answer: the listed user's money fields. */
+export type UserBalance = Pick<UserRow, 'user_id' | 'balance_usd' | 'held_usd' | 'available_usd'>;

@@ -1,10 +1,12 @@
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
-import { cleanup, render, screen } from '@testing-library/react';
+import { cleanup, fireEvent, render, screen } from '@testing-library/react';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ApiError } from '../api/client';
 import { queryKeys } from '../api/endpoints';
 import { TxLink } from './tx-link';
 import { DataTable } from './data-table';
+import { moneyColumn, textColumn } from './columns';
+import { isIsoDay } from './date-input';
 import { Money } from './money';
 import { PendingButton } from './pending-button';
 import { ErrorMessage } from './states';
@@ -61,6 +63,43 @@ describe('DataTable', () => {
     expect(screen.getAllByRole('row')).toHaveLength(3);
     expect(screen.getByRole('columnheader', { name: 'Amount' }).className).toBe('numeric');
     expect(screen.getByText('$2.00')).toBeTruthy();
+  });
+
+  type Row = { id: string; v: string | null };
+  const ROWS: Row[] = [
+    { id: 'big', v: '100000000000000000000.000000000000000001' },
+    { id: 'tiny', v: '0.000000000000000001' },
+    { id: 'neg', v: '-5' },
+    { id: 'none', v: null },
+    { id: 'nine', v: '9.999999' },
+  ];
+  const ids = () => screen.getAllByRole('row').slice(1).map((row) => row.querySelector('td')!.textContent);
+
+  it('sorts a money column exactly (no float) by a click on its header, both ways', () => {
+    render(<DataTable<Row> caption="Amounts" rows={ROWS} rowKey={(r) => r.id} columns={[textColumn<Row>('Id', (r) => r.id), moneyColumn<Row>('Amount', (r) => r.v)]} />);
+    fireEvent.click(screen.getByRole('button', { name: 'Amount' }));
+    expect(ids()).toEqual(['none', 'neg', 'tiny', 'nine', 'big']);
+    expect(screen.getByRole('columnheader', { name: /Amount/ }).getAttribute('aria-sort')).toBe('ascending');
+    fireEvent.click(screen.getByRole('button', { name: /Amount/ }));
+    expect(ids()).toEqual(['big', 'nine', 'tiny', 'neg', 'none']);
+  });
+
+  it('shows every amount of a money column with the same decimals, and filters rows by their text', () => {
+    render(<DataTable<Row> caption="Amounts" rows={ROWS} rowKey={(r) => r.id} columns={[textColumn<Row>('Id', (r) => r.id), moneyColumn<Row>('Amount', (r) => r.v)]} />);
+    const texts = [...document.querySelectorAll('td.numeric .money[data-value]')].map((e) => e.textContent);
+    expect(texts).toEqual(['$100,000,000,000,000,000,000.000000', '$0.000000', '-$5.000000', '$9.999999']);
+    fireEvent.change(screen.getByRole('searchbox', { name: 'Filter amounts' }), { target: { value: 'NE' } });
+    expect(ids()).toEqual(['neg', 'none', 'nine']);
+    fireEvent.change(screen.getByRole('searchbox', { name: 'Filter amounts' }), { target: { value: 'zzz' } });
+    expect(screen.getByText('No row matches the filter.')).toBeTruthy();
+  });
+});
+
+describe('isIsoDay', () => {
+  it('takes only real days written YYYY-MM-DD', () => {
+    expect(isIsoDay('2026-02-28')).toBe(true);
+    expect(isIsoDay('2028-02-29')).toBe(true);
+    for (const text of ['2026-02-30', '02/28/2026', '2026-2-28', '2026-13-01', '']) expect(isIsoDay(text)).toBe(false);
   });
 });
 

@@ -1,5 +1,5 @@
 import { useQuery } from '@tanstack/react-query';
-import { Link } from '@tanstack/react-router';
+import { Link, useNavigate, useSearch } from '@tanstack/react-router';
 import { api, queryKeys } from '../../api/endpoints';
 import { MoneyBarChart } from '../../components/charts';
 import { DataTable } from '../../components/data-table';
@@ -14,11 +14,16 @@ import { moneyColumn } from '../../components/columns';
 /** The platform totals, in the order the operators read them. */
 const PLATFORM_TOTALS = [['Charged to users', 'charged_usd'], ['Revenue (margin)', 'revenue_usd'], ['User balances', 'users_balance_usd'], ['Held for streams', 'held_usd'], ['Payable to contributors', 'contributors_payable_usd'], ['In settlement', 'in_settlement_usd'], ['Paid out', 'paid_usd']] as const;
 
-const CHART_DAYS = 30;
+/** The chart's periods; the choice is in the address (?days=), so a link keeps it. */
+const PERIODS = [7, 30, 90, 365] as const;
+const DEFAULT_DAYS = 30;
 
 export function OverviewScreen() {
   const overview = useQuery({ queryKey: queryKeys.overview, queryFn: api.overview });
-  const range = lastDays(CHART_DAYS);
+  const { days: daysText }: { days?: string } = useSearch({ strict: false });
+  const navigate = useNavigate();
+  const days = PERIODS.find((p) => String(p) === daysText) ?? DEFAULT_DAYS;
+  const range = lastDays(days);
   const daily = useQuery({ queryKey: queryKeys.overviewDaily(range.from, range.to), queryFn: () => api.overviewDaily(range.from, range.to) });
 
   return (
@@ -72,7 +77,15 @@ export function OverviewScreen() {
         )}
       </QueryView>
       <section aria-labelledby="daily-title">
-        <h2 id="daily-title">Charged and paid out per day (last {CHART_DAYS} days, UTC)</h2>
+        <h2 id="daily-title">Charged and paid out per day (last {days} days, UTC)</h2>
+        <label>
+          Period{' '}
+          <select value={days} onChange={(e) => void navigate({ to: '/overview', search: { days: e.target.value } })}>
+            {PERIODS.map((p) => (
+              <option key={p} value={p}>last {p} days</option>
+            ))}
+          </select>
+        </label>
         <QueryView query={daily} label="the daily figures">
           {(d) => (
             <>

@@ -1,4 +1,5 @@
 import { useMutation, useQuery } from '@tanstack/react-query';
+import { DateInput } from '../../components/date-input';
 import { useState } from 'react';
 import { api, queryKeys } from '../../api/endpoints';
 import type { Earnings, GroupBy } from '../../api/wire';
@@ -40,14 +41,8 @@ export function EarningsPanel({ contributorId, initialGroupBy = 'day', title = '
     <section aria-labelledby={headingId} className="panel">
       <h2 id={headingId}>{title}</h2>
       <div className="controls">
-        <label>
-          From (UTC day)
-          <input type="date" value={from} onChange={(e) => e.target.value && setFrom(e.target.value)} />
-        </label>
-        <label>
-          To (exclusive)
-          <input type="date" value={to} onChange={(e) => e.target.value && setTo(e.target.value)} />
-        </label>
+        <DateInput label="From (UTC day)" value={from} onChange={setFrom} />
+        <DateInput label="To (exclusive)" value={to} onChange={setTo} />
         <label>
           Group
           <select value={groupBy} onChange={(e) => setGroupBy(e.target.value as GroupBy)}>
