@@ -1,4 +1,4 @@
-// npm run bench [-- --quick] [--earnings-events N] [--duration S] [--rounds N] [--keep] [--no-build] [--render-from RUN/figures.json] [--only single|two-api|tracing|litellm|ledger-fetch|ledger-check|stream-audit [--ledger-check-events N]]
+// npm run bench [-- --quick] [--earnings-events N] [--duration S] [--rounds N] [--keep] [--no-build] [--render-from RUN/figures.json] [--only single|two-api|tracing|litellm|ledger-fetch|ledger-check|ledger-check-hot|stream-audit [--ledger-check-events N] [--hot-day-events N]]
 //   [--history [--history-events N] [--history-steps K]]: only the history phase (scripts/lib/bench-history.ts, docs/history-bench.md)
 //   BENCH_CPU_PROF_DIR=DIR in the environment: every API process writes a V8 CPU profile there (node --cpu-prof).
 // Every figure of docs/performance.md, measured side by side in ONE run on the same Postgres:
@@ -32,6 +32,7 @@ import { SEED_CHUNK_EVENTS_DEFAULT, seedEvents } from './lib/seed-events.js';
 import { measureHistory, renderHistoryMarkdown } from './lib/bench-history.js';
 import { cpuPerEventLine, readCommittedCpu } from './lib/bench-committed.js';
 import { measureLedgerCheck, type LedgerCheckFigure } from './lib/ledger-check-bench.js';
+import { HOT_DAY_EVENTS_DEFAULT, measureHotDay } from './lib/ledger-check-hot-day.js';
 import { CleanupStack, cpuMeter, findPidsByCmdline, readMachineBusySeconds, readRssBytes, sampleRss, sleep, type ManagedProcess } from './lib/processes.js';
 import { LEDGER_FETCH_ROUNDS_DEFAULT, measureLedgerFetch } from './lib/ledger-fetch-bench.js';
 import { DAY_MS, nextUtcMidnight } from './lib/utc-day.js';
@@ -113,7 +114,7 @@ const say = (line: string) => console.log(`[bench] ${line}`);
 const sayCpu = (phase: string, cpu: MultiApiCpu) =>
   say(`${phase} CPU (cores): api ${cpu.apiCoresEach.length > 1 ? `${cpu.apiCoresEach.map((c) => c.toFixed(2)).join(' + ')} = ` : ''}${cpu.apiCores.toFixed(2)}, redis ${cpu.redisCores.toFixed(2)}, postgres ${cpu.postgresCores.toFixed(2)}, load generator ${cpu.loadGeneratorCores.toFixed(2)}, other processes ${cpu.otherCores.toFixed(2)}`);
 
-function parsePlan(): BenchPlan & { keep: boolean; noBuild: boolean; renderFrom?: string; onlySingle: boolean; onlyTwoApi: boolean; onlyTracing: boolean; onlyLitellm: boolean; onlyLedgerFetch: boolean; onlyLedgerCheck: boolean; onlyStreamAudit: boolean; ledgerCheckEvents: number; history: { events: number; steps: number } | null } {
+function parsePlan(): BenchPlan & { keep: boolean; noBuild: boolean; renderFrom?: string; onlySingle: boolean; onlyTwoApi: boolean; onlyTracing: boolean; onlyLitellm: boolean; onlyLedgerFetch: boolean; onlyLedgerCheck: boolean; onlyStreamAudit: boolean; onlyLedgerCheckHot: boolean; ledgerCheckEvents: number; hotDayEvents: number; history: { events: number; steps: number } | null } {
   const { values } = parseArgs({
     options: {
       quick: { type: 'boolean', default: false },
@@ -134,6 +135,8 @@ function parsePlan(): BenchPlan & { keep: boolean; noBuild: boolean; renderFrom?
       // "stream-audit" (the stream route with the usage audit off vs on, then the worker's audit timed).
       only: { type: 'string' },
       'ledger-check-events': { type: 'string', default: String(LEDGER_CHECK_EVENTS) },
+      // "ledger-check-hot": one hot day of this many events today (issue 35), the check timed.
+      'hot-day-events': { type: 'string', default: String(HOT_DAY_EVENTS_DEFAULT) },
     },
     strict: true,
   });
@@ -149,10 +152,12 @@ function parsePlan(): BenchPlan & { keep: boolean; noBuild: boolean; renderFrom?
   const historySteps = Number(values['history-steps']);
   if (!Number.isSafeInteger(historyEvents) || historyEvents < 1 || !Number.isSafeInteger(historySteps) || historySteps < 1) throw new Error('--history-events and --history-steps must be positive integers');
   const history = values.history ? { events: historyEvents, steps: historySteps } : null;
-  if (values.only !== undefined && !['single', 'two-api', 'tracing', 'litellm', 'ledger-fetch', 'ledger-check', 'stream-audit'].includes(values.only)) throw new Error('--only takes "single", "two-api", "tracing", "litellm", "ledger-fetch", "ledger-check" or "stream-audit"');
+  if (values.only !== undefined && !['single', 'two-api', 'tracing', 'litellm', 'ledger-fetch', 'ledger-check', 'ledger-check-hot', 'stream-audit'].includes(values.only)) throw new Error('--only takes "single", "two-api", "tracing", "litellm", "ledger-fetch", "ledger-check", "ledger-check-hot" or "stream-audit"');
+  const hotDayEvents = Number(values['hot-day-events'].replace(/_/g, ''));
+  if (!Number.isSafeInteger(hotDayEvents) || hotDayEvents < 1) throw new Error('--hot-day-events must be a positive integer');
   const ledgerCheckEvents = Number(values['ledger-check-events']);
   if (!Number.isSafeInteger(ledgerCheckEvents) || ledgerCheckEvents < 1) throw new Error('--ledger-check-events must be a positive integer');
-  return { ...base, quick, durationS, ingestionRounds, earningsEvents, keep: values.keep ?? false, noBuild: values['no-build'] ?? false, renderFrom: values['render-from'], onlySingle: values.only === 'single', onlyTwoApi: values.only === 'two-api', onlyTracing: values.only === 'tracing', onlyLitellm: values.only === 'litellm', onlyLedgerFetch: values.only === 'ledger-fetch', onlyLedgerCheck: values.only === 'ledger-check', onlyStreamAudit: values.only === 'stream-audit', ledgerCheckEvents, history };
+  return { ...base, quick, durationS, ingestionRounds, earningsEvents, keep: values.keep ?? false, noBuild: values['no-build'] ?? false, renderFrom: values['render-from'], onlySingle: values.only === 'single', onlyTwoApi: values.only === 'two-api', onlyTracing: values.only === 'tracing', onlyLitellm: values.only === 'litellm', onlyLedgerFetch: values.only === 'ledger-fetch', onlyLedgerCheck: values.only === 'ledger-check', onlyStreamAudit: values.only === 'stream-audit', onlyLedgerCheckHot: values.only === 'ledger-check-hot', ledgerCheckEvents, hotDayEvents, history };
 }
 
 async function machineInfo(databaseUrl: string): Promise<MachineInfo> {
@@ -731,7 +736,7 @@ function renderFrom(path: string): void {
   writeDocs({ ...figures, startedAt: new Date(figures.startedAt), finishedAt: new Date(figures.finishedAt) });
 }
 
-async function runAll(plan: BenchPlan, stack: Stack, cleanup: CleanupStack): Promise<Omit<BenchFigures, 'startedAt' | 'finishedAt'>> {
+async function runAll(plan: BenchPlan & { hotDayEvents: number }, stack: Stack, cleanup: CleanupStack): Promise<Omit<BenchFigures, 'startedAt' | 'finishedAt'>> {
   const machine = await machineInfo(stack.databaseUrl);
   say(`(a) raw limits: COPY ${plan.copyRows} rows, unnest ${plan.unnestRows} rows, single inserts ${plan.singleInsertSeconds} s`);
   const raw = await measureRawLimits({ databaseUrl: stack.databaseUrl, copyRows: plan.copyRows, unnestRows: plan.unnestRows, singleInsertSeconds: plan.singleInsertSeconds });
@@ -754,6 +759,8 @@ async function runAll(plan: BenchPlan, stack: Stack, cleanup: CleanupStack): Pro
   const earnings = await measureEarnings(stack, plan);
   say('(h) ledger check over the earnings database');
   const ledgerCheck = 'skipped' in earnings ? undefined : await ledgerCheckFigure(stack);
+  say(`(h) ledger check with one hot day of ${plan.hotDayEvents.toLocaleString('en-US')} events today`);
+  const hotDay = await measureHotDay({ ...stack, key, events: plan.hotDayEvents, log: say });
   const rssPeak = sampler.stop();
   say(`(f) API RSS: idle ${(idleBytes / 2 ** 20).toFixed(0)} MiB, peak under load ${(rssPeak.peakBytes / 2 ** 20).toFixed(0)} MiB`);
   say(`(e) settlement gas, ${plan.gasRecipients} recipients`);
@@ -762,7 +769,7 @@ async function runAll(plan: BenchPlan, stack: Stack, cleanup: CleanupStack): Pro
   await measureLedgerFetch({ rounds: plan.quick ? 100 : LEDGER_FETCH_ROUNDS_DEFAULT, say });
   say(`gas per recipient (new/existing): BatchPayout ${gas.batchPayout.newHolders}/${gas.batchPayout.existingHolders}, Disperse ${gas.disperseToken.newHolders}/${gas.disperseToken.existingHolders}, single transfer ${gas.singleTransfer.newHolders}/${gas.singleTransfer.existingHolders}`);
   machine.loadAvgEnd = loadavg();
-  return { quick: plan.quick, machine, durationS: plan.durationS, raw, batch, single, signedSingle, dimensionsSingle, twoApi, tracing, earnings, ledgerCheck, gas, rss: { idleBytes, peakBytes: rssPeak.peakBytes, samples: rssPeak.samples }, streamAudit };
+  return { quick: plan.quick, machine, durationS: plan.durationS, raw, batch, single, signedSingle, dimensionsSingle, twoApi, tracing, earnings, ledgerCheck, hotDay, gas, rss: { idleBytes, peakBytes: rssPeak.peakBytes, samples: rssPeak.samples }, streamAudit };
 }
 
 async function main(): Promise<number> {
@@ -798,6 +805,13 @@ async function main(): Promise<number> {
     }
     if (plan.onlyLedgerCheck) {
       await measureLedgerCheckOnly(stack, plan);
+      return 0;
+    }
+    if (plan.onlyLedgerCheckHot) {
+      const loadAvgStart = loadavg();
+      const key = await seedForIngestion({ baseUrl: stack.baseUrl, adminKey: stack.adminKey });
+      await measureHotDay({ ...stack, key, events: plan.hotDayEvents, log: say });
+      say(`load average (1/5/15 min) at start ${loadAvgStart.map((x) => x.toFixed(2)).join(' / ')}, at end ${loadavg().map((x) => x.toFixed(2)).join(' / ')}`);
       return 0;
     }
     if (plan.onlyTwoApi) {

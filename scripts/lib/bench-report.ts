@@ -3,6 +3,7 @@
 import { writeFileSync } from 'node:fs';
 import { Resvg } from '@resvg/resvg-js';
 import type { LedgerCheckFigure } from './ledger-check-bench.js';
+import { hotDayRows, type HotDayFigure } from './ledger-check-hot-day.js';
 import type { PayoutGasMeasurement } from './gas-measure.js';
 import type { LoadResult, PhaseCpu } from './bench-http.js';
 import type { EarningsBenchResult } from './earnings-bench.js';
@@ -78,6 +79,8 @@ export interface BenchFigures {
   earnings: EarningsFigure | { skipped: string };
   /** GET /v1/admin/ledger/check over the earnings database (absent in runs before it existed). */
   ledgerCheck?: LedgerCheckFigure;
+  /** The same check with one hot day of events today (issue 35; absent in older runs). */
+  hotDay?: HotDayFigure;
   gas: PayoutGasMeasurement;
   rss: { idleBytes: number; peakBytes: number; samples: number };
   /** The usage audit's cost on the stream route (audit off vs on) and the worker's audit time (absent in runs before it existed). */
@@ -434,7 +437,7 @@ ${machineSection(f)}
 
 ## Results
 
-${table([...ingestionRows(f), ...streamAuditRows(f), ...earningsRows(f), ...tracingRows(f), ...ledgerCheckRows(f), ...gasRows(f), ...rssRows(f)])}
+${table([...ingestionRows(f), ...streamAuditRows(f), ...earningsRows(f), ...tracingRows(f), ...ledgerCheckRows(f), ...hotDayRows(f.hotDay, { int, ms, met }), ...gasRows(f), ...rssRows(f)])}
 
 ![Ingestion throughput vs batch size](${chartFile})
 
@@ -460,6 +463,7 @@ npm run bench -- --quick --only two-api    # short run: batch 1000 and single on
 npm run bench -- --only tracing --rounds 2     # batch 1000 and single, tracing off vs on (printed only)
 npm run bench -- --only single --rounds 2 --duration 6   # plain, price-dimension and signed single events: CPU per event (printed only)
 npm run bench -- --only ledger-check       # 440,000 events over 30 days, the checkpointed ledger check timed (printed only)
+npm run bench -- --only ledger-check-hot   # one hot day: 2,000,000 events today (--hot-day-events N), the check with nothing new, after 100 and 10,000 new events, the checkpoint write (printed only)
 npm run bench -- --only stream-audit       # stream route with the usage audit off vs on (CPU per event), then the worker's audit of 10,000 streams vs their ingestion (printed only)
 BENCH_CPU_PROF_DIR=/tmp/prof npm run bench -- --only single --rounds 1   # the API under node --cpu-prof
 \`\`\`
