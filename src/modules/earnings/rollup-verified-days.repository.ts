@@ -148,15 +148,17 @@ export class RollupVerifiedDaysRepository {
   async findMismatchesSinceVerified(limit: number, sinceDay: string): Promise<{ rollupRows: bigint; daysVerified: string[]; daysUnchanged: number; daysFromSums: number; mismatches: RollupMismatch[] }> {
     // Nothing changed and nothing written above the frontier (the usual case between writes):
     // answered without the frontier's lock, from rollup rows and index probes.
-    const glance = await this.snapshot((client) => this.dayStates(client, sinceDay));
-    if (glance.states.every((d) => d.unchanged) && !frontiersDiffer(glance.states) && !glance.newer) {
+    // With events above the frontier the lock is taken anyway: the glance stops at that probe
+    // instead of reading those events for nothing (they are read after the frontier).
+    const glance = await this.snapshot((client) => this.dayStates(client, sinceDay, { unlessNewer: true }));
+    if (glance.states && glance.states.every((d) => d.unchanged) && !frontiersDiffer(glance.states)) {
       return { rollupRows: sumRows(glance.states), daysVerified: [], daysUnchanged: glance.states.length, daysFromSums: 0, mismatches: [] };
     }
     const frontier = await this.frontier();
     // Every day is read again after the frontier, in one snapshot: the glance's cost (ids above
     // the shared frontier), so a day changing in between is this check's too.
     return this.snapshot(async (client) => {
-      const { states } = await this.dayStates(client, sinceDay);
+      const states = (await this.dayStates(client, sinceDay, { unlessNewer: false })).states!;
       const changed = states.filter((d) => !d.unchanged);
       const advancing = frontier === null ? [] : states.filter((d) => d.unchanged && (d.storedFrontier! < frontier.eventId || d.storedChangeMark! < frontier.changeId));
       const found = { rollupRows: sumRows(states), daysVerified: changed.map((d) => d.day), daysUnchanged: states.length - changed.length };
@@ -180,12 +182,12 @@ export class RollupVerifiedDaysRepository {
   }
 
   /**
-   * The state of every day from sinceDay, and whether any event of the window (priced or not) has
-   * an id above the lowest frontier: then the frontier is moved, so that the next glance does not
-   * read those events again (before, unpriced events written since the last store were read by
-   * every check).
+   * The state of every day from sinceDay; with `unlessNewer`, null when any event of the window
+   * (priced or not) has an id above the lowest frontier: the caller then moves the frontier, so
+   * that the next glance does not read those events again (before, unpriced events written since
+   * the last store were read by every check).
    */
-  private async dayStates(client: SqlClient, sinceDay: string): Promise<{ states: DayState[]; newer: boolean }> {
+  private async dayStates(client: SqlClient, sinceDay: string, o: { unlessNewer: boolean }): Promise<{ states: DayState[] | null }> {
     // The lowest frontier and change mark as constants: the planner then reads the ids above them
     // by each partition's primary key (and the change log's).
     const lowest = await client.query<{ id: string | null; mark: string | null }>(
@@ -193,13 +195,14 @@ export class RollupVerifiedDaysRepository {
       [sinceDay],
     );
     const { id, mark } = lowest.rows[0]!;
-    const result = await client.query<Record<string, string | number | boolean | null>>(DAY_STATE_SQL, [sinceDay, id, mark]);
     // Any event (priced or not) above it: one probe of each partition's primary key.
-    const newer = id !== null && (await client.query<{ newer: boolean }>(
+    const newer = o.unlessNewer && id !== null && (await client.query<{ newer: boolean }>(
       `SELECT EXISTS (SELECT 1 FROM usage_events WHERE id > $1::bigint AND occurred_at >= ($2::date::timestamp AT TIME ZONE 'UTC')) AS newer`,
       [id, sinceDay],
     )).rows[0]!.newer;
-    return { states: result.rows.map(dayStateOf), newer };
+    if (newer) return { states: null };
+    const result = await client.query<Record<string, string | number | boolean | null>>(DAY_STATE_SQL, [sinceDay, id, mark]);
+    return { states: result.rows.map(dayStateOf) };
   }
 
   /**
