@@ -1,4 +1,4 @@
-// npm run bench [-- --quick] [--earnings-events N] [--duration S] [--rounds N] [--keep] [--no-build] [--render-from RUN/figures.json] [--only single|two-api|tracing|litellm|ledger-fetch|ledger-check|stream-audit [--ledger-check-events N]]
+// npm run bench [-- --quick] [--earnings-events N] [--duration S] [--rounds N] [--keep] [--no-build] [--render-from RUN/figures.json] [--only single|two-api|tracing|litellm|ledger-fetch|ledger-check|ledger-check-hot|stream-audit [--ledger-check-events N] [--hot-day-events N]]
 //   [--history [--history-events N] [--history-steps K]]: only the history phase (scripts/lib/bench-history.ts, docs/history-bench.md)
 //   BENCH_CPU_PROF_DIR=DIR in the environment: every API process writes a V8 CPU profile there (node --cpu-prof).
 // Every figure of docs/performance.md, measured side by side in ONE run on the same Postgres:
@@ -32,6 +32,8 @@ import { SEED_CHUNK_EVENTS_DEFAULT, seedEvents } from './lib/seed-events.js';
 import { measureHistory, renderHistoryMarkdown } from './lib/bench-history.js';
 import { cpuPerEventLine, readCommittedCpu } from './lib/bench-committed.js';
 import { measureLedgerCheck, type LedgerCheckFigure } from './lib/ledger-check-bench.js';
+import { HOT_DAY_EVENTS_DEFAULT, measureHotDay } from './lib/ledger-check-hot-day.js';
+import { floorMultiples, startFloorServer, type FloorServer } from './lib/bench-floor.js';
 import { CleanupStack, cpuMeter, findPidsByCmdline, readMachineBusySeconds, readRssBytes, sampleRss, sleep, type ManagedProcess } from './lib/processes.js';
 import { LEDGER_FETCH_ROUNDS_DEFAULT, measureLedgerFetch } from './lib/ledger-fetch-bench.js';
 import { DAY_MS, nextUtcMidnight } from './lib/utc-day.js';
@@ -113,7 +115,7 @@ const say = (line: string) => console.log(`[bench] ${line}`);
 const sayCpu = (phase: string, cpu: MultiApiCpu) =>
   say(`${phase} CPU (cores): api ${cpu.apiCoresEach.length > 1 ? `${cpu.apiCoresEach.map((c) => c.toFixed(2)).join(' + ')} = ` : ''}${cpu.apiCores.toFixed(2)}, redis ${cpu.redisCores.toFixed(2)}, postgres ${cpu.postgresCores.toFixed(2)}, load generator ${cpu.loadGeneratorCores.toFixed(2)}, other processes ${cpu.otherCores.toFixed(2)}`);
 
-function parsePlan(): BenchPlan & { keep: boolean; noBuild: boolean; renderFrom?: string; onlySingle: boolean; onlyTwoApi: boolean; onlyTracing: boolean; onlyLitellm: boolean; onlyLedgerFetch: boolean; onlyLedgerCheck: boolean; onlyStreamAudit: boolean; ledgerCheckEvents: number; history: { events: number; steps: number } | null } {
+function parsePlan(): BenchPlan & { keep: boolean; noBuild: boolean; renderFrom?: string; onlySingle: boolean; onlyTwoApi: boolean; onlyTracing: boolean; onlyLitellm: boolean; onlyLedgerFetch: boolean; onlyLedgerCheck: boolean; onlyStreamAudit: boolean; onlyLedgerCheckHot: boolean; onlyFloor: boolean; floorWithSingle: boolean; ledgerCheckEvents: number; hotDayEvents: number; history: { events: number; steps: number } | null } {
   const { values } = parseArgs({
     options: {
       quick: { type: 'boolean', default: false },
@@ -134,6 +136,8 @@ function parsePlan(): BenchPlan & { keep: boolean; noBuild: boolean; renderFrom?
       // "stream-audit" (the stream route with the usage audit off vs on, then the worker's audit timed).
       only: { type: 'string' },
       'ledger-check-events': { type: 'string', default: String(LEDGER_CHECK_EVENTS) },
+      // "ledger-check-hot": one hot day of this many events today (issue 35), the check timed.
+      'hot-day-events': { type: 'string', default: String(HOT_DAY_EVENTS_DEFAULT) },
     },
     strict: true,
   });
@@ -149,10 +153,16 @@ function parsePlan(): BenchPlan & { keep: boolean; noBuild: boolean; renderFrom?
   const historySteps = Number(values['history-steps']);
   if (!Number.isSafeInteger(historyEvents) || historyEvents < 1 || !Number.isSafeInteger(historySteps) || historySteps < 1) throw new Error('--history-events and --history-steps must be positive integers');
   const history = values.history ? { events: historyEvents, steps: historySteps } : null;
-  if (values.only !== undefined && !['single', 'two-api', 'tracing', 'litellm', 'ledger-fetch', 'ledger-check', 'stream-audit'].includes(values.only)) throw new Error('--only takes "single", "two-api", "tracing", "litellm", "ledger-fetch", "ledger-check" or "stream-audit"');
+  // One phase, or "floor,single" (the floor server and the service's single events, alternating).
+  const only = values.only?.split(',') ?? [];
+  const phases = ['single', 'two-api', 'tracing', 'litellm', 'ledger-fetch', 'ledger-check', 'ledger-check-hot', 'stream-audit', 'floor'];
+  const floorPair = only.length === 2 && only.includes('floor') && only.includes('single');
+  if (only.some((o) => !phases.includes(o)) || (only.length > 1 && !floorPair)) throw new Error(`--only takes one of ${phases.map((p) => `"${p}"`).join(', ')}, or "floor,single"`);
+  const hotDayEvents = Number(values['hot-day-events'].replace(/_/g, ''));
+  if (!Number.isSafeInteger(hotDayEvents) || hotDayEvents < 1) throw new Error('--hot-day-events must be a positive integer');
   const ledgerCheckEvents = Number(values['ledger-check-events']);
   if (!Number.isSafeInteger(ledgerCheckEvents) || ledgerCheckEvents < 1) throw new Error('--ledger-check-events must be a positive integer');
-  return { ...base, quick, durationS, ingestionRounds, earningsEvents, keep: values.keep ?? false, noBuild: values['no-build'] ?? false, renderFrom: values['render-from'], onlySingle: values.only === 'single', onlyTwoApi: values.only === 'two-api', onlyTracing: values.only === 'tracing', onlyLitellm: values.only === 'litellm', onlyLedgerFetch: values.only === 'ledger-fetch', onlyLedgerCheck: values.only === 'ledger-check', onlyStreamAudit: values.only === 'stream-audit', ledgerCheckEvents, history };
+  return { ...base, quick, durationS, ingestionRounds, earningsEvents, keep: values.keep ?? false, noBuild: values['no-build'] ?? false, renderFrom: values['render-from'], onlySingle: values.only === 'single', onlyTwoApi: values.only === 'two-api', onlyTracing: values.only === 'tracing', onlyLitellm: values.only === 'litellm', onlyLedgerFetch: values.only === 'ledger-fetch', onlyLedgerCheck: values.only === 'ledger-check', onlyStreamAudit: values.only === 'stream-audit', onlyLedgerCheckHot: values.only === 'ledger-check-hot', onlyFloor: only.includes('floor'), floorWithSingle: floorPair, ledgerCheckEvents, hotDayEvents, history };
 }
 
 async function machineInfo(databaseUrl: string): Promise<MachineInfo> {
@@ -268,9 +278,10 @@ function startCpuMeters(stack: Stack, apis: ManagedProcess[] = [stack.api]): { s
  * round, so a slow spell of this shared machine hits every phase alike; each phase reports its
  * median run (by events/s) and keeps every run's rate.
  */
-async function measureIngestion(stack: Stack, key: string, signed: { key: string } & GatewaySigner, plan: BenchPlan): Promise<{ batch: BatchFigure[]; single: SingleFigure; signedSingle: SingleFigure; dimensionsSingle: SingleFigure; twoApi: TwoApiComparison[] }> {
+async function measureIngestion(stack: Stack, key: string, signed: { key: string } & GatewaySigner, plan: BenchPlan, floor: FloorServer): Promise<{ batch: BatchFigure[]; floor: SingleFigure; single: SingleFigure; signedSingle: SingleFigure; dimensionsSingle: SingleFigure; twoApi: TwoApiComparison[] }> {
   const batchRuns = new Map<number, BatchFigure[]>(BATCH_SIZES.map((size) => [size, []]));
   const singleRuns: SingleFigure[] = [];
+  const floorRuns: SingleFigure[] = [];
   const signedRuns: SingleFigure[] = [];
   const dimensionRuns: SingleFigure[] = [];
   const two = { batch: [] as ApiPhaseRun[], single: [] as ApiPhaseRun[] };
@@ -279,6 +290,8 @@ async function measureIngestion(stack: Stack, key: string, signed: { key: string
     for (const size of BATCH_SIZES) batchRuns.get(size)!.push(await measureBatch(stack, key, plan, size, round));
     // (g) in the same round: the same loads on two API processes behind the round-robin client.
     two.batch.push(asRun(2, await measureBatch(stack, key, plan, TWO_API_BATCH_SIZE, round, 2)));
+    // The floor right before the service's single events, same clients (docs/operations.md).
+    floorRuns.push(await measureFloorPhase(stack, floor, plan, round));
     singleRuns.push(await measureSingle(stack, key, plan, round));
     two.single.push(asRun(2, await measureSingle(stack, key, plan, round, undefined, false, 2)));
     // Right after the unsigned run, on the same warm process: the difference is the signed path.
@@ -289,7 +302,7 @@ async function measureIngestion(stack: Stack, key: string, signed: { key: string
     compareTwoApi(`batch ${TWO_API_BATCH_SIZE}`, BATCH_CONNECTIONS, batchRuns.get(TWO_API_BATCH_SIZE)!.map((r) => asRun(1, r)), two.batch),
     compareTwoApi('single', SINGLE_CONNECTIONS, singleRuns.map((r) => asRun(1, r)), two.single),
   ];
-  return { batch: BATCH_SIZES.map((size) => medianByRate(batchRuns.get(size)!)), single: medianByRate(singleRuns), signedSingle: medianByRate(signedRuns), dimensionsSingle: medianByRate(dimensionRuns), twoApi };
+  return { batch: BATCH_SIZES.map((size) => medianByRate(batchRuns.get(size)!)), floor: medianByRate(floorRuns), single: medianByRate(singleRuns), signedSingle: medianByRate(signedRuns), dimensionsSingle: medianByRate(dimensionRuns), twoApi };
 }
 
 function asRun(apis: 1 | 2, figure: { load: LoadResult; cpu: PhaseCpu }): ApiPhaseRun {
@@ -431,6 +444,51 @@ async function measureLitellmOnly(stack: Stack, plan: BenchPlan): Promise<void> 
   const ratio = median(rates.litellm) / median(rates.batch);
   const averages = (l: number[]) => l.map((x) => x.toFixed(2)).join('/');
   say(`litellm / batch (medians of ${plan.ingestionRounds} round(s)): ${Math.round(median(rates.litellm))} / ${Math.round(median(rates.batch))} events/s = ${ratio.toFixed(2)}x (target >= ${LITELLM_TARGET_RATIO}x) ${ratio >= LITELLM_TARGET_RATIO ? 'MET' : 'NOT MET'}; load average at start ${averages(loadAvgStart)}, at end ${averages(loadavg())}`);
+}
+
+/** The floor server (scripts/lib/floor-server.mjs) on the bench database, warmed like the API. */
+async function startWarmFloor(stack: Stack, cleanup: CleanupStack, plan: BenchPlan): Promise<FloorServer> {
+  const floor = await startFloorServer({ runDir: stack.runDir, databaseUrl: stack.databaseUrl, cleanup });
+  say(`floor server ${floor.baseUrl} (pid ${floor.process.pid}); warm-up: ${plan.warmupS} s of single events`);
+  await runSingleLoad({ baseUrl: floor.baseUrl, key: 'floor', connections: SINGLE_CONNECTIONS, durationS: plan.warmupS, prefix: 'floor-warm' });
+  return floor;
+}
+
+/** One floor run: the single-event load on the floor server, its CPU metered as the API's. */
+async function measureFloorPhase(stack: Stack, floor: FloorServer, plan: BenchPlan, round: number): Promise<SingleFigure> {
+  const meters = startCpuMeters(stack, [floor.process]);
+  const load = await runSingleLoad({ baseUrl: floor.baseUrl, key: 'floor', connections: SINGLE_CONNECTIONS, durationS: plan.durationS, prefix: `floor-r${round}` });
+  const cpu = meters.stop();
+  sayCpu('floor', cpu);
+  assertPhaseClean(stack, 'floor', load, [floor.process]);
+  say(`floor: ${Math.round(load.eventsPerSecond)} events/s, p50 ${load.latencyP50Ms} ms, p99 ${load.latencyP99Ms} ms, CPU per event api ${perEventUs(cpu.apiCores, load.eventsPerSecond).toFixed(0)} us + postgres ${perEventUs(cpu.postgresCores, load.eventsPerSecond).toFixed(0)} us`);
+  return { connections: SINGLE_CONNECTIONS, load, cpu, storedPriced: load.pricedEvents, storedOther: 0, runsEventsPerSecond: [] };
+}
+
+/**
+ * --only floor[,single]: the floor server, and with "single" the service's plain single events
+ * right after it in each round; CPU per event and the service's multiples of the floor printed.
+ */
+async function measureFloorOnly(stack: Stack, cleanup: CleanupStack, plan: BenchPlan & { floorWithSingle: boolean }): Promise<void> {
+  const loadAvgStart = loadavg();
+  const key = plan.floorWithSingle ? await seedForIngestion({ baseUrl: stack.baseUrl, adminKey: stack.adminKey }) : '';
+  const floor = await startWarmFloor(stack, cleanup, plan);
+  if (plan.floorWithSingle) {
+    say(`warm-up: ${plan.warmupS} s of single events`);
+    await runSingleLoad({ baseUrl: stack.baseUrl, key, connections: SINGLE_CONNECTIONS, durationS: plan.warmupS, prefix: 'warm' });
+  }
+  const runs: Array<{ floor: SingleFigure; single?: SingleFigure }> = [];
+  for (let round = 1; round <= plan.ingestionRounds; round += 1) {
+    const floorRun = await measureFloorPhase(stack, floor, plan, round);
+    runs.push({ floor: floorRun, single: plan.floorWithSingle ? await measureSingle(stack, key, plan, round) : undefined });
+  }
+  const load = (l: number[]) => l.map((x) => x.toFixed(2)).join(' / ');
+  for (const [i, r] of runs.entries()) {
+    if (!r.single) continue;
+    const m = floorMultiples(r.single, r.floor);
+    say(`round ${i + 1}: floor ${Math.round(r.floor.load.eventsPerSecond)} events/s p99 ${r.floor.load.latencyP99Ms} ms, api ${m.floor.api.toFixed(0)} + postgres ${m.floor.postgres.toFixed(0)} us; service ${Math.round(r.single.load.eventsPerSecond)} events/s p99 ${r.single.load.latencyP99Ms} ms, api ${m.service.api.toFixed(0)} + postgres ${m.service.postgres.toFixed(0)} us; service / floor: api ${m.api.toFixed(2)}x, postgres ${m.postgres.toFixed(2)}x`);
+  }
+  say(`load average (1/5/15 min) at start ${load(loadAvgStart)}, at end ${load(loadavg())}`);
 }
 
 /** --only single: plain, price-dimension and signed single events, alternating, CPU per event printed. */
@@ -731,7 +789,7 @@ function renderFrom(path: string): void {
   writeDocs({ ...figures, startedAt: new Date(figures.startedAt), finishedAt: new Date(figures.finishedAt) });
 }
 
-async function runAll(plan: BenchPlan, stack: Stack, cleanup: CleanupStack): Promise<Omit<BenchFigures, 'startedAt' | 'finishedAt'>> {
+async function runAll(plan: BenchPlan & { hotDayEvents: number }, stack: Stack, cleanup: CleanupStack): Promise<Omit<BenchFigures, 'startedAt' | 'finishedAt'>> {
   const machine = await machineInfo(stack.databaseUrl);
   say(`(a) raw limits: COPY ${plan.copyRows} rows, unnest ${plan.unnestRows} rows, single inserts ${plan.singleInsertSeconds} s`);
   const raw = await measureRawLimits({ databaseUrl: stack.databaseUrl, copyRows: plan.copyRows, unnestRows: plan.unnestRows, singleInsertSeconds: plan.singleInsertSeconds });
@@ -745,7 +803,9 @@ async function runAll(plan: BenchPlan, stack: Stack, cleanup: CleanupStack): Pro
   await runBatchLoad({ baseUrl: stack.baseUrl, key, size: 100, connections: BATCH_CONNECTIONS, durationS: plan.warmupS, prefix: 'warm' });
   await startSecondApi(stack, cleanup, key, plan);
   say(`(b, c, g) batch ingestion (${BATCH_CONNECTIONS} connections) and single events (${SINGLE_CONNECTIONS} connections), ${plan.durationS} s per phase, ${plan.ingestionRounds} round(s)`);
-  const { batch, single, signedSingle, dimensionsSingle, twoApi } = await measureIngestion(stack, key, signed, plan);
+  const floor = await startWarmFloor(stack, cleanup, plan);
+  const { batch, floor: floorFigure, single, signedSingle, dimensionsSingle, twoApi } = await measureIngestion(stack, key, signed, plan, floor);
+  await floor.process.stop();
   // The second API served only the two-API phases; the earnings, gas and RSS figures are the first one's.
   await stack.api2!.api.stop();
   const tracing = await measureTracing(stack, cleanup, key, plan.quick ? { durationS: plan.durationS, rounds: 1, warmupS: plan.warmupS } : { durationS: TRACING_PHASE_S, rounds: TRACING_ROUNDS_FULL, warmupS: TRACING_WARMUP_S });
@@ -754,6 +814,8 @@ async function runAll(plan: BenchPlan, stack: Stack, cleanup: CleanupStack): Pro
   const earnings = await measureEarnings(stack, plan);
   say('(h) ledger check over the earnings database');
   const ledgerCheck = 'skipped' in earnings ? undefined : await ledgerCheckFigure(stack);
+  say(`(h) ledger check with one hot day of ${plan.hotDayEvents.toLocaleString('en-US')} events today`);
+  const hotDay = await measureHotDay({ ...stack, key, events: plan.hotDayEvents, log: say });
   const rssPeak = sampler.stop();
   say(`(f) API RSS: idle ${(idleBytes / 2 ** 20).toFixed(0)} MiB, peak under load ${(rssPeak.peakBytes / 2 ** 20).toFixed(0)} MiB`);
   say(`(e) settlement gas, ${plan.gasRecipients} recipients`);
@@ -762,7 +824,7 @@ async function runAll(plan: BenchPlan, stack: Stack, cleanup: CleanupStack): Pro
   await measureLedgerFetch({ rounds: plan.quick ? 100 : LEDGER_FETCH_ROUNDS_DEFAULT, say });
   say(`gas per recipient (new/existing): BatchPayout ${gas.batchPayout.newHolders}/${gas.batchPayout.existingHolders}, Disperse ${gas.disperseToken.newHolders}/${gas.disperseToken.existingHolders}, single transfer ${gas.singleTransfer.newHolders}/${gas.singleTransfer.existingHolders}`);
   machine.loadAvgEnd = loadavg();
-  return { quick: plan.quick, machine, durationS: plan.durationS, raw, batch, single, signedSingle, dimensionsSingle, twoApi, tracing, earnings, ledgerCheck, gas, rss: { idleBytes, peakBytes: rssPeak.peakBytes, samples: rssPeak.samples }, streamAudit };
+  return { quick: plan.quick, machine, durationS: plan.durationS, raw, batch, floor: floorFigure, single, signedSingle, dimensionsSingle, twoApi, tracing, earnings, ledgerCheck, hotDay, gas, rss: { idleBytes, peakBytes: rssPeak.peakBytes, samples: rssPeak.samples }, streamAudit };
 }
 
 async function main(): Promise<number> {
@@ -798,6 +860,17 @@ async function main(): Promise<number> {
     }
     if (plan.onlyLedgerCheck) {
       await measureLedgerCheckOnly(stack, plan);
+      return 0;
+    }
+    if (plan.onlyFloor) {
+      await measureFloorOnly(stack, cleanup, plan);
+      return 0;
+    }
+    if (plan.onlyLedgerCheckHot) {
+      const loadAvgStart = loadavg();
+      const key = await seedForIngestion({ baseUrl: stack.baseUrl, adminKey: stack.adminKey });
+      await measureHotDay({ ...stack, key, events: plan.hotDayEvents, log: say });
+      say(`load average (1/5/15 min) at start ${loadAvgStart.map((x) => x.toFixed(2)).join(' / ')}, at end ${loadavg().map((x) => x.toFixed(2)).join(' / ')}`);
       return 0;
     }
     if (plan.onlyTwoApi) {

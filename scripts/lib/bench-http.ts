@@ -287,6 +287,24 @@ export function runBatchLoad(options: BatchLoadOptions): Promise<LoadResult> {
   return runBatchPostLoad(options, '/v1/usage-events/batch', eventJson, (events) => `{"events":[${events}]}`);
 }
 
+/**
+ * POSTs `events` fresh events (`prefix`-0 ...) to /v1/usage-events/batch in requests of at most
+ * `size`, one after another; throws unless every event is answered priced.
+ */
+export async function postEventBatches(api: { baseUrl: string; key: string }, prefix: string, events: number, size = 1000): Promise<void> {
+  for (let from = 0; from < events; from += size) {
+    const items = Array.from({ length: Math.min(size, events - from) }, (_, i) => eventJson(prefix, from + i));
+    const response = await fetch(`${api.baseUrl}/v1/usage-events/batch`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${api.key}`, 'content-type': 'application/json' },
+      body: `{"events":[${items.join(',')}]}`,
+      signal: AbortSignal.timeout(HTTP_TIMEOUT_MS),
+    });
+    const text = await response.text();
+    if (response.status !== 200 || countOccurrences(text, '"status":"priced"') !== items.length) throw new Error(`batch of ${items.length} -> ${response.status}: ${text.slice(0, 300)}`);
+  }
+}
+
 /** POST /v1/usage-events, one fresh event per request. */
 export function runSingleLoad(options: { baseUrl: LoadTarget; key: string; connections: number; durationS: number; prefix: string; signer?: GatewaySigner; dimensions?: boolean }): Promise<LoadResult> {
   let n = 0;

@@ -3,6 +3,8 @@
 import { writeFileSync } from 'node:fs';
 import { Resvg } from '@resvg/resvg-js';
 import type { LedgerCheckFigure } from './ledger-check-bench.js';
+import { hotDayRows, type HotDayFigure } from './ledger-check-hot-day.js';
+import { floorRows } from './bench-floor.js';
 import type { PayoutGasMeasurement } from './gas-measure.js';
 import type { LoadResult, PhaseCpu } from './bench-http.js';
 import type { EarningsBenchResult } from './earnings-bench.js';
@@ -67,6 +69,8 @@ export interface BenchFigures {
   raw: RawLimits;
   batch: BatchFigure[];
   single: SingleFigure;
+  /** The floor server under the same single-event load, same rounds (absent in older runs). */
+  floor?: SingleFigure;
   /** The same single-event load with a signed gateway key (Standard Webhooks signature checked per request). */
   signedSingle?: SingleFigure;
   /** Single events using cache writes, a 200k context tier, search fees and a `us` variant (docs/pricing.md). */
@@ -78,6 +82,8 @@ export interface BenchFigures {
   earnings: EarningsFigure | { skipped: string };
   /** GET /v1/admin/ledger/check over the earnings database (absent in runs before it existed). */
   ledgerCheck?: LedgerCheckFigure;
+  /** The same check with one hot day of events today (issue 35; absent in older runs). */
+  hotDay?: HotDayFigure;
   gas: PayoutGasMeasurement;
   rss: { idleBytes: number; peakBytes: number; samples: number };
   /** The usage audit's cost on the stream route (audit off vs on) and the worker's audit time (absent in runs before it existed). */
@@ -186,6 +192,8 @@ function ingestionRows(f: BenchFigures): Row[] {
   rows.push(
     { figure: `Single-event ingestion, ${f.single.connections} concurrent clients (events/s${runsNote(f.single.runsEventsPerSecond)})`, value: int(s.eventsPerSecond), ratio: `${ratio(s.eventsPerSecond, copy)} of COPY`, target: `>= ${int(TARGET_SINGLE_EVENTS_PER_S)}`, met: met(s.eventsPerSecond >= TARGET_SINGLE_EVENTS_PER_S) },
     { figure: 'Single-event latency p50 / p99', value: `${ms(s.latencyP50Ms)} / ${ms(s.latencyP99Ms)}`, ratio: '', target: `p99 < ${TARGET_SINGLE_P99_MS} ms`, met: met(s.latencyP99Ms < TARGET_SINGLE_P99_MS) },
+    // The floor phase (docs/operations.md): the service's single-event CPU as multiples of the floor's.
+    ...floorRows(f.floor, f.single, copy, { int, met }),
   );
   if (f.signedSingle) {
     const signed = f.signedSingle.load;
@@ -434,7 +442,7 @@ ${machineSection(f)}
 
 ## Results
 
-${table([...ingestionRows(f), ...streamAuditRows(f), ...earningsRows(f), ...tracingRows(f), ...ledgerCheckRows(f), ...gasRows(f), ...rssRows(f)])}
+${table([...ingestionRows(f), ...streamAuditRows(f), ...earningsRows(f), ...tracingRows(f), ...ledgerCheckRows(f), ...hotDayRows(f.hotDay, { int, ms, met }), ...gasRows(f), ...rssRows(f)])}
 
 ![Ingestion throughput vs batch size](${chartFile})
 
@@ -460,6 +468,8 @@ npm run bench -- --quick --only two-api    # short run: batch 1000 and single on
 npm run bench -- --only tracing --rounds 2     # batch 1000 and single, tracing off vs on (printed only)
 npm run bench -- --only single --rounds 2 --duration 6   # plain, price-dimension and signed single events: CPU per event (printed only)
 npm run bench -- --only ledger-check       # 440,000 events over 30 days, the checkpointed ledger check timed (printed only)
+npm run bench -- --only floor,single --rounds 1 --duration 10   # the floor server then the service's single events: CPU per event and the service / floor multiples (printed only)
+npm run bench -- --only ledger-check-hot   # one hot day: 2,000,000 events today (--hot-day-events N), the check with nothing new, after 100 and 10,000 new events, the checkpoint write (printed only)
 npm run bench -- --only stream-audit       # stream route with the usage audit off vs on (CPU per event), then the worker's audit of 10,000 streams vs their ingestion (printed only)
 BENCH_CPU_PROF_DIR=/tmp/prof npm run bench -- --only single --rounds 1   # the API under node --cpu-prof
 \`\`\`

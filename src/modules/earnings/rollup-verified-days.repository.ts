@@ -24,8 +24,10 @@ const EVENT_SUMS_SELECT = `e.contributor_id, (e.occurred_at AT TIME ZONE 'UTC'):
 
 /**
  * Each day of the window: its rollup rows' digest now (md5 of the rows in key order, every
- * compared column), its archived rollups' digest now, its unpriced events at or below the stored
- * frontier now, its priced events above it now, and what was stored when it was last verified.
+ * compared column), its archived rollups' digest now, its priced events above the stored frontier
+ * now, the updates and deletes of its events logged since its proof (usage_event_changes), and
+ * what was stored when it was last verified. Reads rollup rows (not events), the events above the
+ * lowest frontier ($2) and the change rows above the lowest change mark ($3): what is new.
  */
 const DAY_STATE_SQL = `WITH current_days AS (
     SELECT day, count(*)::int AS rollup_rows,
@@ -37,13 +39,13 @@ const DAY_STATE_SQL = `WITH current_days AS (
         charge_atto, margin_atto, cached_tokens, cache_write_tokens, audio_tokens), E'\\n' ORDER BY contributor_id COLLATE "C", model COLLATE "C")) AS digest
     FROM usage_archived_rollups WHERE day >= $1::date GROUP BY day
   ), verified AS (SELECT * FROM rollup_verified_days WHERE day >= $1::date
-  ), unpriced AS (
-    -- The partial index of unpriced events: only those are read.
-    SELECT v.day, count(*)::bigint AS n
-    FROM usage_events e JOIN verified v ON v.through_event_id IS NOT NULL AND e.id <= v.through_event_id
-      AND (e.occurred_at AT TIME ZONE 'UTC')::date = v.day
-    WHERE e.status = 'unpriced' AND e.occurred_at >= ($1::date::timestamp AT TIME ZONE 'UTC')
-    GROUP BY v.day
+  ), changes AS (
+    -- Updates and deletes of the day's events after its proof (a reprice, anything behind the
+    -- writers' back): only the change rows above the lowest mark are read.
+    SELECT c.day, count(*)::bigint AS n
+    FROM usage_event_changes c LEFT JOIN verified v ON v.day = c.day
+    WHERE c.day >= $1::date AND c.id > coalesce($3::bigint, 0) AND (v.changes_through IS NULL OR c.id > v.changes_through)
+    GROUP BY c.day
   ), above AS (
     -- Priced events above each day's frontier: only ids above the lowest one ($2) are read. Every
     -- check that stores moves all the verified days to its frontier (advance()), so these are the
@@ -59,12 +61,13 @@ const DAY_STATE_SQL = `WITH current_days AS (
     SELECT DISTINCT (e.occurred_at AT TIME ZONE 'UTC')::date AS day FROM usage_events e
     WHERE $2::bigint IS NOT NULL AND e.status = 'priced' AND e.id > $2::bigint AND e.occurred_at >= ($1::date::timestamp AT TIME ZONE 'UTC')
       AND NOT EXISTS (SELECT 1 FROM verified v WHERE v.day = (e.occurred_at AT TIME ZONE 'UTC')::date)
-  ), days AS (SELECT day FROM current_days UNION SELECT day FROM archived_days UNION SELECT day FROM verified UNION SELECT day FROM unlisted)
+  ), days AS (SELECT day FROM current_days UNION SELECT day FROM archived_days UNION SELECT day FROM verified UNION SELECT day FROM unlisted
+    UNION SELECT day FROM changes)
   SELECT to_char(d.day, 'YYYY-MM-DD') AS day, c.rollup_rows, c.digest, a.digest AS archived_digest,
-         v.digest AS verified_digest, v.archived_digest AS verified_archived_digest, v.through_event_id,
-         v.unpriced_through, coalesce(u.n, 0) AS unpriced_now, v.events_above, coalesce(b.n, 0) AS events_above_now, v.day IS NOT NULL AS stored
+         v.digest AS verified_digest, v.archived_digest AS verified_archived_digest, v.through_event_id, v.changes_through,
+         coalesce(ch.n, 0) AS changes, v.events_above, coalesce(b.n, 0) AS events_above_now, v.day IS NOT NULL AS stored
   FROM days d LEFT JOIN current_days c ON c.day = d.day LEFT JOIN archived_days a ON a.day = d.day
-    LEFT JOIN verified v ON v.day = d.day LEFT JOIN unpriced u ON u.day = d.day LEFT JOIN above b ON b.day = d.day
+    LEFT JOIN verified v ON v.day = d.day LEFT JOIN changes ch ON ch.day = d.day LEFT JOIN above b ON b.day = d.day
   ORDER BY 1`;
 
 interface DayState {
@@ -78,35 +81,45 @@ interface DayState {
   throughEventId: bigint | null;
   /** The frontier stored with the day (null: none, or not verified). */
   storedFrontier: bigint | null;
+  /** The change mark stored with the day (null: none, or not verified). */
+  storedChangeMark: bigint | null;
 }
 
 function dayStateOf(r: Record<string, string | number | boolean | null>): DayState {
   const digest = r.digest as string | null;
   const archivedDigest = r.archived_digest as string | null;
   const through = r.through_event_id === null ? null : toBigInt(r.through_event_id as string);
+  const changeMark = r.changes_through === null ? null : toBigInt(r.changes_through as string);
   const sameArchive = r.verified_archived_digest === archivedDigest;
-  // A day stored before through_event_id existed, or verified without a frontier, has no sums.
-  const same = (stored: unknown, now: unknown) => stored !== null && stored !== undefined && toBigInt(stored as string) === toBigInt(now as string);
-  const sameUnpriced = through !== null && same(r.unpriced_through, r.unpriced_now);
+  // No update or delete of its events since the proof (a day stored before the marks existed has
+  // none: compared once in full). An event priced or changed in place at or below the frontier is
+  // such an update, so the verified sums no longer cover the day.
+  const untouched = changeMark !== null && toBigInt(r.changes as string) === 0n;
   // Events above the frontier with an unchanged rollup: written without it (compared again).
-  const sameAbove = through !== null && same(r.events_above, r.events_above_now);
-  // A day stored without a frontier (its lock was not granted in time) is never unchanged: its
-  // digest alone cannot see a later event written without its rollup, so it is compared again
-  // until a check stores it with a frontier.
-  const unchanged = r.stored === true && r.verified_digest === digest && sameArchive && through !== null && sameUnpriced && sameAbove;
+  const sameAbove = through !== null && r.events_above !== null && toBigInt(r.events_above as string) === toBigInt(r.events_above_now as string);
+  const unchanged = r.stored === true && r.verified_digest === digest && sameArchive && through !== null && untouched && sameAbove;
   return {
     day: r.day as string,
     rollupRows: (r.rollup_rows as number | null) ?? 0,
     digest,
     archivedDigest,
     unchanged,
-    throughEventId: sameArchive && sameUnpriced ? through : null,
+    throughEventId: sameArchive && untouched ? through : null,
     storedFrontier: through,
+    storedChangeMark: changeMark,
   };
 }
 
-/** More than one distinct stored frontier: the glance then reads from the lowest (see advance()). */
-const frontiersDiffer = (states: DayState[]) => new Set(states.filter((d) => d.storedFrontier !== null).map((d) => d.storedFrontier)).size > 1;
+/** More than one distinct stored frontier or change mark: the glance then reads from the lowest (see advance()). */
+const frontiersDiffer = (states: DayState[]) =>
+  new Set(states.filter((d) => d.storedFrontier !== null).map((d) => d.storedFrontier)).size > 1 ||
+  new Set(states.filter((d) => d.storedChangeMark !== null).map((d) => d.storedChangeMark)).size > 1;
+
+/** The usage_events frontier and the change mark, taken under one SHARE lock (frontier()). */
+interface Frontier {
+  eventId: bigint;
+  changeId: bigint;
+}
 
 /**
  * The checkpointed rollup check's state (rollup_verified_days, rollup_verified_sums; migrations
@@ -120,27 +133,34 @@ export class RollupVerifiedDaysRepository {
   constructor(private readonly db: DatabaseService) {}
 
   /**
-   * Days from `sinceDay` whose rollup rows, archived rollups or unpriced events changed since they
-   * were last verified (or that never were) are compared again, in one snapshot taken after the
-   * usage_events frontier: a day whose only change is rollup rows over events with ids above its
-   * stored frontier is compared as verified sums + those events (what is new), any other change
-   * (a reprice of its unpriced events, an archive) with all its events. The comparison with all
-   * the events is the arbiter: a day that fails the first is compared again in full, and only the
-   * full comparison reports mismatches. Each day found equal stores its digests, frontier and sums;
-   * every day found unchanged is moved to the same frontier (advance()), so that all the window's
-   * days share one and the next glance reads only the events written after it.
+   * Days from `sinceDay` whose rollup rows, archived rollups or events changed since they were last
+   * verified (or that never were) are compared again, in one snapshot taken after the usage_events
+   * frontier: a day whose only change is rollup rows over events with ids above its stored
+   * frontier is compared as verified sums + those events (what is new), any other change (an
+   * update or delete of its events: a reprice; an archive) with all its events. The comparison
+   * with all the events is the arbiter: a day that fails the first is compared again in full, and
+   * only the full comparison reports mismatches. Each day found equal stores its digests, frontier
+   * and sums; every day found unchanged is moved to the same frontier (advance()), so that all the
+   * window's days share one and the next glance reads only the events written after it. Without
+   * the frontier (its lock not granted in time) the changed days are compared all the same (the
+   * verified sums plus every event above the day's frontier, in the snapshot) and nothing is stored.
    */
   async findMismatchesSinceVerified(limit: number, sinceDay: string): Promise<{ rollupRows: bigint; daysVerified: string[]; daysUnchanged: number; daysFromSums: number; mismatches: RollupMismatch[] }> {
-    // Nothing changed (the usual case between writes): answered without the frontier's lock.
-    const glance = await this.snapshot((client) => this.dayStates(client, sinceDay));
-    if (glance.every((d) => d.unchanged) && !frontiersDiffer(glance)) return { rollupRows: sumRows(glance), daysVerified: [], daysUnchanged: glance.length, daysFromSums: 0, mismatches: [] };
+    // Nothing changed and nothing written above the frontier (the usual case between writes):
+    // answered without the frontier's lock, from rollup rows and index probes.
+    // With events above the frontier the lock is taken anyway: the glance stops at that probe
+    // instead of reading those events for nothing (they are read after the frontier).
+    const glance = await this.snapshot((client) => this.dayStates(client, sinceDay, { unlessNewer: true }));
+    if (glance.states && glance.states.every((d) => d.unchanged) && !frontiersDiffer(glance.states)) {
+      return { rollupRows: sumRows(glance.states), daysVerified: [], daysUnchanged: glance.states.length, daysFromSums: 0, mismatches: [] };
+    }
     const frontier = await this.frontier();
     // Every day is read again after the frontier, in one snapshot: the glance's cost (ids above
     // the shared frontier), so a day changing in between is this check's too.
     return this.snapshot(async (client) => {
-      const states = await this.dayStates(client, sinceDay);
+      const states = (await this.dayStates(client, sinceDay, { unlessNewer: false })).states!;
       const changed = states.filter((d) => !d.unchanged);
-      const advancing = frontier === null ? [] : states.filter((d) => d.unchanged && d.storedFrontier !== null && d.storedFrontier < frontier);
+      const advancing = frontier === null ? [] : states.filter((d) => d.unchanged && (d.storedFrontier! < frontier.eventId || d.storedChangeMark! < frontier.changeId));
       const found = { rollupRows: sumRows(states), daysVerified: changed.map((d) => d.day), daysUnchanged: states.length - changed.length };
       if (changed.length === 0 && advancing.length === 0) return { ...found, daysFromSums: 0, mismatches: [] };
       const fromSums = changed.filter((d) => d.throughEventId !== null);
@@ -148,7 +168,7 @@ export class RollupVerifiedDaysRepository {
       const inFull = changed.filter((d) => d.throughEventId === null || fromSumsFailed.has(d.day));
       const mismatches = await this.compareInFull(client, inFull.map((d) => d.day));
       const bad = new Set(mismatches.map((m) => m.day));
-      await this.store(client, { good: changed.filter((d) => !bad.has(d.day)), advancing, frontier, sinceDay });
+      if (frontier !== null) await this.store(client, { good: changed.filter((d) => !bad.has(d.day)), advancing, frontier, sinceDay });
       return { ...found, daysFromSums: fromSums.length - fromSumsFailed.size, mismatches: mismatches.slice(0, limit) };
     });
   }
@@ -161,29 +181,48 @@ export class RollupVerifiedDaysRepository {
     }, 'repeatable read');
   }
 
-  /** The state of every day from sinceDay. */
-  private async dayStates(client: SqlClient, sinceDay: string): Promise<DayState[]> {
-    // The lowest frontier as a constant: the planner then reads the ids above it by each partition's primary key.
-    const lowest = await client.query<{ id: string | null }>('SELECT min(through_event_id) AS id FROM rollup_verified_days WHERE day >= $1::date', [sinceDay]);
-    const result = await client.query<Record<string, string | number | boolean | null>>(DAY_STATE_SQL, [sinceDay, lowest.rows[0]!.id]);
-    return result.rows.map(dayStateOf);
+  /**
+   * The state of every day from sinceDay; with `unlessNewer`, null when any event of the window
+   * (priced or not) has an id above the lowest frontier: the caller then moves the frontier, so
+   * that the next glance does not read those events again (before, unpriced events written since
+   * the last store were read by every check).
+   */
+  private async dayStates(client: SqlClient, sinceDay: string, o: { unlessNewer: boolean }): Promise<{ states: DayState[] | null }> {
+    // The lowest frontier and change mark as constants: the planner then reads the ids above them
+    // by each partition's primary key (and the change log's).
+    const lowest = await client.query<{ id: string | null; mark: string | null }>(
+      'SELECT min(through_event_id) AS id, min(changes_through) AS mark FROM rollup_verified_days WHERE day >= $1::date',
+      [sinceDay],
+    );
+    const { id, mark } = lowest.rows[0]!;
+    // Any event (priced or not) above it: one probe of each partition's primary key.
+    const newer = o.unlessNewer && id !== null && (await client.query<{ newer: boolean }>(
+      `SELECT EXISTS (SELECT 1 FROM usage_events WHERE id > $1::bigint AND occurred_at >= ($2::date::timestamp AT TIME ZONE 'UTC')) AS newer`,
+      [id, sinceDay],
+    )).rows[0]!.newer;
+    if (newer) return { states: null };
+    const result = await client.query<Record<string, string | number | boolean | null>>(DAY_STATE_SQL, [sinceDay, id, mark]);
+    return { states: result.rows.map(dayStateOf) };
   }
 
   /**
    * The usage_events frontier (as the journal's, docs/history.md): a SHARE lock waits for the
    * writers in flight and is released at once, so every id at or below max(id) is committed before
-   * the snapshot that follows. Asked by a GET or a /metrics scrape, it waits FRONTIER_LOCK_TIMEOUT
-   * at most: while a SHARE request waits behind a long writer (a reprice), every new group commit
-   * queues behind it. null when the lock is not granted in time: the days verified then store no
-   * frontier (their next change is compared with all their events) and no day is advanced.
+   * the snapshot that follows; under the same lock, the largest change id (the updates and deletes
+   * of usage_events write their change row in their own transaction). Asked by a GET or a /metrics
+   * scrape, it waits FRONTIER_LOCK_TIMEOUT at most: while a SHARE request waits behind a long
+   * writer (a reprice), every new group commit queues behind it. null when the lock is not granted
+   * in time: nothing is stored then.
    */
-  private async frontier(): Promise<bigint | null> {
+  private async frontier(): Promise<Frontier | null> {
     try {
       return await this.db.transaction(async (client) => {
         await client.query(`SET LOCAL lock_timeout = '${FRONTIER_LOCK_TIMEOUT}'`);
         await client.query('LOCK TABLE usage_events IN SHARE MODE');
-        const result = await client.query<{ id: string }>('SELECT coalesce(max(id), 0) AS id FROM usage_events');
-        return toBigInt(result.rows[0]!.id);
+        const result = await client.query<{ id: string; change_id: string }>(
+          'SELECT (SELECT coalesce(max(id), 0) FROM usage_events) AS id, (SELECT coalesce(max(id), 0) FROM usage_event_changes) AS change_id',
+        );
+        return { eventId: toBigInt(result.rows[0]!.id), changeId: toBigInt(result.rows[0]!.change_id) };
       });
     } catch (error) {
       this.logger.warn(`usage_events frontier not taken: ${(error as Error).message}`);
@@ -237,13 +276,20 @@ export class RollupVerifiedDaysRepository {
    * storing the same days may win them; that changes nothing, so its conflict is not this check's
    * failure, and none of it is stored.
    */
-  private async store(client: SqlClient, work: { good: DayState[]; advancing: DayState[]; frontier: bigint | null; sinceDay: string }): Promise<void> {
+  private async store(client: SqlClient, work: { good: DayState[]; advancing: DayState[]; frontier: Frontier; sinceDay: string }): Promise<void> {
     await client.query('SAVEPOINT store_verified');
     try {
       // rollup_verified_sums rows go with their day (ON DELETE CASCADE).
       await client.query('DELETE FROM rollup_verified_days WHERE day < $1::date', [work.sinceDay]);
       await this.storeGood(client, work.good, work.frontier);
-      if (work.frontier !== null) await this.advance(client, work.advancing, work.frontier);
+      await this.advance(client, work.advancing, work.frontier);
+      // Change rows a stored proof covers, and those of days that left the window; a day that
+      // fails keeps its own (and its old mark), so it is compared again until it is equal.
+      await client.query(
+        `DELETE FROM usage_event_changes c WHERE c.day < $1::date
+           OR EXISTS (SELECT 1 FROM rollup_verified_days v WHERE v.day = c.day AND c.id <= v.changes_through)`,
+        [work.sinceDay],
+      );
       await client.query('RELEASE SAVEPOINT store_verified');
     } catch (error) {
       const code = (error as { code?: string }).code;
@@ -253,65 +299,61 @@ export class RollupVerifiedDaysRepository {
   }
 
   /**
-   * Stores what was proven of each good day: its digests, and with a frontier, the rollup rows
-   * minus the day's priced events above it (= its events at or below it, plus what the archive
-   * recorded), its unpriced events at or below it and its priced events above it.
+   * Stores what was proven of each good day: its digests, the frontier and change mark, the
+   * rollup rows minus the day's priced events above the frontier (= its events at or below it,
+   * plus what the archive recorded) and its priced events above it. Reads the rollup rows and the
+   * events above the frontier only.
    */
-  private async storeGood(client: SqlClient, good: DayState[], frontier: bigint | null): Promise<void> {
+  private async storeGood(client: SqlClient, good: DayState[], frontier: Frontier): Promise<void> {
     if (good.length === 0) return;
     const sorted = [...good].sort((a, b) => a.day.localeCompare(b.day));
     const days = sorted.map((d) => d.day);
     const range = [`${days[0]}T00:00:00Z`, dayEnd(days[days.length - 1]!)];
     await client.query(
       `WITH good AS (SELECT * FROM unnest($1::date[], $2::int[], $3::text[], $4::text[]) AS g(day, rollup_rows, digest, archived_digest))
-       , unpriced AS (
-         SELECT (e.occurred_at AT TIME ZONE 'UTC')::date AS day, count(*)::bigint AS n FROM usage_events e
-         WHERE $5::bigint IS NOT NULL AND e.status = 'unpriced' AND e.id <= $5::bigint AND e.occurred_at >= $6::timestamptz AND e.occurred_at < $7::timestamptz
-         GROUP BY 1)
        , above AS (
          SELECT (e.occurred_at AT TIME ZONE 'UTC')::date AS day, count(*)::bigint AS n FROM usage_events e
-         WHERE $5::bigint IS NOT NULL AND e.status = 'priced' AND e.id > $5::bigint AND e.occurred_at >= $6::timestamptz AND e.occurred_at < $7::timestamptz
+         WHERE e.status = 'priced' AND e.id > $5::bigint AND e.occurred_at >= $6::timestamptz AND e.occurred_at < $7::timestamptz
          GROUP BY 1)
        , gone AS (DELETE FROM rollup_verified_days v USING good g WHERE v.day = g.day AND g.digest IS NULL AND g.archived_digest IS NULL RETURNING 1)
-       INSERT INTO rollup_verified_days AS v (day, rollup_rows, digest, archived_digest, through_event_id, unpriced_through, events_above)
-       SELECT g.day, g.rollup_rows, coalesce(g.digest, ''), g.archived_digest, $5::bigint,
-              CASE WHEN $5::bigint IS NULL THEN NULL ELSE coalesce(u.n, 0) END, CASE WHEN $5::bigint IS NULL THEN NULL ELSE coalesce(b.n, 0) END
-       FROM good g LEFT JOIN unpriced u ON u.day = g.day LEFT JOIN above b ON b.day = g.day WHERE g.digest IS NOT NULL OR g.archived_digest IS NOT NULL
+       INSERT INTO rollup_verified_days AS v (day, rollup_rows, digest, archived_digest, through_event_id, changes_through, unpriced_through, events_above)
+       SELECT g.day, g.rollup_rows, coalesce(g.digest, ''), g.archived_digest, $5::bigint, $8::bigint, NULL, coalesce(b.n, 0)
+       FROM good g LEFT JOIN above b ON b.day = g.day WHERE g.digest IS NOT NULL OR g.archived_digest IS NOT NULL
        ON CONFLICT (day) DO UPDATE SET rollup_rows = excluded.rollup_rows, digest = excluded.digest, archived_digest = excluded.archived_digest,
-         through_event_id = excluded.through_event_id, unpriced_through = excluded.unpriced_through, events_above = excluded.events_above, verified_at = now()`,
-      [days, sorted.map((d) => d.rollupRows), sorted.map((d) => d.digest), sorted.map((d) => d.archivedDigest), frontier?.toString() ?? null, range[0], range[1]],
+         through_event_id = excluded.through_event_id, changes_through = excluded.changes_through, unpriced_through = NULL,
+         events_above = excluded.events_above, verified_at = now()`,
+      [days, sorted.map((d) => d.rollupRows), sorted.map((d) => d.digest), sorted.map((d) => d.archivedDigest), frontier.eventId.toString(), range[0], range[1], frontier.changeId.toString()],
     );
     await client.query('DELETE FROM rollup_verified_sums WHERE day = ANY ($1::date[])', [days]);
-    if (frontier !== null) {
-      await client.query(
-        `WITH above AS (
-           SELECT ${EVENT_SUMS_SELECT} FROM usage_events e
-           WHERE e.status = 'priced' AND e.id > $2::bigint AND e.occurred_at >= $3::timestamptz AND e.occurred_at < $4::timestamptz
-           GROUP BY 1, 2, 3)
-         INSERT INTO rollup_verified_sums (day, contributor_id, model, ${list('')})
-         SELECT r.day, r.contributor_id, r.model, ${SUM_COLUMNS.map((c) => `r.${c} - coalesce(a.${c}, 0)`).join(', ')}
-         FROM contributor_usage_daily r LEFT JOIN above a ON a.contributor_id = r.contributor_id AND a.day = r.day AND a.model = r.model
-         WHERE r.day = ANY ($1::date[])`,
-        [days, frontier.toString(), range[0], range[1]],
-      );
-    }
+    await client.query(
+      `WITH above AS (
+         SELECT ${EVENT_SUMS_SELECT} FROM usage_events e
+         WHERE e.status = 'priced' AND e.id > $2::bigint AND e.occurred_at >= $3::timestamptz AND e.occurred_at < $4::timestamptz
+         GROUP BY 1, 2, 3)
+       INSERT INTO rollup_verified_sums (day, contributor_id, model, ${list('')})
+       SELECT r.day, r.contributor_id, r.model, ${SUM_COLUMNS.map((c) => `r.${c} - coalesce(a.${c}, 0)`).join(', ')}
+       FROM contributor_usage_daily r LEFT JOIN above a ON a.contributor_id = r.contributor_id AND a.day = r.day AND a.model = r.model
+       WHERE r.day = ANY ($1::date[])`,
+      [days, frontier.eventId.toString(), range[0], range[1]],
+    );
   }
 
   /**
-   * Moves days found unchanged in this snapshot (digests, unpriced count and priced events above
-   * the frontier all as stored) from their frontier F to the new one N. Unchanged, no priced event
-   * of the day was added above F since it was verified (its rollup would differ, or its count
-   * above F), so what was proven still holds and extends: sums(N) = sums(F) + its priced events in
-   * (F, N] per contributor and model, events_above = its priced events above N, unpriced_through =
-   * unpriced_through + its unpriced events in (F, N]. Reads only the ids above the lowest F: what
-   * is new. Then all the window's days share one frontier and the glance reads only ids above it
-   * (before, the oldest day's month-old frontier made every check read the whole window).
+   * Moves days found unchanged in this snapshot (digests and priced events above the frontier as
+   * stored, no update or delete of their events logged since) from their frontier F to the new
+   * one N and to the new change mark. Unchanged, no priced event of the day was added above F
+   * since it was verified (its rollup would differ, or its count above F) and none at or below F
+   * changed, so what was proven still holds and extends: sums(N) = sums(F) + its priced events in
+   * (F, N] per contributor and model, events_above = its priced events above N. Reads only the ids
+   * above the lowest F: what is new. Then all the window's days share one frontier and the glance
+   * reads only ids above it (before, the oldest day's month-old frontier made every check read the
+   * whole window).
    */
-  private async advance(client: SqlClient, days: DayState[], frontier: bigint): Promise<void> {
+  private async advance(client: SqlClient, days: DayState[], frontier: Frontier): Promise<void> {
     if (days.length === 0) return;
     const sorted = [...days].sort((a, b) => a.day.localeCompare(b.day));
     const lowest = sorted.reduce((m, d) => (d.storedFrontier! < m ? d.storedFrontier! : m), sorted[0]!.storedFrontier!);
-    const params = [sorted.map((d) => d.day), sorted.map((d) => d.storedFrontier!.toString()), lowest.toString(), frontier.toString(), `${sorted[0]!.day}T00:00:00Z`, dayEnd(sorted[sorted.length - 1]!.day)];
+    const params = [sorted.map((d) => d.day), sorted.map((d) => d.storedFrontier!.toString()), lowest.toString(), frontier.eventId.toString(), `${sorted[0]!.day}T00:00:00Z`, dayEnd(sorted[sorted.length - 1]!.day)];
     const newEvents = `usage_events e JOIN adv ON adv.day = (e.occurred_at AT TIME ZONE 'UTC')::date AND e.id > adv.through_id
          WHERE e.id > $3::bigint AND e.occurred_at >= $5::timestamptz AND e.occurred_at < $6::timestamptz`;
     await client.query(
@@ -325,13 +367,12 @@ export class RollupVerifiedDaysRepository {
     await client.query(
       `WITH adv AS (SELECT * FROM unnest($1::date[], $2::bigint[]) AS a(day, through_id)),
        counts AS (
-         SELECT (e.occurred_at AT TIME ZONE 'UTC')::date AS day, count(*) FILTER (WHERE e.status = 'unpriced' AND e.id <= $4::bigint)::bigint AS unpriced,
-                count(*) FILTER (WHERE e.status = 'priced' AND e.id > $4::bigint)::bigint AS above
-         FROM ${newEvents} GROUP BY 1)
-       UPDATE rollup_verified_days v SET through_event_id = $4::bigint, unpriced_through = v.unpriced_through + coalesce(c.unpriced, 0), events_above = coalesce(c.above, 0)
+         SELECT (e.occurred_at AT TIME ZONE 'UTC')::date AS day, count(*)::bigint AS above
+         FROM ${newEvents} AND e.status = 'priced' AND e.id > $4::bigint GROUP BY 1)
+       UPDATE rollup_verified_days v SET through_event_id = $4::bigint, changes_through = $7::bigint, events_above = coalesce(c.above, 0)
        FROM adv LEFT JOIN counts c ON c.day = adv.day
        WHERE v.day = adv.day AND v.through_event_id = adv.through_id`,
-      params,
+      [...params, frontier.changeId.toString()],
     );
   }
 }

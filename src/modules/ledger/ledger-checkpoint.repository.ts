@@ -62,6 +62,15 @@ export class LedgerCheckpointRepository {
     return r ? { id: toBigInt(r.id), throughEntryId: toBigInt(r.through_entry_id), entries: toBigInt(r.entries), accounts: r.accounts, digest: r.digest, createdAt: r.created_at } : null;
   }
 
+  /** Entries after the newest checkpoint, counted up to `atMost`; null when there is no checkpoint. */
+  async entriesAfterLatest(client: SqlClient, atMost: bigint): Promise<bigint | null> {
+    const latest = await client.query<{ through: string }>('SELECT through_entry_id AS through FROM ledger_checkpoints ORDER BY id DESC LIMIT 1');
+    if (latest.rows.length === 0) return null;
+    // The position as a constant: a range of the primary key, at most `atMost` entries read.
+    const result = await client.query<{ n: string }>('SELECT count(*) AS n FROM (SELECT 1 FROM journal_entries WHERE id > $1::bigint LIMIT $2) AS x', [latest.rows[0]!.through, atMost.toString()]);
+    return toBigInt(result.rows[0]!.n);
+  }
+
   /** The digest, account count and total of a checkpoint's balance rows as stored now. */
   async digestOf(client: SqlClient, checkpointId: bigint): Promise<{ digest: string; accounts: number; totalAtto: bigint }> {
     const result = await client.query<{ digest: string; accounts: number; total: string }>(DIGEST_SQL, [checkpointId.toString()]);
