@@ -83,6 +83,15 @@ describe('every wire format through POST /v1/usage-events/stream and /response',
       expect(res.body).toMatchObject({ official_usd: '0.07576505', stream: { finish_reason: 'incomplete', truncated: false, usage_source: 'provider' } });
     });
 
+    it('an error event then response.failed: the terminal usage billed exactly, finish "failed", the error recorded', async () => {
+      const res = await postStream('event_id=r-failed&model=gpt-5-mini-2025-08-07', stream('responses-error-failed-usage')).expect(201);
+      // (12 x 0.25 + 7 x 2) / 1e6
+      expect(res.body).toMatchObject({
+        official_usd: '0.000017', charge_usd: '0.0000221',
+        stream: { finish_reason: 'failed', truncated: false, usage_source: 'provider', content_length: 14, error: { code: 'server_error' } },
+      });
+    });
+
     it('a stream cut off before its terminal event: truncated, completion estimated, prompt from the query', async () => {
       const missing = await postStream('event_id=r-cut', stream('responses-cut-off')).expect(400);
       expect(missing.body.error.details[0].field).toBe('prompt_tokens');
