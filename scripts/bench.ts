@@ -1,4 +1,4 @@
-// npm run bench [-- --quick] [--earnings-events N] [--duration S] [--rounds N] [--keep] [--no-build] [--render-from RUN/figures.json] [--only single|two-api|tracing|litellm|ledger-fetch|ledger-check|ledger-check-hot|stream-audit [--ledger-check-events N] [--hot-day-events N]]
+// npm run bench [-- --quick] [--earnings-events N] [--duration S] [--rounds N] [--keep] [--no-build] [--render-from RUN/figures.json] [--only single|two-api|tracing|litellm|ledger-fetch|ledger-check|ledger-check-hot|stream-audit|stream-formats [--ledger-check-events N] [--hot-day-events N]]
 //   [--history [--history-events N] [--history-steps K]]: only the history phase (scripts/lib/bench-history.ts, docs/history-bench.md)
 //   BENCH_CPU_PROF_DIR=DIR in the environment: every API process writes a V8 CPU profile there (node --cpu-prof).
 // Every figure of docs/performance.md, measured side by side in ONE run on the same Postgres:
@@ -24,6 +24,7 @@ import { compareTracing, renderTracingTable, tracingLine, tracingRunOrder, type 
 import { LITELLM_BATCH_SIZE, LITELLM_TARGET_RATIO, litellmPayloadBytes, runLitellmLoad, runSameEventsBatchLoad, seedLitellmDeployments } from './lib/bench-litellm.js';
 import { renderChartSvg, renderMarkdown, writeChartPng, TARGET_STREAM_AUDIT_CPU_RATIO_MAX, type BatchFigure, type BenchFigures, type SingleFigure, type EarningsFigure, type MachineInfo, type StreamAuditFigure, type StreamAuditRun } from './lib/bench-report.js';
 import { auditQueue, auditSampleCount, runStreamLoad, streamBodies, waitingAuditStreams } from './lib/stream-audit-bench.js';
+import { formatBodies } from './lib/stream-formats-bench.js';
 import { createRunDir, randomSuffix, REPO_ROOT, startApi, startBaseStack, startWorker } from './lib/bench-stack.js';
 import type { Devchain } from './lib/devchain.js';
 import { measureEarningsQuery } from './lib/earnings-bench.js';
@@ -92,6 +93,11 @@ const STREAM_AUDIT_STREAMS_QUICK = 1_000;
 const STREAM_AUDIT_ROUNDS = 2;
 const STREAM_AUDIT_CONNECTIONS = 32;
 const STREAM_AUDIT_WARMUP_STREAMS = 1_000;
+/** --only stream-formats (issue #33): streams per format per round (quick: fewer), its warm-up, the target. */
+const STREAM_FORMATS_STREAMS = 3_000;
+const STREAM_FORMATS_STREAMS_QUICK = 400;
+const STREAM_FORMATS_WARMUP_STREAMS = 500;
+const TARGET_STREAM_FORMAT_CPU_RATIO_MAX = 1.2;
 /** The audit-off phases store this many times fewer streams (CPU per event needs no 10,000; the run stays near a minute). */
 const STREAM_AUDIT_OFF_SHARE = 2;
 /** The producer sends what gathered every 50 ms: this long after a load, every sample is queued. */
@@ -115,7 +121,7 @@ const say = (line: string) => console.log(`[bench] ${line}`);
 const sayCpu = (phase: string, cpu: MultiApiCpu) =>
   say(`${phase} CPU (cores): api ${cpu.apiCoresEach.length > 1 ? `${cpu.apiCoresEach.map((c) => c.toFixed(2)).join(' + ')} = ` : ''}${cpu.apiCores.toFixed(2)}, redis ${cpu.redisCores.toFixed(2)}, postgres ${cpu.postgresCores.toFixed(2)}, load generator ${cpu.loadGeneratorCores.toFixed(2)}, other processes ${cpu.otherCores.toFixed(2)}`);
 
-function parsePlan(): BenchPlan & { keep: boolean; noBuild: boolean; renderFrom?: string; onlySingle: boolean; onlyTwoApi: boolean; onlyTracing: boolean; onlyLitellm: boolean; onlyLedgerFetch: boolean; onlyLedgerCheck: boolean; onlyStreamAudit: boolean; onlyLedgerCheckHot: boolean; onlyFloor: boolean; floorWithSingle: boolean; ledgerCheckEvents: number; hotDayEvents: number; history: { events: number; steps: number } | null } {
+function parsePlan(): BenchPlan & { keep: boolean; noBuild: boolean; renderFrom?: string; onlySingle: boolean; onlyTwoApi: boolean; onlyTracing: boolean; onlyLitellm: boolean; onlyLedgerFetch: boolean; onlyLedgerCheck: boolean; onlyStreamAudit: boolean; onlyStreamFormats: boolean; onlyLedgerCheckHot: boolean; onlyFloor: boolean; floorWithSingle: boolean; ledgerCheckEvents: number; hotDayEvents: number; history: { events: number; steps: number } | null } {
   const { values } = parseArgs({
     options: {
       quick: { type: 'boolean', default: false },
@@ -133,7 +139,8 @@ function parsePlan(): BenchPlan & { keep: boolean; noBuild: boolean; renderFrom?
       // "litellm" (LiteLLM batches of 500 payloads vs /v1/usage-events/batch, same events, alternating),
       // "ledger-check" (440,000 seeded events, the checkpointed ledger check timed), "tracing"
       // (batch 1000 and single events, tracing off then on, --rounds rounds of --duration s),
-      // "stream-audit" (the stream route with the usage audit off vs on, then the worker's audit timed).
+      // "stream-audit" (the stream route with the usage audit off vs on, then the worker's audit timed),
+      // "stream-formats" (the same completions streamed in each wire format, API CPU per event vs chat).
       only: { type: 'string' },
       'ledger-check-events': { type: 'string', default: String(LEDGER_CHECK_EVENTS) },
       // "ledger-check-hot": one hot day of this many events today (issue 35), the check timed.
@@ -155,14 +162,14 @@ function parsePlan(): BenchPlan & { keep: boolean; noBuild: boolean; renderFrom?
   const history = values.history ? { events: historyEvents, steps: historySteps } : null;
   // One phase, or "floor,single" (the floor server and the service's single events, alternating).
   const only = values.only?.split(',') ?? [];
-  const phases = ['single', 'two-api', 'tracing', 'litellm', 'ledger-fetch', 'ledger-check', 'ledger-check-hot', 'stream-audit', 'floor'];
+  const phases = ['single', 'two-api', 'tracing', 'litellm', 'ledger-fetch', 'ledger-check', 'ledger-check-hot', 'stream-audit', 'stream-formats', 'floor'];
   const floorPair = only.length === 2 && only.includes('floor') && only.includes('single');
   if (only.some((o) => !phases.includes(o)) || (only.length > 1 && !floorPair)) throw new Error(`--only takes one of ${phases.map((p) => `"${p}"`).join(', ')}, or "floor,single"`);
   const hotDayEvents = Number(values['hot-day-events'].replace(/_/g, ''));
   if (!Number.isSafeInteger(hotDayEvents) || hotDayEvents < 1) throw new Error('--hot-day-events must be a positive integer');
   const ledgerCheckEvents = Number(values['ledger-check-events']);
   if (!Number.isSafeInteger(ledgerCheckEvents) || ledgerCheckEvents < 1) throw new Error('--ledger-check-events must be a positive integer');
-  return { ...base, quick, durationS, ingestionRounds, earningsEvents, keep: values.keep ?? false, noBuild: values['no-build'] ?? false, renderFrom: values['render-from'], onlySingle: values.only === 'single', onlyTwoApi: values.only === 'two-api', onlyTracing: values.only === 'tracing', onlyLitellm: values.only === 'litellm', onlyLedgerFetch: values.only === 'ledger-fetch', onlyLedgerCheck: values.only === 'ledger-check', onlyStreamAudit: values.only === 'stream-audit', onlyLedgerCheckHot: values.only === 'ledger-check-hot', onlyFloor: only.includes('floor'), floorWithSingle: floorPair, ledgerCheckEvents, hotDayEvents, history };
+  return { ...base, quick, durationS, ingestionRounds, earningsEvents, keep: values.keep ?? false, noBuild: values['no-build'] ?? false, renderFrom: values['render-from'], onlySingle: values.only === 'single', onlyTwoApi: values.only === 'two-api', onlyTracing: values.only === 'tracing', onlyLitellm: values.only === 'litellm', onlyLedgerFetch: values.only === 'ledger-fetch', onlyLedgerCheck: values.only === 'ledger-check', onlyStreamAudit: values.only === 'stream-audit', onlyStreamFormats: values.only === 'stream-formats', onlyLedgerCheckHot: values.only === 'ledger-check-hot', onlyFloor: only.includes('floor'), floorWithSingle: floorPair, ledgerCheckEvents, hotDayEvents, history };
 }
 
 async function machineInfo(databaseUrl: string): Promise<MachineInfo> {
@@ -668,6 +675,46 @@ async function measureStreamAudit(stack: Stack, cleanup: CleanupStack, key: stri
   return figure;
 }
 
+/**
+ * --only stream-formats (issue #33): the same completions streamed as Chat Completions, Responses,
+ * Anthropic Messages and Gemini to POST /v1/usage-events/stream on one API, each phase charged
+ * with that process's CPU; --rounds rounds, the order reversed every other round so a drift of
+ * the shared machine falls on every format alike; the median per format, as a ratio to chat.
+ */
+async function measureStreamFormatsOnly(stack: Stack, plan: BenchPlan): Promise<void> {
+  const key = await seedForIngestion({ baseUrl: stack.baseUrl, adminKey: stack.adminKey });
+  const loadAvgStart = loadavg();
+  const sets = formatBodies();
+  const amount = plan.quick ? STREAM_FORMATS_STREAMS_QUICK : STREAM_FORMATS_STREAMS;
+  const warm = plan.quick ? STREAM_FORMATS_WARMUP_STREAMS / 5 : STREAM_FORMATS_WARMUP_STREAMS;
+  say(`stream formats: ${sets.map((s) => `${s.format} mean ${Math.round(s.meanBytes)} bytes`).join(', ')} (the same ${sets[0]!.bodies.length} completions); ${plan.ingestionRounds} round(s) of ${amount} streams per format, ${STREAM_AUDIT_CONNECTIONS} connections; warm-up ${warm} each`);
+  for (const set of sets) await runStreamLoad({ baseUrl: stack.baseUrl, key, connections: STREAM_AUDIT_CONNECTIONS, amount: warm, prefix: `sf-warm-${set.format}`, bodies: set.bodies });
+  const runs: Array<{ format: string; round: number; apiUs: number; postgresUs: number; eventsPerSecond: number; latencyP99Ms: number }> = [];
+  for (let round = 1; round <= plan.ingestionRounds; round += 1) {
+    for (const set of round % 2 === 1 ? sets : [...sets].reverse()) {
+      const name = `stream format ${set.format}`;
+      const meters = startCpuMeters(stack);
+      const load = await runStreamLoad({ baseUrl: stack.baseUrl, key, connections: STREAM_AUDIT_CONNECTIONS, amount, prefix: `sf-${set.format}-r${round}`, bodies: set.bodies });
+      const cpu = meters.stop();
+      assertPhaseClean(stack, name, load);
+      if (load.pricedEvents !== amount) throw new Error(`${name}: ${load.pricedEvents} of ${amount} streams priced`);
+      const run = { format: set.format, round, apiUs: perEventUs(cpu.apiCores, load.eventsPerSecond), postgresUs: perEventUs(cpu.postgresCores, load.eventsPerSecond), eventsPerSecond: load.eventsPerSecond, latencyP99Ms: load.latencyP99Ms };
+      runs.push(run);
+      say(`round ${round} ${name}: ${Math.round(run.eventsPerSecond)} streams/s, p99 ${run.latencyP99Ms} ms, CPU per event api ${run.apiUs.toFixed(0)} us + postgres ${run.postgresUs.toFixed(0)} us; load average ${loadavg().map((x) => x.toFixed(2)).join('/')}`);
+    }
+  }
+  const apiUsOf = (format: string) => medianOf(runs.filter((r) => r.format === format).map((r) => r.apiUs));
+  const chatUs = apiUsOf('openai-chat');
+  const formats = sets.map((s) => ({ format: s.format, meanBytes: s.meanBytes, apiUs: apiUsOf(s.format), ratioToChat: apiUsOf(s.format) / chatUs }));
+  for (const f of formats) {
+    say(`stream formats: ${f.format} API CPU per event ${f.apiUs.toFixed(0)} us = ${f.ratioToChat.toFixed(3)}x chat (target <= ${TARGET_STREAM_FORMAT_CPU_RATIO_MAX}x) ${f.ratioToChat <= TARGET_STREAM_FORMAT_CPU_RATIO_MAX ? 'MET' : 'NOT MET'}`);
+  }
+  const figure = { amount, rounds: plan.ingestionRounds, connections: STREAM_AUDIT_CONNECTIONS, formats, runs, loadAvgStart, loadAvgEnd: loadavg() };
+  say(`load average at start ${loadAvgStart.map((x) => x.toFixed(2)).join('/')}, at end ${figure.loadAvgEnd.map((x) => x.toFixed(2)).join('/')}`);
+  writeFileSync(join(stack.runDir, 'stream-formats-figures.json'), JSON.stringify(figure, null, 2));
+  say(`figures: ${join(stack.runDir, 'stream-formats-figures.json')}`);
+}
+
 /** --only stream-audit: phase (i) alone, printed and kept in the run directory. */
 async function measureStreamAuditOnly(stack: Stack, cleanup: CleanupStack, plan: BenchPlan): Promise<void> {
   const key = await seedForIngestion({ baseUrl: stack.baseUrl, adminKey: stack.adminKey });
@@ -883,6 +930,10 @@ async function main(): Promise<number> {
     }
     if (plan.onlyStreamAudit) {
       await measureStreamAuditOnly(stack, cleanup, plan);
+      return 0;
+    }
+    if (plan.onlyStreamFormats) {
+      await measureStreamFormatsOnly(stack, plan);
       return 0;
     }
     if (plan.onlyLitellm) {

@@ -60,7 +60,7 @@ export async function createHttpApp(envOverrides: Partial<Record<string, string>
   app.useLogger(new PinoNestLogger(logger));
   recordRequestMetrics(fastify, app.get(MetricsService));
   refuseNulInUrl(fastify);
-  registerBodyParser(fastify, config.BODY_LIMIT_BYTES);
+  registerBodyParser(fastify, config.BODY_LIMIT_BYTES, config.STREAM_BODY_LIMIT_BYTES);
   app.enableShutdownHooks();
 
   const document = new DocumentBuilder()

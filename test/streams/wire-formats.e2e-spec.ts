@@ -29,6 +29,14 @@ const PRICES: Array<Record<string, string>> = [
   { model: 'gpt-4o-2024-08-06', input_usd_per_mtok: '2.5', output_usd_per_mtok: '10', cached_input_usd_per_mtok: '1.25' },
 ];
 
+const STREAM_LIMIT_BYTES = 4 * 1024 * 1024;
+/** The image response with its inline base64 data grown to about `bytes` (a real image answer's size). */
+const imageResponseOf = (bytes: number) => {
+  const json = body('gemini-image-response') as { candidates: Array<{ content: { parts: Array<{ inlineData: { data: string } }> } }> };
+  json.candidates[0]!.content.parts[0]!.inlineData.data = '/9j/4AAQ'.repeat(Math.ceil(bytes / 8));
+  return json;
+};
+
 describe('every wire format through POST /v1/usage-events/stream and /response', () => {
   let t: TestApp;
   const postStream = (query: string, sse: Buffer | string) =>
@@ -38,7 +46,8 @@ describe('every wire format through POST /v1/usage-events/stream and /response',
   const stored = async (eventId: string) => (await t.admin(t.http.get(`/v1/usage-events/${encodeURIComponent(eventId)}`)).expect(200)).body;
 
   beforeAll(async () => {
-    t = await startTestApp('wire_formats');
+    // A stream limit above the 2 MiB JSON limit and small enough to cross here.
+    t = await startTestApp('wire_formats', { STREAM_BODY_LIMIT_BYTES: String(STREAM_LIMIT_BYTES) });
     await seedBilling(t);
     for (const price of PRICES) await t.admin(t.http.post('/v1/admin/prices')).send({ ...price, effective_from: '2026-01-01T00:00:00Z' }).expect(201);
   });
@@ -72,6 +81,15 @@ describe('every wire format through POST /v1/usage-events/stream and /response',
     it('response.incomplete: billed on its usage, finish "incomplete", not truncated', async () => {
       const res = await postStream('event_id=r-inc', stream('responses-incomplete')).expect(201);
       expect(res.body).toMatchObject({ official_usd: '0.07576505', stream: { finish_reason: 'incomplete', truncated: false, usage_source: 'provider' } });
+    });
+
+    it('an error event then response.failed: the terminal usage billed exactly, finish "failed", the error recorded', async () => {
+      const res = await postStream('event_id=r-failed&model=gpt-5-mini-2025-08-07', stream('responses-error-failed-usage')).expect(201);
+      // (12 x 0.25 + 7 x 2) / 1e6
+      expect(res.body).toMatchObject({
+        official_usd: '0.000017', charge_usd: '0.0000221',
+        stream: { finish_reason: 'failed', truncated: false, usage_source: 'provider', content_length: 14, error: { code: 'server_error' } },
+      });
     });
 
     it('a stream cut off before its terminal event: truncated, completion estimated, prompt from the query', async () => {
@@ -163,6 +181,24 @@ describe('every wire format through POST /v1/usage-events/stream and /response',
       // (10 x 0.5 + 272 x 3 + 1,120 x 30) / 1e6
       expect(res.body).toMatchObject({ official_usd: '0.034421', charge_usd: '0.0447473', stream: { format: 'gemini', finish_reason: 'STOP' } });
       expect((await stored('g-image')).usage).toMatchObject({ prompt_tokens: 10, completion_tokens: 1392, completion_image_tokens: 1120 });
+    });
+
+    it('a response body above the 2 MiB JSON limit (inline image data) is read up to the stream limit and billed exactly', async () => {
+      const large = JSON.stringify(imageResponseOf(3 * 1024 * 1024));
+      expect(large.length).toBeGreaterThan(3 * 1024 * 1024);
+      const res = await postResponse('event_id=g-image-large', JSON.parse(large)).expect(201);
+      expect(res.body).toMatchObject({ official_usd: '0.034421', charge_usd: '0.0447473', stream: { format: 'gemini', finish_reason: 'STOP' } });
+    });
+
+    it('a response body over the stream limit: 413 payload_too_large, nothing written', async () => {
+      const before = await expectLedgerClean(t);
+      const res = await postResponse('event_id=g-image-too-large', imageResponseOf(STREAM_LIMIT_BYTES + 1024)).expect(413);
+      expect(res.body.error.code).toBe('payload_too_large');
+      await t.admin(t.http.get('/v1/usage-events/g-image-too-large')).expect(404);
+      // Other JSON routes keep BODY_LIMIT_BYTES (2 MiB).
+      const other = await t.admin(t.http.post('/v1/usage-events')).set('Content-Type', 'application/json').send(JSON.stringify({ pad: 'x'.repeat(3 * 1024 * 1024) })).expect(413);
+      expect(other.body.error.code).toBe('payload_too_large');
+      expect((await expectLedgerClean(t)).journal_entries).toBe(before.journal_entries);
     });
   });
 

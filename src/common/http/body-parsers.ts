@@ -17,6 +17,11 @@ export const RAW_BODY_ROUTES = new Set(['/v1/usage-events/stream', '/v1/admin/pr
  * surrogate) in one entry makes that entry `rejected`, not the whole body a 400 (api.md "Ids").
  */
 export const PER_ENTRY_TEXT_ROUTES = new Set(['/v1/usage-events/batch']);
+/**
+ * JSON routes read up to the stream limit (STREAM_BODY_LIMIT_BYTES) rather than BODY_LIMIT_BYTES:
+ * a non-streamed response body is as large as its stream (a Gemini image answer inlines base64).
+ */
+export const LARGE_JSON_BODY_ROUTES = new Set(['/v1/usage-events/response']);
 /** Strict JSON (as Express's parser was): the top level is an object or an array. */
 const STRICT_JSON_START = /^[\x20\x09\x0a\x0d]*[[{]/;
 
@@ -110,7 +115,7 @@ export function parseJsonBody(bytes: Buffer, options: { textPerEntry?: boolean }
  * through Nest's exception filter. Raw-body routes and methods without a body are passed through
  * unread.
  */
-export function registerBodyParser(fastify: FastifyInstance, bodyLimitBytes: number): void {
+export function registerBodyParser(fastify: FastifyInstance, bodyLimitBytes: number, largeBodyLimitBytes = bodyLimitBytes): void {
   fastify.removeAllContentTypeParsers();
   // Declared up front so every request object has the same shape (Fastify's advice for decorations).
   if (!fastify.hasRequestDecorator('rawBody')) fastify.decorateRequest('rawBody', null);
@@ -132,7 +137,8 @@ export function registerBodyParser(fastify: FastifyInstance, bodyLimitBytes: num
       payload.resume();
       return done(unsupported(`content-encoding ${encoding} is not supported`));
     }
-    readBody(payload, bodyLimitBytes, (error, bytes) => {
+    const limitBytes = LARGE_JSON_BODY_ROUTES.has(request.routeOptions.url ?? '') ? largeBodyLimitBytes : bodyLimitBytes;
+    readBody(payload, limitBytes, (error, bytes) => {
       if (error) return done(error);
       try {
         // Kept for signed gateway keys, whose signature covers these exact bytes (a reference, no copy).

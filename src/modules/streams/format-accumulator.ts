@@ -38,6 +38,11 @@ export interface FormatAccumulator {
   finish(): AccumulatedStream;
   /** Cut off before the format's terminal event (or, for chat, its finish_reason / [DONE]). */
   truncated(end: StreamEnd): boolean;
+  /**
+   * An error event the format follows with a terminal event (Responses: `error`, then
+   * `response.failed` with the usage): reading went on for it; the error when nothing else ended it.
+   */
+  pendingError?(): StreamError | null;
 }
 
 /** Appended text with a byte limit: past it, a limit error and the fragment is dropped. */

@@ -41,6 +41,21 @@ describe('OpenAI Responses', () => {
     const errored = reassembleSse(sse([{ type: 'response.output_text.delta', output_index: 0, delta: 'Hi' }, { type: 'error', code: 'rate_limit_exceeded', message: 'slow down' }]));
     expect(errored).toMatchObject({ content: 'Hi', truncated: true, error: { code: 'rate_limit_exceeded', source: 'event' } });
   });
+
+  it('an error event is followed by response.failed (OpenAI\'s order): its usage and status are read, the error event\'s error kept; nothing else after the error counts', () => {
+    const failed = { type: 'response.failed', response: { model: 'gpt-5', status: 'failed', error: { code: 'server_error', message: 'boom' }, usage: { input_tokens: 9, output_tokens: 4 } } };
+    const result = reassembleSse(sse([
+      { type: 'response.output_text.delta', output_index: 0, delta: 'Hi' },
+      { type: 'error', error: { code: 'server_error', message: 'boom' } },
+      { type: 'response.output_text.delta', output_index: 0, delta: ' more' },
+      failed,
+      completed({ input_tokens: 100, output_tokens: 100 }),
+    ]));
+    expect(result).toMatchObject({ content: 'Hi', finish_reason: 'failed', truncated: false, usage: { prompt_tokens: 9, completion_tokens: 4 }, error: { code: 'server_error', source: 'event' } });
+    // The same with the format given (the error read before any event names the format).
+    const first = reassembleSse(sse([{ type: 'error', code: 'server_error', message: 'boom' }, failed]), undefined, 'openai-responses');
+    expect(first).toMatchObject({ finish_reason: 'failed', truncated: false, usage: { prompt_tokens: 9 }, error: { code: 'server_error', source: 'event' } });
+  });
 });
 
 describe('Anthropic Messages', () => {

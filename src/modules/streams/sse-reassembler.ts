@@ -85,6 +85,7 @@ export class StreamReassembler {
     const { midEvent } = this.decoder.end();
     const accumulator = this.accumulator;
     const accumulated = accumulator?.finish() ?? EMPTY;
+    if (this.error === null) this.error = accumulator?.pendingError?.() ?? null;
     const end = { midEvent, error: this.error, done: this.done };
     // With no format found, the chat rule: nothing ended the body (an empty body is truncated).
     const truncated = accumulator === null ? this.error === null && !this.done : accumulator.truncated(end);

@@ -30,10 +30,14 @@ export function formatOfEvent(eventType: string, data: Record<string, unknown>):
 /** The format of a non-streamed response body, or null when it is none of the four. */
 export function formatOfResponse(body: unknown): StreamFormat | null {
   if (Array.isArray(body)) {
-    // Gemini's streamGenerateContent without alt=sse answers a JSON array of responses.
-    return body.length > 0 && body.every((item) => formatOfResponse(item) === 'gemini') ? 'gemini' : null;
+    // Gemini's streamGenerateContent without alt=sse answers a JSON array of response objects
+    // (never arrays: one level only, so a deeply nested array is no recursion).
+    return body.length > 0 && body.every((item) => isPlainObject(item) && formatOfObject(item) === 'gemini') ? 'gemini' : null;
   }
-  if (!isPlainObject(body)) return null;
+  return isPlainObject(body) ? formatOfObject(body) : null;
+}
+
+function formatOfObject(body: Record<string, unknown>): StreamFormat | null {
   if (body.object === 'chat.completion' || (body.object === undefined && Array.isArray(body.choices))) return 'openai-chat';
   if (body.object === 'response' && Array.isArray(body.output)) return 'openai-responses';
   if (body.type === 'message' && Array.isArray(body.content)) return 'anthropic-messages';

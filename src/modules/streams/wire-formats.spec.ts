@@ -113,6 +113,15 @@ describe('format detection', () => {
     expect(formatOfResponse({ object: 'response', output: [] })).toBe('openai-responses');
   });
 
+  it('a JSON array is Gemini only when each item is a Gemini response object: nested arrays are none, however deep (no recursion)', () => {
+    expect(formatOfResponse([{ candidates: [] }, { usageMetadata: {} }])).toBe('gemini');
+    expect(formatOfResponse([[{ candidates: [] }]])).toBeNull();
+    let deep: unknown = [{ candidates: [] }];
+    for (let i = 0; i < 200_000; i++) deep = [deep];
+    expect(formatOfResponse(deep)).toBeNull();
+    expect(reassembleResponse(deep)).toMatchObject({ ok: false });
+  });
+
   it('a body that names no format has none; an error before any event names one ends it', () => {
     expect(reassembleSse('data: {"id":"x"}\n\n')).toMatchObject({ format: null, error: null });
     expect(reassembleSse('hello, this is not a stream')).toMatchObject({ format: null });

@@ -20,6 +20,8 @@ export class ResponsesAccumulator implements FormatAccumulator {
   private serviceTier: string | null = null;
   private status: string | null = null;
   private terminal = false;
+  /** An `error` event: OpenAI sends `response.failed` (with its usage) after it, so only that is read on. */
+  private errorEvent: StreamError | null = null;
 
   constructor(limits: AccumulatorLimits) {
     this.content = new TextParts(limits.contentBytesMax);
@@ -28,6 +30,12 @@ export class ResponsesAccumulator implements FormatAccumulator {
 
   apply(eventType: string, data: Record<string, unknown>): StreamError | null {
     const type = typeof data.type === 'string' ? data.type : eventType;
+    if (this.errorEvent !== null) {
+      if (!TERMINAL_EVENTS.has(type) || !isPlainObject(data.response)) return null;
+      // The terminal event's usage and status count; the error reported is the first one.
+      this.applyResponse(data.response, true);
+      return this.errorEvent;
+    }
     switch (type) {
       case 'response.output_text.delta':
         return this.content.append(data.delta);
@@ -45,7 +53,8 @@ export class ResponsesAccumulator implements FormatAccumulator {
       case 'error': {
         // Documented with code/message at the top; recorded streams nest them in `error`.
         const error = isPlainObject(data.error) ? data.error : data;
-        return { code: nonEmptyText(error.code), message: capMessage(nonEmptyText(error.message) ?? 'error event'), source: 'event' };
+        this.errorEvent = { code: nonEmptyText(error.code), message: capMessage(nonEmptyText(error.message) ?? 'error event'), source: 'event' };
+        return null;
       }
       default:
         if (isPlainObject(data.response)) return this.applyResponse(data.response, TERMINAL_EVENTS.has(type));
@@ -61,6 +70,10 @@ export class ResponsesAccumulator implements FormatAccumulator {
 
   truncated(end: StreamEnd): boolean {
     return !this.terminal || end.midEvent;
+  }
+
+  pendingError(): StreamError | null {
+    return this.errorEvent;
   }
 
   private applyItem(index: number | null, item: unknown): StreamError | null {
