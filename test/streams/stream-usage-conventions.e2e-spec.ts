@@ -79,6 +79,7 @@ describe('OpenAPI: the stream endpoint documents its query parameters', () => {
       contributor_id: true,
       model: false,
       hold_id: false,
+      key_id: false,
       occurred_at: false,
       prompt_tokens: false,
       price_variant: false,
