@@ -20,6 +20,8 @@ describe('URLs in spans', () => {
     const secretArb = fc.stringMatching(/^[A-Za-z0-9_-]{12,30}$/);
     fc.assert(
       fc.property(secretArb, secretArb, fc.constantFrom(SpanKind.CLIENT, SpanKind.INTERNAL, SpanKind.PRODUCER), (pathSecret, querySecret, kind) => {
+        // The path is kept with OTEL_RECORD_URL_PATHS: a query secret inside the path secret would be "found" there.
+        fc.pre(!pathSecret.includes(querySecret));
         const url = `https://rpc.example:443/v2/${pathSecret}?key=${querySecret}`;
         const span = fakeSpan(kind, {
           'url.full': url,
