@@ -11,6 +11,7 @@ import { formatAtto, SoakRecord, usdToAtto } from './soak-record.js';
 import { LATE_MODEL, type PlannedOp } from './soak-schedule.js';
 
 const PARTITION_ATTEMPTS_MAX = 20;
+const ARCHIVE_QUEUE_WAIT_POLLS = 120;
 /** A new price version starts this long after the furthest instant the soak's clock may reach. */
 const PRICE_CHANGE_LEAD_MS = 5 * 60_000 + 1_000;
 export const LATE_PRICE = { input_usd_per_mtok: '3', output_usd_per_mtok: '15', cached_input_usd_per_mtok: '0.3', effective_from: '2026-01-01T00:00:00Z' };
@@ -179,6 +180,14 @@ export async function opPartition(ctx: SoakContext, op: Extract<PlannedOp, { op:
 }
 
 export async function opArchive(ctx: SoakContext, op: Extract<PlannedOp, { op: 'archive' }>): Promise<void> {
+  // Events of the months about to be archived may still wait in the SDK outbox or the queue (a
+  // late event for an archived month is refused by design): the soak lets them land first.
+  await ctx.stack.sdk.flush();
+  for (let i = 0; i < ARCHIVE_QUEUE_WAIT_POLLS; i++) {
+    const c = await ctx.usageQueue.getJobCounts('waiting', 'active', 'delayed', 'prioritized').catch(() => null);
+    if (c && (c.waiting ?? 0) + (c.active ?? 0) + (c.delayed ?? 0) + (c.prioritized ?? 0) === 0) break;
+    await sleep(500);
+  }
   try {
     const months = await archiveUsage({ databaseUrl: ctx.stack.databaseUrl, before: op.before, outDir: join(ctx.stack.runDir, 'archive'), maturityDays: 0 });
     if (months.length > 0) ctx.log(`archived ${months.map((m) => m.month).join(', ')}`);

@@ -7,6 +7,7 @@ import { findFreePort, spawnService, waitForLog, type ManagedProcess } from '../
 
 const GATEWAY_SCRIPT = join(REPO_ROOT, 'scripts/soak/soak-sdk-gateway.ts');
 const REQUEST_TIMEOUT_MS = 20_000;
+const START_ATTEMPTS_MAX = 3;
 
 export interface SdkGateway {
   baseUrl: string;
@@ -35,9 +36,17 @@ export async function startSdkGateway(o: { runDir: string; apiBaseUrl: string; a
     logPath: join(o.runDir, 'sdk-gateway.log'),
   };
   const launch = async () => {
-    const service = spawnService(spec);
-    await waitForLog(service, /sdk gateway ready/);
-    return service;
+    // tsx compiles the gateway at start: on a loaded machine that can pass the wait, so try again.
+    for (let attempt = 1; ; attempt++) {
+      const service = spawnService(spec);
+      try {
+        await waitForLog(service, /sdk gateway ready/);
+        return service;
+      } catch (error) {
+        await service.kill9();
+        if (attempt >= START_ATTEMPTS_MAX) throw error;
+      }
+    }
   };
   const baseUrl = `http://127.0.0.1:${port}`;
   const gateway: SdkGateway = {

@@ -23,6 +23,7 @@ const LITELLM_DB = 'litellm_soak';
 const SPEND_LOGS_SQL = readFileSync(join(REPO_ROOT, 'test/fixtures/litellm/spend_logs.sql'), 'utf8');
 /** The pull reads spend rows from this long before the soak started (older backdated rows are not pulled). */
 const LITELLM_BACKFILL_FROM_MS = 400 * 24 * 3600_000;
+const START_ATTEMPTS_MAX = 3;
 
 export type Log = (line: string) => void;
 
@@ -56,10 +57,21 @@ export interface SoakStack {
   litellmDb: pg.Pool;
 }
 
+/** A start that timed out on a loaded machine is tried again: a dead slot would end the soak's faults. */
+async function withStartRetries<T>(start: () => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await start();
+    } catch (error) {
+      if (attempt >= START_ATTEMPTS_MAX) throw error;
+    }
+  }
+}
+
 function apiSlot(name: string, port: number, runDir: string, env: Record<string, string>): Promise<ApiSlot> {
   // Same port after every restart: the soak's clients and the SDK gateway keep their base URL.
-  const launch = async () =>
-    (await startApiProcess({ name, port, buildRoot: REPO_ROOT, cwd: REPO_ROOT, env: { ...process.env, ...env }, logPath: join(runDir, `${name}.log`) })).process;
+  const launch = () =>
+    withStartRetries(async () => (await startApiProcess({ name, port, buildRoot: REPO_ROOT, cwd: REPO_ROOT, env: { ...process.env, ...env }, logPath: join(runDir, `${name}.log`) })).process);
   return launch().then((process) => {
     const slot: ApiSlot = {
       name,
@@ -75,7 +87,7 @@ function apiSlot(name: string, port: number, runDir: string, env: Record<string,
 }
 
 async function workerSlot(name: string, runDir: string, env: Record<string, string>): Promise<ServiceSlot> {
-  const launch = () => startWorker({ runDir, name, env });
+  const launch = () => withStartRetries(() => startWorker({ runDir, name, env }));
   const slot: ServiceSlot = {
     name,
     process: await launch(),
@@ -148,12 +160,20 @@ export async function startSoakStack(o: { runDir: string; cleanup: CleanupStack;
     LITELLM_BACKFILL_OVERLAP_SECONDS: String(Math.ceil((-CLOCK_OFFSET_MIN_MS + 10 * 60_000) / 1000)),
     LITELLM_BACKFILL_FROM: new Date(Date.now() - LITELLM_BACKFILL_FROM_MS).toISOString(),
   };
-  // Started side by side: each spends most of its start compiling, and the soak waits for all.
-  const ports = [await findFreePort(), await findFreePort()];
-  const apis = await Promise.all(['api-1', 'api-2'].map((name, i) => apiSlot(name, ports[i]!, runDir, env)));
-  for (const slot of apis) cleanup.add(`stop ${slot.name}`, () => slot.process.kill9());
-  const workers = await Promise.all(['worker-1', 'worker-2'].map((name) => workerSlot(name, runDir, env)));
-  for (const slot of workers) cleanup.add(`stop ${slot.name}`, () => slot.process.kill9());
+  // One after the other: each spends its start compiling, and side by side on a busy 2-core
+  // machine they passed the 60 s readiness wait.
+  const apis: ApiSlot[] = [];
+  for (const name of ['api-1', 'api-2']) {
+    const slot = await apiSlot(name, await findFreePort(), runDir, env);
+    cleanup.add(`stop ${name}`, () => slot.process.kill9());
+    apis.push(slot);
+  }
+  const workers: ServiceSlot[] = [];
+  for (const name of ['worker-1', 'worker-2']) {
+    const slot = await workerSlot(name, runDir, env);
+    cleanup.add(`stop ${name}`, () => slot.process.kill9());
+    workers.push(slot);
+  }
   log(`APIs ${apis.map((a) => a.baseUrl).join(', ')}; 2 workers`);
 
   const sdk = await startSdkGateway({ runDir, apiBaseUrl: apis[0]!.baseUrl, adminKey: SOAK_ADMIN_KEY });
