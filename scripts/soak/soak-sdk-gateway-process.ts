@@ -40,7 +40,8 @@ export async function startSdkGateway(o: { runDir: string; apiBaseUrl: string; a
     for (let attempt = 1; ; attempt++) {
       const service = spawnService(spec);
       try {
-        await waitForLog(service, /sdk gateway ready/);
+        // The log is appended across restarts: wait for this incarnation's line.
+        await waitForLog(service, new RegExp(`sdk gateway ready \\(pid ${service.pid}\\)`));
         return service;
       } catch (error) {
         await service.kill9();

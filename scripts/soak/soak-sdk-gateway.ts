@@ -43,4 +43,4 @@ const server = createServer((req, res) => {
     answer(404, { error: 'not found' });
   });
 });
-server.listen(Number(env('SOAK_GATEWAY_PORT')), '127.0.0.1', () => console.log('sdk gateway ready'));
+server.listen(Number(env('SOAK_GATEWAY_PORT')), '127.0.0.1', () => console.log(`sdk gateway ready (pid ${process.pid})`));
