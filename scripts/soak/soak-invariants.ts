@@ -67,14 +67,20 @@ export class Invariants {
   /** Every check that can be made at any instant, in one snapshot; strict at drains and at the end. */
   async afterStep(ctx: SoakContext, options: { strict: boolean }): Promise<void> {
     const client = await ctx.stack.db.connect();
+    // A checked-out client has no pool listener: a Postgres shutdown would crash the soak.
+    const ignore = () => undefined;
+    client.on('error', ignore);
     try {
       await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
       await this.checkStored(ctx, client, options.strict);
       await this.checkBilled(ctx, client);
       await this.checkBalances(ctx, client);
       await client.query('COMMIT');
-    } finally {
+      client.off('error', ignore);
       client.release();
+    } catch (error) {
+      client.release(error as Error);
+      throw error;
     }
     const fiveXx = ctx.http.fiveXx.slice(this.fiveXxSeen);
     this.fiveXxSeen = ctx.http.fiveXx.length;

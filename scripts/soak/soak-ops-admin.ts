@@ -4,8 +4,8 @@
 import { join } from 'node:path';
 import { keccak256, toHex, type Address, type Hex } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
-import { ArchiveRefused, archiveUsage } from '../lib/usage-archive.js';
-import { sleep } from '../lib/processes.js';
+import { REPO_ROOT } from '../lib/bench-stack.js';
+import { sleep, spawnService } from '../lib/processes.js';
 import type { SoakContext } from './soak-ops-context.js';
 import { formatAtto, SoakRecord, usdToAtto } from './soak-record.js';
 import { LATE_MODEL, type PlannedOp } from './soak-schedule.js';
@@ -163,6 +163,8 @@ export async function opPartition(ctx: SoakContext, op: Extract<PlannedOp, { op:
       await sleep(500);
       continue;
     }
+    const ignore = () => undefined;
+    client.on('error', ignore);
     try {
       await client.query('BEGIN');
       await client.query('SET LOCAL lock_timeout = 1000');
@@ -174,7 +176,8 @@ export async function opPartition(ctx: SoakContext, op: Extract<PlannedOp, { op:
       if (attempt === PARTITION_ATTEMPTS_MAX) ctx.log(`partition ${op.month}: ${(error as Error).message}`);
       await sleep(200 * attempt);
     } finally {
-      client.release();
+      client.off('error', ignore);
+      client.release(true);
     }
   }
 }
@@ -188,12 +191,18 @@ export async function opArchive(ctx: SoakContext, op: Extract<PlannedOp, { op: '
     if (c && (c.waiting ?? 0) + (c.active ?? 0) + (c.delayed ?? 0) + (c.prioritized ?? 0) === 0) break;
     await sleep(500);
   }
-  try {
-    const months = await archiveUsage({ databaseUrl: ctx.stack.databaseUrl, before: op.before, outDir: join(ctx.stack.runDir, 'archive'), maturityDays: 0 });
-    if (months.length > 0) ctx.log(`archived ${months.map((m) => m.month).join(', ')}`);
-  } catch (error) {
-    if (!(error instanceof ArchiveRefused)) ctx.log(`archive before ${op.before} failed: ${(error as Error).message.split('\n')[0]}`);
-  }
+  // The operator's CLI as a child process: it may meet a Postgres restart, and must not take the soak down with it.
+  const archive = spawnService({
+    name: 'archive',
+    command: process.execPath,
+    args: ['--import', 'tsx', join(REPO_ROOT, 'scripts/archive.ts'), '--before', op.before, '--out', join(ctx.stack.runDir, 'archive')],
+    cwd: REPO_ROOT,
+    env: { PATH: process.env.PATH, DATABASE_URL: ctx.stack.databaseUrl },
+    logPath: join(ctx.stack.runDir, 'archive.log'),
+  });
+  const exit = await archive.exited;
+  // 0 archived (or nothing to archive), 2 refused (a month not settled yet): both fine.
+  if (exit.code !== 0 && exit.code !== 2) ctx.log(`archive before ${op.before} ended with ${exit.signal ?? `exit ${exit.code}`} (see archive.log)`);
 }
 
 export function opWebhookMode(ctx: SoakContext, op: Extract<PlannedOp, { op: 'webhook_mode' }>): void {
