@@ -6,8 +6,8 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import pg from 'pg';
-import { buildStaleness, ensureBuild, REPO_ROOT, startWorker } from '../lib/bench-stack.js';
-import { startApiProcess } from '../lib/service-process.js';
+import { buildStaleness, ensureBuild, REPO_ROOT } from '../lib/bench-stack.js';
+import { startApiProcess, startWorkerProcess } from '../lib/service-process.js';
 import { startDevchain, type Devchain } from '../lib/devchain.js';
 import { migrate } from '../lib/migrate.js';
 import { findFreePort, type CleanupStack, type ManagedProcess } from '../lib/processes.js';
@@ -24,6 +24,8 @@ const SPEND_LOGS_SQL = readFileSync(join(REPO_ROOT, 'test/fixtures/litellm/spend
 /** The pull reads spend rows from this long before the soak started (older backdated rows are not pulled). */
 const LITELLM_BACKFILL_FROM_MS = 400 * 24 * 3600_000;
 const START_ATTEMPTS_MAX = 3;
+/** A start on a loaded 2-core machine took more than the default minute. */
+const READY_TIMEOUT_MS = 180_000;
 
 export type Log = (line: string) => void;
 
@@ -71,7 +73,7 @@ async function withStartRetries<T>(start: () => Promise<T>): Promise<T> {
 function apiSlot(name: string, port: number, runDir: string, env: Record<string, string>): Promise<ApiSlot> {
   // Same port after every restart: the soak's clients and the SDK gateway keep their base URL.
   const launch = () =>
-    withStartRetries(async () => (await startApiProcess({ name, port, buildRoot: REPO_ROOT, cwd: REPO_ROOT, env: { ...process.env, ...env }, logPath: join(runDir, `${name}.log`) })).process);
+    withStartRetries(async () => (await startApiProcess({ name, port, buildRoot: REPO_ROOT, cwd: REPO_ROOT, env: { ...process.env, ...env }, logPath: join(runDir, `${name}.log`), readyTimeoutMs: READY_TIMEOUT_MS })).process);
   return launch().then((process) => {
     const slot: ApiSlot = {
       name,
@@ -87,7 +89,8 @@ function apiSlot(name: string, port: number, runDir: string, env: Record<string,
 }
 
 async function workerSlot(name: string, runDir: string, env: Record<string, string>): Promise<ServiceSlot> {
-  const launch = () => withStartRetries(() => startWorker({ runDir, name, env }));
+  const launch = () =>
+    withStartRetries(() => startWorkerProcess({ name, buildRoot: REPO_ROOT, cwd: REPO_ROOT, env: { ...process.env, ...env }, logPath: join(runDir, `${name}.log`), readyTimeoutMs: READY_TIMEOUT_MS }));
   const slot: ServiceSlot = {
     name,
     process: await launch(),
