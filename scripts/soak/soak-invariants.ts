@@ -122,10 +122,10 @@ export class Invariants {
   }
 
   private async checkBilled(ctx: SoakContext, client: pg.PoolClient): Promise<void> {
-    const entries = await client.query<{ id: string; ref: string; account_codes: string[]; amounts: string[]; official: string | null; charge: string | null; payout: string | null; margin: string | null; archived: boolean }>(
+    const entries = await client.query<{ id: string; ref: string; account_codes: string[]; amounts: string[]; official: string | null; charge: string | null; payout: string | null; margin: string | null; archived: boolean; received_ms: number | null }>(
       `SELECT j.id::text, j.ref, j.account_codes, j.amounts_atto::text[] AS amounts,
               e.official_atto::text AS official, e.charge_atto::text AS charge, e.payout_atto::text AS payout, e.margin_atto::text AS margin,
-              e.event_id IS NULL AS archived
+              e.event_id IS NULL AS archived, (extract(epoch FROM e.received_at) * 1000)::float8 AS received_ms
        FROM journal_entries j
        LEFT JOIN usage_event_keys k ON k.event_id = j.ref
        LEFT JOIN usage_events e ON e.id = k.id AND e.occurred_at = k.occurred_at
@@ -144,6 +144,8 @@ export class Invariants {
         this.expect(step, 'billed_exactly_once', false, () => `${entry.ref} billed twice (entry ${entry.id})`);
         continue;
       }
+      // An occurred_at ahead of the server's clock is priced at the receipt time (documented clamp).
+      if (entry.received_ms !== null && event.occurredMs > entry.received_ms) event.pricedAtMs = Math.floor(entry.received_ms);
       const expected = ctx.record.expected(event);
       if (expected === null) {
         this.expect(step, 'billed_exactly_once', false, () => `${entry.ref} billed though no price the soak set was in force at ${event.occurredAt}`);

@@ -35,6 +35,12 @@ export interface EventRecord {
   state: 'accepted' | 'unknown' | 'refused';
   acceptedStep: number;
   holdId?: string;
+  /**
+   * The instant it was priced at: occurred_at, or the receipt time when occurred_at was ahead of
+   * the server's clock (api.md's future skew; usage-event.ts occurredAtAsPriced). Set from the
+   * stored receipt time when its journal entry is seen.
+   */
+  pricedAtMs?: number;
 }
 
 export interface Expected {
@@ -75,7 +81,7 @@ export class SoakRecord {
 
   /** charge = official x 1.3, payout = official x tier, exact to the atto; null = no price in force. */
   expected(event: EventRecord): Expected | null {
-    const price = this.priceAt(event.model, event.occurredMs);
+    const price = this.priceAt(event.model, event.pricedAtMs ?? event.occurredMs);
     if (price === null) return null;
     const u = event.usage;
     const scaled = BigInt(u.prompt - u.cached) * price.inputAttoPerMtok + BigInt(u.cached) * price.cachedAttoPerMtok + BigInt(u.completion) * price.outputAttoPerMtok;
