@@ -2,7 +2,7 @@
 // with `npm run soak -- --seed <seed> --replay <step>`) for SOAK_CI_MINUTES (default 2) against its
 // own stack, and the schedule's determinism: the same seed plans the same steps (same hashes),
 // another seed other steps. In the default integration project, so `npm test` runs it.
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { randomInt } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -14,7 +14,7 @@ import type { SoakReport } from '../../scripts/soak/soak-report.js';
 const REPO_ROOT = new URL('../../', import.meta.url).pathname;
 const CI_MINUTES = Number(process.env.SOAK_CI_MINUTES ?? '2');
 /** Setup (own Postgres, Redis, Anvil, 2 APIs, 2 workers, SDK gateway) and the final drain on a busy runner. */
-const SOAK_TIMEOUT_MS = (CI_MINUTES + 5) * 60_000;
+const SOAK_TIMEOUT_MS = (CI_MINUTES + 8) * 60_000;
 
 function plan(seed: number, steps: number): string[] {
   const schedule = new SoakSchedule(seed);
@@ -22,6 +22,12 @@ function plan(seed: number, steps: number): string[] {
 }
 
 describe('the seeded soak', () => {
+  let soak: ChildProcess | undefined;
+  // A timed-out test leaves no soak behind: SIGTERM runs its cleanup (services, own Postgres and Redis).
+  afterAll(() => {
+    if (soak && soak.exitCode === null && soak.signalCode === null) soak.kill('SIGTERM');
+  });
+
   it('plans the same steps for the same seed and other steps for another seed', () => {
     fc.assert(
       fc.property(fc.integer({ min: 0, max: 2 ** 31 - 1 }), (seed) => {
@@ -40,11 +46,11 @@ describe('the seeded soak', () => {
       const dir = mkdtempSync(join(tmpdir(), 'soak-ci-'));
       const reportPath = join(dir, 'report.json');
       console.log(`soak seed ${seed}: replay with npm run soak -- --seed ${seed} --replay <step>`);
-      const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/soak.ts', '--seed', String(seed), '--minutes', String(CI_MINUTES), '--clean', '--report', reportPath], {
+      const child = (soak = spawn(process.execPath, ['--import', 'tsx', 'scripts/soak.ts', '--seed', String(seed), '--minutes', String(CI_MINUTES), '--clean', '--report', reportPath], {
         cwd: REPO_ROOT,
         env: { ...process.env, NODE_ENV: 'production' },
         stdio: ['ignore', 'pipe', 'pipe'],
-      });
+      }));
       let output = '';
       child.stdout.on('data', (c: Buffer) => (output = (output + c.toString('utf8')).slice(-20_000)));
       child.stderr.on('data', (c: Buffer) => (output = (output + c.toString('utf8')).slice(-20_000)));
