@@ -36,6 +36,8 @@ export interface ServiceStart {
   logPath: string;
   /** Called as soon as the process exists (before it is ready), e.g. to watch for unexpected exits. */
   onSpawn?: (service: ManagedProcess) => void;
+  /** How long to wait until it is ready (default READY_TIMEOUT_MS): the soak's starts on a loaded machine take longer. */
+  readyTimeoutMs?: number;
 }
 
 /**
@@ -75,7 +77,7 @@ export async function startApiProcess(start: ServiceStart & { port?: number; rea
   const service = spawnKind('api', { ...start, env: { ...start.env, PORT: String(port) } });
   const baseUrl = `http://127.0.0.1:${port}`;
   try {
-    await waitForReady(`${baseUrl}/${start.readyPath ?? 'health/ready'}`, service);
+    await waitForReady(`${baseUrl}/${start.readyPath ?? 'health/ready'}`, service, start.readyTimeoutMs);
   } catch (error) {
     await service.kill9();
     throw error;
@@ -87,7 +89,7 @@ export async function startApiProcess(start: ServiceStart & { port?: number; rea
 export async function startWorkerProcess(start: ServiceStart): Promise<ManagedProcess> {
   const service = spawnKind('worker', start);
   try {
-    await waitForLog(service, /worker started/);
+    await waitForLog(service, /worker started/, start.readyTimeoutMs);
   } catch (error) {
     await service.kill9();
     throw error;

@@ -1,0 +1,51 @@
+// A drain: waits (bounded) until the asynchronous paths have delivered what they took (the SDK
+// outbox flushed, the usage queue empty, LiteLLM's spend rows pulled) and no settlement is on its
+// way to the chain, then runs the strict invariants: nothing accepted missing, the SDK outbox lost
+// nothing, USDC on chain == paid, the service's own ledger check ok.
+import { sleep } from '../lib/processes.js';
+import type { Invariants } from './soak-invariants.js';
+import type { SoakContext } from './soak-ops-context.js';
+
+const DRAIN_WAIT_MS = 90_000;
+/** A settlement waiting for the hot wallet is retried a minute later: give it two. */
+const SETTLEMENT_WAIT_MS = 180_000;
+const POLL_MS = 500;
+
+async function waitUntil(what: string, ctx: SoakContext, done: () => Promise<boolean>, waitMs = DRAIN_WAIT_MS): Promise<boolean> {
+  const deadline = Date.now() + waitMs;
+  for (;;) {
+    try {
+      if (await done()) return true;
+    } catch {
+      // Postgres or Redis coming back: ask again.
+    }
+    if (Date.now() > deadline) {
+      ctx.log(`drain at step ${ctx.step}: ${what} not done within ${waitMs / 1000} s`);
+      return false;
+    }
+    await sleep(POLL_MS);
+  }
+}
+
+const ASYNC_PATHS = new Set(['queue', 'litellm_pull', 'sdk']);
+
+export async function drain(ctx: SoakContext, invariants: Invariants): Promise<void> {
+  await waitUntil('SDK outbox flush', ctx, async () => (await ctx.stack.sdk.flush())?.pending === 0);
+  await waitUntil('usage queue', ctx, async () => {
+    const c = await ctx.usageQueue.getJobCounts('waiting', 'active', 'delayed', 'prioritized');
+    return (c.waiting ?? 0) + (c.active ?? 0) + (c.delayed ?? 0) + (c.prioritized ?? 0) === 0;
+  });
+  await waitUntil('asynchronous events stored', ctx, async () => {
+    const ids = [...ctx.record.events.values()].filter((e) => e.state === 'accepted' && ASYNC_PATHS.has(e.path)).map((e) => e.event_id);
+    const found = await ctx.stack.db.query<{ n: number }>('SELECT count(*)::int AS n FROM usage_event_keys WHERE event_id = ANY($1::text[])', [ids]);
+    return found.rows[0]!.n === ids.length;
+  });
+  const settled = await waitUntil('settlements on their way to the chain', ctx, async () => {
+    const open = await ctx.stack.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM settlements WHERE status IN ('queued', 'submitting')`);
+    return open.rows[0]!.n === 0;
+  }, SETTLEMENT_WAIT_MS);
+  // A reorg may have dropped a payout the finality watch sends again: give it time to converge.
+  if (settled) await waitUntil('on-chain USDC == paid', ctx, async () => (await invariants.chainMismatches(ctx)).length === 0);
+  await invariants.afterStep(ctx, { strict: true });
+  await invariants.strictChecks(ctx, settled);
+}

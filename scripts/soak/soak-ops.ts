@@ -1,0 +1,33 @@
+// Runs one planned operation of the soak (the executors are in soak-ops-ingest.ts and soak-ops-admin.ts).
+import {
+  opAddressChange, opApprove, opArchive, opCredit, opHoldRace, opHoldRelease, opLatePrice, opPartition, opPriceChange, opRefund, opReprice, opSettlement, opWebhookMode,
+} from './soak-ops-admin.js';
+import type { SoakContext } from './soak-ops-context.js';
+import { opBatch, opHoldCapture, opLitellmPull, opLitellmPush, opQueue, opSdkReport, opSingle, opStream } from './soak-ops-ingest.js';
+import type { PlannedOp } from './soak-schedule.js';
+
+export async function runOp(ctx: SoakContext, op: Exclude<PlannedOp, { op: 'drain' }>): Promise<void> {
+  switch (op.op) {
+    case 'single': return opSingle(ctx, op);
+    case 'batch': return opBatch(ctx, op);
+    case 'stream': return opStream(ctx, op);
+    case 'queue': return opQueue(ctx, op);
+    case 'litellm_push': return opLitellmPush(ctx, op);
+    case 'litellm_pull': return opLitellmPull(ctx, op);
+    case 'sdk_report': return opSdkReport(ctx, op);
+    case 'hold_capture': return opHoldCapture(ctx, op);
+    case 'hold_release': return opHoldRelease(ctx, op);
+    case 'hold_race': return opHoldRace(ctx, op);
+    case 'credit': return opCredit(ctx, op);
+    case 'refund': return opRefund(ctx, op);
+    case 'price_change': return opPriceChange(ctx, op);
+    case 'late_price': return opLatePrice(ctx);
+    case 'reprice': return opReprice(ctx);
+    case 'address_change': return opAddressChange(ctx, op);
+    case 'settlement': return opSettlement(ctx);
+    case 'approve': return opApprove(ctx);
+    case 'partition': return opPartition(ctx, op);
+    case 'archive': return opArchive(ctx, op);
+    case 'webhook_mode': return opWebhookMode(ctx, op);
+  }
+}

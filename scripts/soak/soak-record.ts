@@ -1,0 +1,110 @@
+// The soak's own record of what it did and what the service answered, and its own arithmetic
+// (bigint, never the service's code): the prices it set, every event it sent with the instant it
+// occurred, the credits and refunds the service accepted, every payout address it gave a
+// contributor. The invariants compare the database and the chain with this record.
+import type { Address } from 'viem';
+import { formatAttoAsUsd, parseUsdToAtto } from '../../src/common/money/index.js';
+import { CONTRIBUTORS, type PlannedUsage } from './soak-schedule.js';
+
+const TOKENS_PER_MTOK = 1_000_000n;
+const USER_MARKUP = { num: 13n, den: 10n };
+const PAYOUT_BY_TIER = { standard: { num: 11n, den: 10n }, premium: { num: 12n, den: 10n } } as const;
+
+export const usdToAtto = (usd: string): bigint => parseUsdToAtto(usd, { allowNegative: true });
+export const formatAtto = formatAttoAsUsd;
+
+export interface PriceVersion {
+  effectiveFromMs: number;
+  inputAttoPerMtok: bigint;
+  outputAttoPerMtok: bigint;
+  cachedAttoPerMtok: bigint;
+}
+
+export type EventPath = 'single' | 'batch' | 'stream' | 'queue' | 'litellm_push' | 'litellm_pull' | 'sdk' | 'hold';
+
+export interface EventRecord {
+  event_id: string;
+  user_id: string;
+  contributor_id: string;
+  model: string;
+  occurredAt: string;
+  occurredMs: number;
+  usage: PlannedUsage;
+  path: EventPath;
+  /** accepted: the service (or the SDK outbox, the queue, LiteLLM's table) took it; must be billed. */
+  state: 'accepted' | 'unknown' | 'refused';
+  acceptedStep: number;
+  holdId?: string;
+  /**
+   * The instant it was priced at: occurred_at, or the receipt time when occurred_at was ahead of
+   * the server's clock (api.md's future skew; usage-event.ts occurredAtAsPriced). Set from the
+   * stored receipt time when its journal entry is seen.
+   */
+  pricedAtMs?: number;
+}
+
+export interface Expected {
+  officialAtto: bigint;
+  chargeAtto: bigint;
+  payoutAtto: bigint;
+  marginAtto: bigint;
+}
+
+export class SoakRecord {
+  readonly prices = new Map<string, PriceVersion[]>();
+  readonly events = new Map<string, EventRecord>();
+  /** Credits the service confirmed, per user (atto). */
+  readonly credits = new Map<string, bigint>();
+  /** Refunded total per event (atto), as the soak asked and the service confirmed. */
+  readonly refunded = new Map<string, bigint>();
+  readonly addresses = new Map<string, Address[]>();
+  /** The latest instant any event was planned to occur at: a new price version starts after it. */
+  maxOccurredMs = 0;
+  latePriceStep: number | null = null;
+  /** The last step whose reprice completed after the late price was set. */
+  repricedAfterLateStep: number | null = null;
+  settlementIds = new Set<string>();
+
+  addPrice(model: string, version: PriceVersion): void {
+    const list = this.prices.get(model) ?? [];
+    list.push(version);
+    list.sort((a, b) => a.effectiveFromMs - b.effectiveFromMs);
+    this.prices.set(model, list);
+  }
+
+  priceAt(model: string, atMs: number): PriceVersion | null {
+    const list = this.prices.get(model) ?? [];
+    let found: PriceVersion | null = null;
+    for (const v of list) if (v.effectiveFromMs <= atMs) found = v;
+    return found;
+  }
+
+  /** charge = official x 1.3, payout = official x tier, exact to the atto; null = no price in force. */
+  expected(event: EventRecord): Expected | null {
+    const price = this.priceAt(event.model, event.pricedAtMs ?? event.occurredMs);
+    if (price === null) return null;
+    const u = event.usage;
+    const scaled = BigInt(u.prompt - u.cached) * price.inputAttoPerMtok + BigInt(u.cached) * price.cachedAttoPerMtok + BigInt(u.completion) * price.outputAttoPerMtok;
+    if (scaled % TOKENS_PER_MTOK !== 0n) throw new Error(`soak oracle: price of ${event.model} not exact per token`);
+    const officialAtto = scaled / TOKENS_PER_MTOK;
+    const tier = CONTRIBUTORS.find((c) => c.id === event.contributor_id)!.tier;
+    const chargeAtto = exactRatio(officialAtto, USER_MARKUP);
+    const payoutAtto = exactRatio(officialAtto, PAYOUT_BY_TIER[tier]);
+    return { officialAtto, chargeAtto, payoutAtto, marginAtto: chargeAtto - payoutAtto };
+  }
+
+  addCredit(userId: string, atto: bigint): void {
+    this.credits.set(userId, (this.credits.get(userId) ?? 0n) + atto);
+  }
+
+  /** Clawback of a refund total: floor(refunded x payout / charge) (api.md). */
+  static clawback(refundedAtto: bigint, e: Expected): bigint {
+    return e.chargeAtto === 0n ? 0n : (refundedAtto * e.payoutAtto) / e.chargeAtto;
+  }
+}
+
+function exactRatio(value: bigint, ratio: { num: bigint; den: bigint }): bigint {
+  const scaled = value * ratio.num;
+  if (scaled % ratio.den !== 0n) throw new Error(`soak oracle: ${value} x ${ratio.num}/${ratio.den} is not exact`);
+  return scaled / ratio.den;
+}

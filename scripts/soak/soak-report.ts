@@ -1,0 +1,43 @@
+// The soak's JSON report (operations.md: seed, schedule_hash, steps, step_hashes, ops, faults,
+// invariants with checks and failures, database_url, duration_s) and its progress lines.
+import { writeFileSync } from 'node:fs';
+import type { Failure } from './soak-invariants.js';
+
+export interface SoakReport {
+  seed: number;
+  /** The hash chain after the last step run: equal for two runs of a seed that ran as many steps. */
+  schedule_hash: string;
+  steps: number;
+  step_hashes: string[];
+  ops: Record<string, number>;
+  faults: Record<string, number>;
+  invariants: Record<string, { checks: number; failures: number }>;
+  failures: Failure[];
+  /** The first failure: seed, step and invariant, to replay with --replay <step>. */
+  first_failure: Failure | null;
+  database_url: string;
+  duration_s: number;
+  minutes: number;
+  replay: number | null;
+  commit: string;
+  started_at: string;
+  five_xx: { allowed_503: number; violations: number };
+  webhook_deliveries: Record<string, number>;
+  op_errors: string[];
+  ok: boolean;
+}
+
+export function countInto(counts: Record<string, number>, key: string): void {
+  counts[key] = (counts[key] ?? 0) + 1;
+}
+
+export function writeReport(report: SoakReport, path: string | undefined): void {
+  const text = JSON.stringify(report);
+  if (path) writeFileSync(path, `${JSON.stringify(report, null, 2)}\n`);
+  // The last line of the output is the report (operations.md).
+  process.stdout.write(`${text}\n`);
+}
+
+export function failureLine(seed: number, failure: Failure): string {
+  return `SOAK FAILURE seed=${seed} step=${failure.step} invariant=${failure.invariant}: ${failure.message}\n  replay: npm run soak -- --seed ${seed} --replay ${failure.step}`;
+}

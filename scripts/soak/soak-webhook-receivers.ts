@@ -1,0 +1,60 @@
+// Webhook receivers on loopback for the soak: one always answers 200, one is sometimes slow, one
+// sometimes dead (500 or the socket destroyed). The schedule switches the modes (op webhook_mode);
+// the service must deliver to the healthy one whatever the others do.
+import { once } from 'node:events';
+import { createServer, type Server } from 'node:http';
+import { LOOPBACK_HOST } from '../lib/processes.js';
+
+export type ReceiverMode = 'ok' | 'slow' | 'dead' | 'error';
+export const RECEIVER_NAMES = ['healthy', 'flaky-slow', 'flaky-dead'] as const;
+export type ReceiverName = (typeof RECEIVER_NAMES)[number];
+const SLOW_ANSWER_MS = 8_000;
+
+export interface WebhookReceivers {
+  urls: Record<ReceiverName, string>;
+  setMode(name: ReceiverName, mode: ReceiverMode): void;
+  /** Deliveries received (any answer) per receiver, and distinct webhook-ids per receiver. */
+  received: Record<ReceiverName, { requests: number; ids: Set<string> }>;
+  close(): Promise<void>;
+}
+
+export async function startWebhookReceivers(): Promise<WebhookReceivers> {
+  const modes: Record<ReceiverName, ReceiverMode> = { healthy: 'ok', 'flaky-slow': 'ok', 'flaky-dead': 'ok' };
+  const received = Object.fromEntries(RECEIVER_NAMES.map((n) => [n, { requests: 0, ids: new Set<string>() }])) as WebhookReceivers['received'];
+  const servers: Server[] = [];
+  const urls = {} as Record<ReceiverName, string>;
+  for (const name of RECEIVER_NAMES) {
+    const server = createServer((req, res) => {
+      req.resume();
+      req.on('end', () => {
+        received[name].requests += 1;
+        const id = req.headers['webhook-id'];
+        if (typeof id === 'string') received[name].ids.add(id);
+        const mode = modes[name];
+        if (mode === 'dead') return req.socket.destroy();
+        if (mode === 'error') return res.writeHead(500).end('receiver down');
+        if (mode === 'slow') return void setTimeout(() => res.writeHead(200).end('ok'), SLOW_ANSWER_MS).unref();
+        res.writeHead(200).end('ok');
+      });
+    });
+    server.listen(0, LOOPBACK_HOST);
+    await once(server, 'listening');
+    const address = server.address();
+    if (address === null || typeof address === 'string') throw new Error('webhook receiver has no port');
+    urls[name] = `http://${LOOPBACK_HOST}:${address.port}/hook/${name}`;
+    servers.push(server);
+  }
+  return {
+    urls,
+    received,
+    setMode: (name, mode) => {
+      modes[name] = mode;
+    },
+    close: async () => {
+      for (const server of servers) {
+        server.closeAllConnections();
+        server.close();
+      }
+    },
+  };
+}
