@@ -48,7 +48,8 @@ describe('the seeded soak', () => {
       console.log(`soak seed ${seed}: replay with npm run soak -- --seed ${seed} --replay <step>`);
       const child = (soak = spawn(process.execPath, ['--import', 'tsx', 'scripts/soak.ts', '--seed', String(seed), '--minutes', String(CI_MINUTES), '--clean', '--report', reportPath], {
         cwd: REPO_ROOT,
-        env: { ...process.env, NODE_ENV: 'production' },
+        // The stack's readiness waits read info lines ("worker started"): jest's LOG_LEVEL=warn would hide them.
+        env: { ...process.env, NODE_ENV: 'production', LOG_LEVEL: 'info' },
         stdio: ['ignore', 'pipe', 'pipe'],
       }));
       let output = '';
