@@ -31,6 +31,15 @@ describe('drawCharges', () => {
   });
 });
 
+describe('grantUsableAt', () => {
+  it('a grant pays until the instant before expires_at, not at it', () => {
+    const grant = { expiresAt: new Date(T0) };
+    expect(grantUsableAt(grant, new Date(T0 - 1))).toBe(true);
+    expect(grantUsableAt(grant, new Date(T0))).toBe(false);
+    expect(grantUsableAt(grant, new Date(T0 + 1))).toBe(false);
+  });
+});
+
 describe('refundToGrants', () => {
   it('gives back to the grant expiring last first, continuing where earlier refunds of the event stopped', () => {
     const drawn = [
