@@ -128,6 +128,16 @@ describe('credit grants', () => {
     expect(b.grants.map((g: { grant_id: string; remaining_usd: string }) => `${g.grant_id}=${g.remaining_usd}`)).toEqual(['ord-early=0', 'ord-late=0']);
   });
 
+  it('30 concurrent events of a user with a grant of 10 charges draw exactly 10 from it, never more', async () => {
+    await credit('u_race', { amount_usd: '100', reference: 'race-buy' }).expect(201);
+    await grant('u_race', 'race-g', formatAttoAsUsd(chargeAtto * 10n), inHours(6)).expect(201);
+    await Promise.all(Array.from({ length: 30 }, () => ingest('u_race')));
+    expect(await accountAtto('grant:race-g')).toBe(0n);
+    expect(await accountAtto('user:u_race')).toBe(atto('100') - 20n * chargeAtto);
+    const drawn = (await entries('grant_use')).filter((e) => e.account_codes.includes('grant:race-g'));
+    expect(drawn.reduce((sum, e) => sum - BigInt(e.amounts_atto[e.account_codes.indexOf('grant:race-g')]!), 0n)).toBe(chargeAtto * 10n);
+  });
+
   it('a user without grants in the same group is billed from purchased credit only, and a grant expired at the charge pays nothing', async () => {
     await credit('u_plain', { amount_usd: '3', reference: 'plain-buy' }).expect(201);
     await credit('u_exp', { amount_usd: '3', reference: 'exp-buy' }).expect(201);
