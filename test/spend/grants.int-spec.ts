@@ -241,6 +241,18 @@ describe('credit grants', () => {
     expect(last).toEqual({ ref: 'refund:rf-3', account_codes: ['user:u_ref', 'platform:revenue'], amounts_atto: [(-(chargeAtto - chargeAtto / 4n)).toString(), (chargeAtto - chargeAtto / 4n).toString()] });
   });
 
+  it('an event priced later (reprice) is paid from the grants usable when it is priced', async () => {
+    const late = 'acme/grant-late-model';
+    await grant('u_rep', 'rep-g', '50', inHours(8)).expect(201);
+    const unpriced = (await t.admin(t.http.post('/v1/usage-events')).send(event('u_rep', { model: late })).expect(202)).body;
+    expect(unpriced.status).toBe('unpriced');
+    await t.admin(t.http.post('/v1/admin/prices')).send({ model: late, input_usd_per_mtok: '1000', output_usd_per_mtok: '1000', effective_from: '2024-01-01T00:00:00Z' }).expect(201);
+    await t.admin(t.http.post('/v1/admin/usage-events/reprice')).expect(200);
+    expect(await accountAtto('grant:rep-g')).toBe(atto('50') - chargeAtto);
+    expect(await accountAtto('user:u_rep')).toBe(0n);
+    expect((await entries('grant_use')).find((e) => e.ref === unpriced.event_id)?.account_codes).toEqual(['grant:rep-g', 'user:u_rep']);
+  });
+
   it('the users list counts unexpired grants in the balance', async () => {
     await grant('u_list', 'list-g', '2', inHours(4)).expect(201);
     const res = await t.admin(t.http.get('/v1/admin/users?q=u_list')).expect(200);
