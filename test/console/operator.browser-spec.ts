@@ -2,7 +2,7 @@
 // filters usage by user, key and model and sees the API's totals, downloads the CSV the API
 // streams, sorts a table by exact money, finds a user and credits them, creates, lists and revokes
 // an API key (the revoked key stops working), and picks the overview's period; every date shown or
-// typed is ISO (UTC). Screenshots go to $CONSOLE_SCREENSHOTS (docs/console with npm run docs:console).
+// typed is ISO (UTC); grants credit that expires on a user's screen. Screenshots go to $CONSOLE_SCREENSHOTS (docs/console with npm run docs:console).
 import { mkdirSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -141,6 +141,33 @@ describe('operator screens in Chromium', () => {
     await page.getByRole('status').filter({ hasText: `the balance is now ${after.balance_usd} USD` }).waitFor();
     await expect(page.locator('[data-stat="balance_usd"] [data-value]').getAttribute('data-value')).resolves.toBe(after.balance_usd);
     await shot('33-user-detail');
+  });
+
+  it('grants credit that expires on the user screen and lists it with its amount, remaining and ISO expiry (#37)', async () => {
+    await page.goto(`${stack.baseUrl}/console/users/u_7`);
+    await page.getByRole('heading', { name: 'User u_7' }).waitFor();
+    const form = page.getByRole('form', { name: 'Grant credit' });
+    // A past expiry is refused in the form: nothing is sent.
+    await form.getByLabel('Grant amount (USD)').fill('3');
+    await form.getByLabel('Expires at (ISO, UTC)').fill('2020-01-01T00:00:00Z');
+    await form.getByRole('alert').filter({ hasText: 'The expiry must be in the future.' }).waitFor();
+    await form.getByRole('button', { name: 'Grant', exact: true }).click();
+    expect((await stack.get('/v1/users/u_7/balance')).body.grants).toEqual([]);
+    const expiresAt = `${new Date(Date.now() + 2 * 86_400_000).toISOString().slice(0, 19)}Z`;
+    await form.getByLabel('Expires at (ISO, UTC)').fill(expiresAt);
+    await form.getByLabel('Name (optional)').fill('Trial');
+    await form.getByRole('button', { name: 'Grant', exact: true }).click();
+    const table = page.getByRole('table', { name: 'Credit grants, the one expiring first first' });
+    await table.getByRole('cell', { name: 'Trial', exact: true }).waitFor();
+    const balance = (await stack.get('/v1/users/u_7/balance')).body;
+    expect(balance.grants).toEqual([{ grant_id: expect.stringMatching(/^console-grant-/), name: 'Trial', amount_usd: '3', remaining_usd: '3', expires_at: new Date(expiresAt).toISOString() }]);
+    const row = table.getByRole('row').filter({ hasText: 'Trial' });
+    await expect(row.locator('td[data-label="Amount"] .money').getAttribute('data-value')).resolves.toBe('3');
+    await expect(row.locator('td[data-label="Remaining"] .money').textContent()).resolves.toBe(columnUsd('3'));
+    await expect(row.locator('td[data-label="Expires (UTC)"]').textContent()).resolves.toBe(new Date(expiresAt).toISOString());
+    await page.locator('[data-stat="granted_usd"] [data-value="3"]').waitFor();
+    await expect(page.locator('[data-stat="balance_usd"] [data-value]').getAttribute('data-value')).resolves.toBe(balance.balance_usd);
+    await shot('36-user-grants');
   });
 
   it('creates, lists and revokes an API key, and the revoked key stops working', async () => {

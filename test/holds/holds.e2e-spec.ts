@@ -26,7 +26,7 @@ describe('holds: reserve, capture, release, expire', () => {
     expect(refused).toHaveLength(90);
     expect(refused[0]!.body.error.code).toBe('insufficient_funds');
     const balance = await t.admin(t.http.get('/v1/users/u_race/balance')).expect(200);
-    expect(balance.body).toEqual({ user_id: 'u_race', balance_usd: '10', held_usd: '10', available_usd: '0' });
+    expect(balance.body).toEqual({ user_id: 'u_race', balance_usd: '10', held_usd: '10', available_usd: '0', granted_usd: '0', grants: [] });
   });
 
   it('is idempotent by hold_id and refuses reuse with another amount', async () => {
@@ -44,7 +44,7 @@ describe('holds: reserve, capture, release, expire', () => {
     expect(held.body).toMatchObject({ balance_usd: '10', held_usd: '1', available_usd: '9' });
     await t.admin(t.http.post('/v1/usage-events')).send(exampleEvent({ hold_id: 'h_1' })).expect(201);
     const after = await t.admin(t.http.get('/v1/users/u_42/balance')).expect(200);
-    expect(after.body).toEqual({ user_id: 'u_42', balance_usd: '9.991875', held_usd: '0', available_usd: '9.991875' });
+    expect(after.body).toEqual({ user_id: 'u_42', balance_usd: '9.991875', held_usd: '0', available_usd: '9.991875', granted_usd: '0', grants: [] });
     const hold = await t.admin(t.http.get('/v1/holds/h_1')).expect(200);
     expect(hold.body).toMatchObject({ status: 'captured', captured_event_id: 'gw1-req-123', captured_usd: '0.008125' });
     const release = await t.admin(t.http.post('/v1/holds/h_1/release')).expect(409);

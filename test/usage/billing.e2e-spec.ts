@@ -8,7 +8,7 @@ describe('billing core: usage events, idempotency, unpriced, ledger', () => {
 
   it('prices the api.md example exactly and charges the user exactly once', async () => {
     const before = await gw(t.http.get('/v1/users/u_42/balance')).expect(200);
-    expect(before.body).toEqual({ user_id: 'u_42', balance_usd: '100', held_usd: '0', available_usd: '100' });
+    expect(before.body).toEqual({ user_id: 'u_42', balance_usd: '100', held_usd: '0', available_usd: '100', granted_usd: '0', grants: [] });
     const res = await gw(t.http.post('/v1/usage-events')).send(exampleEvent()).expect(201);
     expect(res.body).toMatchObject({
       event_id: 'gw1-req-123',

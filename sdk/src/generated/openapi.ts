@@ -1397,6 +1397,14 @@ export interface components {
         };
         CreditDto: {
             amount_usd: string;
+            grant?: {
+                /**
+                 * Format: date-time
+                 * @description when what is left moves to the platform (future, at most 730 days ahead)
+                 */
+                expires_at: string;
+                name?: string;
+            };
             reason?: string;
             /** @description 1 to 256 characters of Unicode text without control characters */
             reference: string;
@@ -2199,6 +2207,8 @@ export interface components {
                 /** @description decimal USD, exact */
                 balance_usd: string;
                 created_at: string;
+                /** @description decimal USD, exact */
+                granted_usd: string;
                 /** @description decimal USD, exact */
                 held_usd: string;
                 user_id: string;

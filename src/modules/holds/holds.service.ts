@@ -7,6 +7,7 @@ import { LedgerService } from '../ledger/ledger.service.js';
 import { formatAttoAsUsd } from '../../common/money/index.js';
 import { WebhookOutbox, type WebhookEventInput } from '../webhooks/webhook-outbox.service.js';
 import { BudgetsService } from '../spend/budgets.service.js';
+import { GrantsService } from '../spend/grants.service.js';
 import { HoldsRepository, type HoldRecord } from './holds.repository.js';
 
 const EXPIRE_BATCH_MAX = 1000;
@@ -39,6 +40,7 @@ export class HoldsService {
     private readonly ledger: LedgerService,
     private readonly webhooks: WebhookOutbox,
     private readonly budgets: BudgetsService,
+    private readonly grants: GrantsService,
   ) {}
 
   async create(input: { holdId: string; userId: string; amountAtto: bigint; expiresInSeconds?: number; keyId?: string | null; model?: string | null }): Promise<HoldResult> {
@@ -60,7 +62,9 @@ export class HoldsService {
       // Row lock on the user's account serializes concurrent holds: never over-reserve.
       const account = await this.ledger.lockAccount(client, userAccount(input.userId));
       const expiredAtto = expired.reduce((sum, h) => sum + h.amountAtto, 0n);
-      const availableAtto = account.balanceAtto - (account.heldAtto - expiredAtto);
+      // Unexpired grants are spendable (a user without one costs no query: grants_until is on the locked row).
+      const grantedAtto = await this.grants.usableUnderLock(client, input.userId, account.grantsUntil);
+      const availableAtto = account.balanceAtto + grantedAtto - (account.heldAtto - expiredAtto);
       if (availableAtto < input.amountAtto) {
         throw new DomainError('insufficient_funds', 'available balance is lower than the hold amount');
       }

@@ -4,10 +4,14 @@
 export const PLATFORM_REVENUE = 'platform:revenue';
 export const PLATFORM_ADJUSTMENTS = 'platform:adjustments';
 export const EXTERNAL_FUNDING = 'external:funding';
+/** What credit grants (promotions, trials) cost the platform: the other side of a grant's funding. */
+export const PLATFORM_PROMOTIONS = 'platform:promotions';
 
-export type AccountKind = 'user' | 'contributor_pending' | 'contributor_payable' | 'contributor_in_settlement' | 'contributor_paid' | 'platform' | 'external';
+export type AccountKind = 'user' | 'contributor_pending' | 'contributor_payable' | 'contributor_in_settlement' | 'contributor_paid' | 'user_grant' | 'platform' | 'external';
 
 export const userAccount = (userId: string) => `user:${userId}`;
+/** A credit grant's own account (owner: the grant id; user_grants names its user). */
+export const grantAccount = (grantId: string) => `grant:${grantId}`;
 export const contributorPayable = (contributorId: string) => `contributor:${contributorId}:payable`;
 /** Earnings not matured yet (PAYOUT_MATURITY_DAYS > 0): moved to payable by the maturity job. */
 export const contributorPending = (contributorId: string) => `contributor:${contributorId}:pending`;
@@ -37,6 +41,7 @@ export function describeAccount(code: string): Readonly<AccountInfo> {
 
 function parseAccountCode(code: string): AccountInfo {
   if (code.startsWith('user:')) return { kind: 'user', ownerId: code.slice('user:'.length), tracked: true };
+  if (code.startsWith('grant:')) return { kind: 'user_grant', ownerId: code.slice('grant:'.length), tracked: true };
   const contributor = /^contributor:(.+):(pending|payable|in_settlement|paid)$/.exec(code);
   if (contributor) {
     const kind = `contributor_${contributor[2]}` as AccountKind;

@@ -10,6 +10,10 @@
 //   adjustment          user_credit:<reference>               user -amount (negative credit), platform:adjustments +amount
 //                       contributor_adjustment:<reference>    contributor payable +amount (signed), platform:adjustments -amount
 //   refund              refund:<refund_id>                    see refundDraft
+//   grant               user_credit:<reference>               grant:<grant_id> +amount, platform:promotions -amount
+//   grant_use           <event_id>                            grant:<id> -draw (each, earliest expiry first), user +sum of draws
+//   grant_breakage      <grant_id>                            grant:<id> -remainder, platform:revenue +remainder
+//   grant_refund        refund:<refund_id>                    user -(grant part of a refund), grant:<id> +back (open grants), platform:revenue +rest (broken grants)
 //   earnings_matured    <contributor_id>:<YYYY-MM-DD>         contributor pending -amount, payable +amount
 //   settlement_reserve  <settlement_line_id>                  payable -> in_settlement
 //   settlement_paid     <settlement_line_id>                  in_settlement -> paid
@@ -25,7 +29,9 @@ import {
   contributorPayable,
   contributorPending,
   EXTERNAL_FUNDING,
+  grantAccount,
   PLATFORM_ADJUSTMENTS,
+  PLATFORM_PROMOTIONS,
   PLATFORM_REVENUE,
   userAccount,
 } from './account-codes.js';
@@ -35,6 +41,10 @@ export const JOURNAL_KINDS = [
   'topup',
   'adjustment',
   'refund',
+  'grant',
+  'grant_use',
+  'grant_breakage',
+  'grant_refund',
   'earnings_matured',
   'settlement_reserve',
   'settlement_paid',
@@ -117,6 +127,70 @@ export function userCreditDraft(input: { reference: string; userId: string; amou
       { accountCode: topup ? EXTERNAL_FUNDING : PLATFORM_ADJUSTMENTS, amountAtto: -input.amountAtto },
     ],
   };
+}
+
+/** A credit grant: its own account funded by the platform (promotions); ref as the user's credits. */
+export function grantDraft(input: { reference: string; grantId: string; amountAtto: bigint; memo?: string }): JournalDraft {
+  assert(input.amountAtto > 0n, 'a grant is a positive amount');
+  return {
+    kind: 'grant',
+    ref: userCreditRef(input.reference),
+    ...(input.memo === undefined ? {} : { memo: input.memo }),
+    postings: [
+      { accountCode: grantAccount(input.grantId), amountAtto: input.amountAtto },
+      { accountCode: PLATFORM_PROMOTIONS, amountAtto: -input.amountAtto },
+    ],
+  };
+}
+
+/**
+ * What grants paid of one event's charge (the usage entry itself is unchanged: the user's
+ * account pays the charge, this entry moves the draws from the grants back to it).
+ */
+export function grantUseDraft(input: { eventId: string; userId: string; draws: ReadonlyArray<{ grantId: string; amountAtto: bigint }> }): JournalDraft {
+  let total = 0n;
+  const postings: Posting[] = [];
+  for (const draw of input.draws) {
+    assert(draw.amountAtto > 0n, 'a grant draw is a positive amount');
+    total += draw.amountAtto;
+    postings.push({ accountCode: grantAccount(draw.grantId), amountAtto: -draw.amountAtto });
+  }
+  postings.push({ accountCode: userAccount(input.userId), amountAtto: total });
+  return { kind: 'grant_use', ref: usageRef(input.eventId), postings };
+}
+
+/** What was left of an expired grant becomes the platform's revenue (breakage), once per grant. */
+export function grantBreakageDraft(input: { grantId: string; amountAtto: bigint }): JournalDraft {
+  assert(input.amountAtto > 0n, 'breakage moves a positive amount');
+  return {
+    kind: 'grant_breakage',
+    ref: input.grantId,
+    memo: `grant ${input.grantId} expired`.slice(0, MEMO_CHARS_MAX),
+    postings: [
+      { accountCode: grantAccount(input.grantId), amountAtto: -input.amountAtto },
+      { accountCode: PLATFORM_REVENUE, amountAtto: input.amountAtto },
+    ],
+  };
+}
+
+/**
+ * The part of a refund that grants had paid: taken back from the user's account (the refund
+ * entry credited all of it there) to the grants still open, or to revenue for a grant already
+ * broken. Promotional credit never becomes purchased credit.
+ */
+export function grantRefundDraft(input: { refundId: string; userId: string; parts: ReadonlyArray<{ grantId: string; amountAtto: bigint; broken: boolean }> }): JournalDraft {
+  let total = 0n;
+  let toRevenue = 0n;
+  const postings: Posting[] = [];
+  for (const part of input.parts) {
+    assert(part.amountAtto > 0n, 'a grant refund part is a positive amount');
+    total += part.amountAtto;
+    if (part.broken) toRevenue += part.amountAtto;
+    else postings.push({ accountCode: grantAccount(part.grantId), amountAtto: part.amountAtto });
+  }
+  if (toRevenue > 0n) postings.push({ accountCode: PLATFORM_REVENUE, amountAtto: toRevenue });
+  postings.unshift({ accountCode: userAccount(input.userId), amountAtto: -total });
+  return { kind: 'grant_refund', ref: refundRef(input.refundId), postings };
 }
 
 /** An admin's adjustment of a contributor's payable (signed) against platform:adjustments. */

@@ -8,6 +8,8 @@ export interface AccountBalance {
   code: string;
   balanceAtto: bigint;
   heldAtto: bigint;
+  /** A user's account: the latest expiry of its credit grants (null: none). */
+  grantsUntil?: Date | null;
 }
 
 export type ContributorSort = 'id' | 'payable_desc';
@@ -59,7 +61,7 @@ const UPSERT_BALANCES = preparedStatement('ledger_upsert_balances', `INSERT INTO
    ON CONFLICT (code) DO UPDATE
      SET balance_atto = accounts.balance_atto + excluded.balance_atto,
          held_atto = accounts.held_atto + excluded.held_atto
-   RETURNING code, balance_atto`);
+   RETURNING code, balance_atto, grants_until`);
 
 const DECREASE_HELD = preparedStatement('ledger_decrease_held', `UPDATE accounts a SET held_atto = a.held_atto + x.held
    FROM json_to_recordset($1::json) AS x(code text, held numeric) WHERE a.code = x.code`);
@@ -107,7 +109,7 @@ export class LedgerRepository {
    * The upsert's insert row must satisfy held_atto >= 0 even when it ends up as an update, so
    * held decreases go in a second statement over rows this transaction has already locked.
    */
-  async applyDeltas(client: SqlClient, deltas: BalanceDelta[]): Promise<Map<string, bigint>> {
+  async applyDeltas(client: SqlClient, deltas: BalanceDelta[], grantsUntil?: Map<string, Date>): Promise<Map<string, bigint>> {
     const balancesAfter = new Map<string, bigint>();
     if (deltas.length === 0) return balancesAfter;
     const rows = deltas.map((d) => {
@@ -115,8 +117,12 @@ export class LedgerRepository {
       const heldIncrease = d.heldDeltaAtto > 0n ? d.heldDeltaAtto : 0n;
       return { code: d.accountCode, kind: info.kind, owner: info.ownerId, balance: d.balanceDeltaAtto.toString(), held: heldIncrease.toString() };
     });
-    const upserted = await client.query<{ code: string; balance_atto: string }>(UPSERT_BALANCES([JSON.stringify(rows)]));
-    for (const row of upserted.rows) balancesAfter.set(row.code, BigInt(row.balance_atto));
+    const upserted = await client.query<{ code: string; balance_atto: string; grants_until: Date | null }>(UPSERT_BALANCES([JSON.stringify(rows)]));
+    for (const row of upserted.rows) {
+      balancesAfter.set(row.code, BigInt(row.balance_atto));
+      // Returned by the upsert that locks the row anyway: grants cost users without them nothing.
+      if (row.grants_until !== null && grantsUntil) grantsUntil.set(row.code, row.grants_until);
+    }
     const decreases = deltas.filter((d) => d.heldDeltaAtto < 0n).map((d) => ({ code: d.accountCode, held: d.heldDeltaAtto.toString() }));
     if (decreases.length > 0) await client.query(DECREASE_HELD([JSON.stringify(decreases)]));
     return balancesAfter;
@@ -132,22 +138,27 @@ export class LedgerRepository {
 
   async findBalances(codes: string[], client?: SqlClient): Promise<Map<string, AccountBalance>> {
     const runner = client ?? this.db.pool;
-    const result = await runner.query<{ code: string; balance_atto: string; held_atto: string }>(
-      'SELECT code, balance_atto, held_atto FROM accounts WHERE code = ANY($1::text[])',
+    const result = await runner.query<{ code: string; balance_atto: string; held_atto: string; grants_until: Date | null }>(
+      'SELECT code, balance_atto, held_atto, grants_until FROM accounts WHERE code = ANY($1::text[])',
       [codes],
     );
-    return new Map(result.rows.map((r) => [r.code, { code: r.code, balanceAtto: toBigInt(r.balance_atto), heldAtto: toBigInt(r.held_atto) }]));
+    return new Map(result.rows.map((r) => [r.code, { code: r.code, balanceAtto: toBigInt(r.balance_atto), heldAtto: toBigInt(r.held_atto), grantsUntil: r.grants_until }]));
   }
 
   /** Locks one account row for the rest of the transaction (creating it if new). */
   async lockAccount(client: SqlClient, code: string): Promise<AccountBalance> {
     await this.ensureAccount(client, code);
-    const result = await client.query<{ balance_atto: string; held_atto: string }>(
-      'SELECT balance_atto, held_atto FROM accounts WHERE code = $1 FOR UPDATE',
+    const result = await client.query<{ balance_atto: string; held_atto: string; grants_until: Date | null }>(
+      'SELECT balance_atto, held_atto, grants_until FROM accounts WHERE code = $1 FOR UPDATE',
       [code],
     );
     const row = result.rows[0]!;
-    return { code, balanceAtto: toBigInt(row.balance_atto), heldAtto: toBigInt(row.held_atto) };
+    return { code, balanceAtto: toBigInt(row.balance_atto), heldAtto: toBigInt(row.held_atto), grantsUntil: row.grants_until };
+  }
+
+  /** A user's grants_until moves forward to a new grant's expiry (never back: a stale future value only costs a slower path). */
+  async extendGrantsUntil(client: SqlClient, code: string, expiresAt: Date): Promise<void> {
+    await client.query('UPDATE accounts SET grants_until = greatest(grants_until, $2::timestamptz) WHERE code = $1', [code, expiresAt]);
   }
 
   /** Sum of postings for untracked accounts (platform), computed on demand. */

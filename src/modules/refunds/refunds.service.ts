@@ -15,6 +15,7 @@ import { refundJournalDraft } from '../ledger/refund-journal.js';
 import { UsageService } from '../usage/usage.service.js';
 import { WebhookOutbox } from '../webhooks/webhook-outbox.service.js';
 import { planRefund } from './refund-math.js';
+import { GrantsService } from '../spend/grants.service.js';
 import { RefundsRepository, type RefundFilter, type RefundRecord } from './refunds.repository.js';
 
 export interface RefundCommand {
@@ -42,6 +43,7 @@ export class RefundsService {
     private readonly ledger: LedgerService,
     private readonly audit: AuditService,
     private readonly webhooks: WebhookOutbox,
+    private readonly grants: GrantsService,
   ) {}
 
   async refund(actor: Principal, command: RefundCommand): Promise<{ refund: RefundRecord; replayed: boolean }> {
@@ -90,6 +92,8 @@ export class RefundsService {
           reason: command.reason,
         }),
       );
+      // What grants had paid of the event goes back to them, never to purchased credit.
+      await this.grants.afterRefund(client, { refundId: command.refundId, eventId: event.eventId, userId: event.userId, refundedBeforeAtto: before.refundedAtto, amountAtto: split.amountAtto });
       const refund = await this.repository.insert(client, {
         refundId: command.refundId,
         eventId: event.eventId,

@@ -8,6 +8,7 @@ import { LedgerService } from '../ledger/ledger.service.js';
 import { WebhookOutbox, type WebhookEventInput } from '../webhooks/webhook-outbox.service.js';
 import { BalanceWatchRepository, type AutoTopup } from './balance-watch.repository.js';
 import { SpendClock } from './spend-clock.js';
+import { GrantsService } from './grants.service.js';
 
 /** Failed charges in a row after which auto top-up switches itself off. */
 export const TOPUP_FAILURES_MAX = 3;
@@ -37,6 +38,7 @@ export class BalanceWatchService {
     private readonly ledger: LedgerService,
     private readonly clock: SpendClock,
     private readonly webhooks: WebhookOutbox,
+    private readonly grants: GrantsService,
   ) {}
 
   async putAlerts(userId: string, thresholdsAtto: readonly bigint[]): Promise<Array<{ thresholdAtto: bigint; armed: boolean }>> {
@@ -106,7 +108,8 @@ export class BalanceWatchService {
 
   private async evaluate(client: SqlClient, userId: string): Promise<number> {
     const account = await this.ledger.lockAccount(client, userAccount(userId));
-    const availableAtto = account.balanceAtto - account.heldAtto;
+    // Unexpired grants count as balance (as GET /v1/users/:id/balance shows it).
+    const availableAtto = account.balanceAtto + (await this.grants.usableUnderLock(client, userId, account.grantsUntil)) - account.heldAtto;
     const now = this.clock.now();
     const events: WebhookEventInput[] = [];
     for (const thresholdAtto of await this.repository.crossAlerts(client, userId, availableAtto)) {

@@ -6,13 +6,15 @@ import { BalanceWatchService } from './balance-watch.service.js';
 import { BudgetsController } from './budgets.controller.js';
 import { BudgetsRepository } from './budgets.repository.js';
 import { BudgetsService } from './budgets.service.js';
+import { GrantsRepository } from './grants.repository.js';
+import { GrantsService } from './grants.service.js';
 import { SpendClock } from './spend-clock.js';
 import { SpendControlsController } from './spend-controls.controller.js';
 
 @Module({
   imports: [LedgerModule, WebhooksModule],
   controllers: [BudgetsController, SpendControlsController],
-  providers: [SpendClock, BudgetsRepository, BudgetsService, BalanceWatchRepository, BalanceWatchService],
-  exports: [SpendClock, BudgetsService, BalanceWatchService],
+  providers: [SpendClock, BudgetsRepository, BudgetsService, BalanceWatchRepository, BalanceWatchService, GrantsRepository, GrantsService],
+  exports: [SpendClock, BudgetsService, BalanceWatchService, GrantsService],
 })
 export class SpendModule {}

@@ -25,6 +25,11 @@ export const BOOKED_KIND_BY_JOURNAL_KIND: Readonly<Record<JournalKind, BookedKin
   topup: null,
   adjustment: 'adjustment',
   refund: 'clawback',
+  // Grants move money between a user's accounts and the platform, never a contributor's.
+  grant: null,
+  grant_use: null,
+  grant_breakage: null,
+  grant_refund: null,
   earnings_matured: null,
   settlement_reserve: null,
   settlement_paid: 'payout',

@@ -26,7 +26,7 @@ describe('usage write SQL', () => {
   it('numbers the one-statement parameters 1..N without a gap, as ONE_STATEMENT_PARAMS counts them', () => {
     const oneStatement = USAGE_WRITE_STATEMENTS.find((s) => s.statementName === 'usage_insert_events_and_post')!;
     const used = parameterNumbers(oneStatement.text);
-    expect(ONE_STATEMENT_PARAMS.count).toBe(EVENT_PARAM_COUNT + POSTING_CTE_PARAM_COUNT + 2);
+    expect(ONE_STATEMENT_PARAMS.count).toBe(EVENT_PARAM_COUNT + POSTING_CTE_PARAM_COUNT + 3);
     expect([...used].sort((a, b) => a - b)).toEqual(Array.from({ length: ONE_STATEMENT_PARAMS.count }, (_, i) => i + 1));
     const eventsOnly = USAGE_WRITE_STATEMENTS.find((s) => s.statementName === 'usage_insert_events')!;
     expect([...parameterNumbers(eventsOnly.text)].sort((a, b) => a - b)).toEqual(Array.from({ length: EVENT_PARAM_COUNT }, (_, i) => i + 1));

@@ -43,7 +43,7 @@ WITH src AS (
      WHERE d.code IS NOT NULL OR m.user_id IN (SELECT user_id FROM ins)
      ORDER BY m.code
      ON CONFLICT (code) DO UPDATE SET balance_atto = accounts.balance_atto + excluded.balance_atto
-     RETURNING code, kind, owner_id, balance_atto
+     RETURNING code, kind, owner_id, balance_atto, grants_until
    ),
    low_balances AS (
      INSERT INTO webhook_events (message_id, type, occurred_at, data, for_admin)
@@ -91,8 +91,14 @@ WITH src AS (
          charge_atto = r.charge_atto + excluded.charge_atto,
          margin_atto = r.margin_atto + excluded.margin_atto
      RETURNING 1
+   ), grant_guard AS (
+     -- Credit grants are drawn on the transaction path: a billed user with one unexpired rolls the
+     -- whole statement back (CASE: the function is called for such a row only). Users without
+     -- grants pay a comparison per account row the upsert returns anyway.
+     SELECT 1 FROM accounts_upserted a
+     WHERE CASE WHEN a.grants_until > $37::timestamptz THEN usage_grants_take_transaction_path(a.code) ELSE false END
    )
-   SELECT id, event_id, received_ms FROM ins;
+   SELECT id, event_id, received_ms FROM ins WHERE NOT EXISTS (SELECT 1 FROM grant_guard);
 
 -- name: usage_insert_events
 WITH src AS (

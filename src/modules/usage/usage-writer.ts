@@ -8,7 +8,9 @@ import { LedgerService } from '../ledger/ledger.service.js';
 import { batchedPostingParams } from '../ledger/batched-posting.js';
 import type { JournalDraft } from '../ledger/journal-draft.js';
 import { PricingService } from '../pricing/pricing.service.js';
-import { UsageRepository, type InsertedEvents } from './usage.repository.js';
+import { GRANTS_TAKE_TRANSACTION_PATH, UsageRepository, type InsertedEvents } from './usage.repository.js';
+import { GrantsService } from '../spend/grants.service.js';
+import { GrantHolders } from './grant-holders.js';
 import type { NormalizedEvent } from './usage-event.js';
 import { multipliersOf, planEvent, rollupDeltas, USAGE_JOURNAL_KIND, usageJournalDraft, type Multipliers } from './usage-planner.js';
 import type { ArchivedEvent, PlannedEvent, StoredEvent, WriteOutcome } from './usage.types.js';
@@ -67,6 +69,10 @@ function writesInOneStatement(plans: readonly PlannedEvent[], eventsMax: number)
   return plans.length <= eventsMax && plans.every((p) => p.event.holdId === null);
 }
 
+/** The charges of priced events, in order (what grants may pay). */
+export const chargesOf = (plans: readonly PlannedEvent[]) =>
+  plans.flatMap((p) => (p.amounts && p.amounts.chargeAtto > 0n ? [{ eventId: p.event.eventId, userId: p.event.userId, chargeAtto: p.amounts.chargeAtto }] : []));
+
 /** Events per database transaction: one group commit. */
 export const EVENTS_PER_TX_MAX = 2000;
 
@@ -90,6 +96,8 @@ export class UsageWriter {
   private readonly multipliers: Multipliers;
   /** usage.unpriced: the models this process has announced this hour. */
   private readonly unpriced = new UnpricedAnnouncements();
+  /** Users this process saw with unexpired grants: their groups go straight to the transaction path. */
+  private readonly grantHolders = new GrantHolders();
   private readonly txConcurrency: number;
   private readonly oneStatementEventsMax: number;
   private readonly logger = new Logger('UsageWriter');
@@ -104,6 +112,7 @@ export class UsageWriter {
     private readonly contributors: ContributorsService,
     private readonly webhooks: WebhookOutbox,
     private readonly metrics: MetricsService,
+    private readonly grants: GrantsService,
   ) {
     this.txConcurrency = config.USAGE_WRITER_TX_CONCURRENCY;
     this.oneStatementEventsMax = config.USAGE_ONE_STATEMENT_EVENTS_MAX;
@@ -192,9 +201,11 @@ export class UsageWriter {
     const now = new Date();
     const announce = this.unpriced.toAnnounce(plans, now);
     const webhooks = { lowBalanceAtto: this.ledger.lowBalanceThresholdAtto, unpricedModelsToAnnounce: announce };
-    const { ids: inserted, receivedAt } = writesInOneStatement(plans, this.oneStatementEventsMax)
-      ? await this.db.statement((runner) => this.repository.insertEventsAndPost(runner, plans, usagePosting(plans), webhooks))
-      : await this.db.transaction((client) => this.insert(client, plans, announce));
+    const grantsAt = this.grants.now();
+    const { ids: inserted, receivedAt } =
+      writesInOneStatement(plans, this.oneStatementEventsMax) && !this.grantHolders.anyOf(plans, grantsAt)
+        ? await this.oneStatementOrTransaction(plans, announce, webhooks, grantsAt)
+        : await this.db.transaction((client) => this.insert(client, plans, announce, grantsAt));
     // Committed: these models are announced for this hour (by this write or an earlier one).
     this.unpriced.markAnnounced(announce, now);
     // Rows we just wrote are known; only replays and conflicts need reading back.
@@ -205,7 +216,25 @@ export class UsageWriter {
     return this.outcomes(events, firstById, planned, inserted, stored, archived);
   }
 
-  private async insert(client: Parameters<LedgerService['post']>[0], planned: PlannedEvent[], announceUnpriced: readonly string[]): Promise<InsertedEvents> {
+  /**
+   * The one statement, unless a billed user turns out to have an unexpired grant: then it rolled
+   * back whole (the grant guard, usage.repository.ts) and the group takes the transaction path.
+   */
+  private async oneStatementOrTransaction(
+    plans: PlannedEvent[],
+    announce: readonly string[],
+    webhooks: { lowBalanceAtto: bigint; unpricedModelsToAnnounce: readonly string[] },
+    grantsAt: Date,
+  ): Promise<InsertedEvents> {
+    try {
+      return await this.db.statement((runner) => this.repository.insertEventsAndPost(runner, plans, usagePosting(plans), webhooks, grantsAt));
+    } catch (error) {
+      if ((error as { code?: string }).code !== GRANTS_TAKE_TRANSACTION_PATH) throw error;
+      return this.db.transaction((client) => this.insert(client, plans, announce, grantsAt));
+    }
+  }
+
+  private async insert(client: Parameters<LedgerService['post']>[0], planned: PlannedEvent[], announceUnpriced: readonly string[], grantsAt: Date): Promise<InsertedEvents> {
     const inserted = await this.repository.insertEvents(client, planned);
     const fresh: PlannedEvent[] = [];
     const drafts: JournalDraft[] = [];
@@ -222,7 +251,13 @@ export class UsageWriter {
     const heldDeltas = await this.holds.captureInTransaction(client, captures);
     // Every billed user gets an account row, even when the charge is zero.
     for (const userId of billedUsers) if (!heldDeltas.has(`user:${userId}`)) heldDeltas.set(`user:${userId}`, 0n);
-    await this.ledger.post(client, drafts, heldDeltas);
+    const grantsUntil = new Map<string, Date>();
+    await this.ledger.post(client, drafts, heldDeltas, grantsUntil);
+    // Users with unexpired grants (their account rows are locked by that post): grants pay first.
+    if (grantsUntil.size > 0) {
+      this.grantHolders.saw(grantsUntil);
+      await this.grants.drawForCharges(client, chargesOf(fresh), grantsUntil, grantsAt);
+    }
     await this.repository.upsertRollups(client, rollupDeltas(fresh));
     if (announceUnpriced.length > 0) await this.webhooks.emit(client, unpricedEvents(fresh, announceUnpriced, new Date()));
     return inserted;

@@ -172,8 +172,13 @@ export const ONE_STATEMENT_PARAMS = {
   postingFirst: EVENT_PARAM_COUNT + 1,
   lowBalanceThreshold: EVENT_PARAM_COUNT + POSTING_CTE_PARAM_COUNT + 1,
   unpricedModels: EVENT_PARAM_COUNT + POSTING_CTE_PARAM_COUNT + 2,
-  count: EVENT_PARAM_COUNT + POSTING_CTE_PARAM_COUNT + 2,
+  /** The spend clock's now: a billed user with a grant expiring after it sends the group to the transaction path. */
+  grantsAt: EVENT_PARAM_COUNT + POSTING_CTE_PARAM_COUNT + 3,
+  count: EVENT_PARAM_COUNT + POSTING_CTE_PARAM_COUNT + 3,
 } as const;
+
+/** SQLSTATE the one-statement write raises (migration 20261207120000) when a billed user has an unexpired grant. */
+export const GRANTS_TAKE_TRANSACTION_PATH = 'LG001';
 
 const ROLLUP_INSERT_SQL = `INSERT INTO contributor_usage_daily AS r (contributor_id, day, model, events, prompt_tokens,
          completion_tokens, official_atto, earned_atto, charge_atto, margin_atto, cached_tokens, cache_write_tokens, audio_tokens)`;
@@ -213,8 +218,14 @@ const INSERT_EVENTS_AND_POST = preparedStatement('usage_insert_events_and_post',
      ORDER BY 1, 2, 3
      ${ROLLUP_ACCUMULATE_SQL}
      RETURNING 1
+   ), grant_guard AS (
+     -- Credit grants are drawn on the transaction path: a billed user with one unexpired rolls the
+     -- whole statement back (CASE: the function is called for such a row only). Users without
+     -- grants pay a comparison per account row the upsert returns anyway.
+     SELECT 1 FROM ${POSTED_BALANCES_CTE} a
+     WHERE CASE WHEN a.grants_until > $${ONE_STATEMENT_PARAMS.grantsAt}::timestamptz THEN usage_grants_take_transaction_path(a.code) ELSE false END
    )
-   SELECT id, event_id, received_ms FROM ins`);
+   SELECT id, event_id, received_ms FROM ins WHERE NOT EXISTS (SELECT 1 FROM grant_guard)`);
 
 const UPSERT_ROLLUPS = preparedStatement('usage_upsert_rollups', `${ROLLUP_INSERT_SQL}
    SELECT contributor_id, day, model, events, prompt_tokens, completion_tokens, official_atto, earned_atto, charge_atto, margin_atto,
@@ -408,9 +419,15 @@ export class UsageRepository {
    * `webhooks`: the user.balance_low threshold and the models whose first unpriced event this
    * hour is to be announced (webhook-outbox-ctes.ts): announced in the same statement.
    */
-  async insertEventsAndPost(runner: SqlRunner, planned: PlannedEvent[], posting: BatchedPosting, webhooks: { lowBalanceAtto: bigint; unpricedModelsToAnnounce: readonly string[] }): Promise<InsertedEvents> {
+  async insertEventsAndPost(
+    runner: SqlRunner,
+    planned: PlannedEvent[],
+    posting: BatchedPosting,
+    webhooks: { lowBalanceAtto: bigint; unpricedModelsToAnnounce: readonly string[] },
+    grantsAt: Date,
+  ): Promise<InsertedEvents> {
     if (planned.length === 0) return { ids: new Map(), receivedAt: null };
-    const params = [...eventParams(planned), ...posting.params, webhooks.lowBalanceAtto.toString(), arrayLiteral(webhooks.unpricedModelsToAnnounce)];
+    const params = [...eventParams(planned), ...posting.params, webhooks.lowBalanceAtto.toString(), arrayLiteral(webhooks.unpricedModelsToAnnounce), grantsAt.toISOString()];
     assert(params.length === ONE_STATEMENT_PARAMS.count, `one-statement write: ${params.length} parameters, the statement numbers ${ONE_STATEMENT_PARAMS.count}`);
     const result = await runner.query<InsertedRow>(INSERT_EVENTS_AND_POST(params));
     return insertedEvents(result.rows);

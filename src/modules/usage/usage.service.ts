@@ -14,7 +14,8 @@ import { multipliersOf, planEvent, rollupDeltas, usageJournalDraft, type Multipl
 import { usageEventSchema, type UsageEventInput } from './usage.schemas.js';
 import { ARCHIVED_MODEL_UNKNOWN, type ArchivedEvent, type PlannedEvent, type RefundableEvent, type StoredEvent, type WriteOutcome } from './usage.types.js';
 import { formatAttoAsUsd } from '../../common/money/index.js';
-import { UsageWriter } from './usage-writer.js';
+import { chargesOf, UsageWriter } from './usage-writer.js';
+import { GrantsService } from '../spend/grants.service.js';
 
 const REPRICE_CHUNK_EVENTS = 500;
 
@@ -35,6 +36,7 @@ export class UsageService {
     private readonly pricing: PricingService,
     private readonly contributors: ContributorsService,
     private readonly metrics: MetricsService,
+    private readonly grants: GrantsService,
   ) {
     this.multipliers = multipliersOf(config);
   }
@@ -173,7 +175,10 @@ export class UsageService {
           .map((row) => planEvent(storedToNormalized(row), { prices, tiers }, this.multipliers))
           .filter((p): p is PlannedEvent => p !== null && p.amounts !== null);
         await this.repository.markPriced(client, plans);
-        await this.ledger.post(client, plans.map(usageJournalDraft).filter((d): d is JournalDraft => d !== null));
+        const grantsUntil = new Map<string, Date>();
+        await this.ledger.post(client, plans.map(usageJournalDraft).filter((d): d is JournalDraft => d !== null), new Map(), grantsUntil);
+        // Charged now: grants usable now pay first, as on the write path.
+        if (grantsUntil.size > 0) await this.grants.drawForCharges(client, chargesOf(plans), grantsUntil, this.grants.now());
         await this.repository.upsertRollups(client, rollupDeltas(plans));
         return { seen: rows.length, lastId: rows.at(-1)?.id ?? afterId, priced: plans.length };
       });

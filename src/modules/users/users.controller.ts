@@ -38,6 +38,7 @@ export class UsersController {
       amountAtto: body.amount_usd,
       reference: body.reference,
       reason: body.reason ?? null,
+      grant: body.grant ? { expiresAt: new Date(body.grant.expires_at), name: body.grant.name ?? null } : null,
     });
     res.status(replayed ? 200 : 201);
     if (replayed) res.header('Idempotent-Replayed', 'true');

@@ -12,7 +12,10 @@ export interface CreditRecord {
 
 export interface ListedUser {
   userId: string;
+  /** Purchased credit (the user's own account). */
   balanceAtto: bigint;
+  /** What the user's unexpired grants hold. */
+  grantedAtto: bigint;
   heldAtto: bigint;
   createdAt: Date;
 }
@@ -29,15 +32,26 @@ export class UsersRepository {
    * `q` keeps ids that contain it (any case). One pass over accounts (a row per user and four per
    * contributor): milliseconds at a hundred thousand users.
    */
-  async list(input: { q?: string; limit: number; afterId: string | null }): Promise<ListedUser[]> {
-    const result = await this.db.readPool.query<{ owner_id: string; balance_atto: string; held_atto: string; created_at: Date }>(
-      `SELECT owner_id, balance_atto, held_atto, created_at FROM accounts
-       WHERE kind = 'user' AND ($1::text IS NULL OR owner_id COLLATE "C" > $1)
-         AND ($2::text IS NULL OR owner_id ILIKE '%' || $2 || '%')
-       ORDER BY owner_id COLLATE "C" LIMIT $3`,
-      [input.afterId, input.q === undefined ? null : likeEscaped(input.q), input.limit],
+  async list(input: { q?: string; limit: number; afterId: string | null; at: Date }): Promise<ListedUser[]> {
+    // Grants are summed only for users whose grants_until is after now (no subquery for the others).
+    const result = await this.db.readPool.query<{ owner_id: string; balance_atto: string; held_atto: string; granted_atto: string; created_at: Date }>(
+      `SELECT a.owner_id, a.balance_atto, a.held_atto, a.created_at,
+         CASE WHEN a.grants_until > $4 THEN (
+           SELECT coalesce(sum(ga.balance_atto), 0) FROM user_grants g JOIN accounts ga ON ga.code = 'grant:' || g.grant_id
+           WHERE g.user_id = a.owner_id AND g.expired_at IS NULL AND g.expires_at > $4) ELSE 0 END AS granted_atto
+       FROM accounts a
+       WHERE a.kind = 'user' AND ($1::text IS NULL OR a.owner_id COLLATE "C" > $1)
+         AND ($2::text IS NULL OR a.owner_id ILIKE '%' || $2 || '%')
+       ORDER BY a.owner_id COLLATE "C" LIMIT $3`,
+      [input.afterId, input.q === undefined ? null : likeEscaped(input.q), input.limit, input.at],
     );
-    return result.rows.map((r) => ({ userId: r.owner_id, balanceAtto: toBigInt(r.balance_atto), heldAtto: toBigInt(r.held_atto), createdAt: r.created_at }));
+    return result.rows.map((r) => ({
+      userId: r.owner_id,
+      balanceAtto: toBigInt(r.balance_atto),
+      grantedAtto: toBigInt(r.granted_atto),
+      heldAtto: toBigInt(r.held_atto),
+      createdAt: r.created_at,
+    }));
   }
   /** The credit row is the idempotency record of a top-up or adjustment. */
   async insertCreditIfNew(

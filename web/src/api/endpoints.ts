@@ -105,7 +105,7 @@ export const api = {
   // Users and credit
   users: (q: string, cursor?: string) => apiJson<UserPage>('/v1/admin/users', { query: { q: q || undefined, cursor, limit: 50 } }),
   userBalance: (userId: string) => apiJson<UserBalance>(`/v1/users/${id(userId)}/balance`),
-  credit: (userId: string, body: { amount_usd: string; reference: string; reason?: string }) =>
+  credit: (userId: string, body: { amount_usd: string; reference: string; reason?: string; grant?: { expires_at: string; name?: string } }) =>
     apiJson<UserBalance>(`/v1/admin/users/${id(userId)}/credits`, { method: 'POST', json: body }),
 
   // Usage events explorer

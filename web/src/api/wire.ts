@@ -82,5 +82,13 @@ export type ApiKeyPage = Schemas['ApiKeyListResponseDto'];
 export type ApiKeyRow = ApiKeyPage['data'][number];
 export type UserPage = Schemas['UserListResponseDto'];
 export type UserRow = UserPage['data'][number];
-/** GET /v1/users/:id/balance and a credit's answer: the listed user's money fields. */
-export type UserBalance = Pick<UserRow, 'user_id' | 'balance_usd' | 'held_usd' | 'available_usd'>;
+/** One credit grant as GET /v1/users/:id/balance lists it (an expired one shows remaining 0). */
+export interface UserGrant {
+  grant_id: string;
+  name: string | null;
+  amount_usd: string;
+  remaining_usd: string;
+  expires_at: string;
+}
+/** GET /v1/users/:id/balance and a credit's answer: the listed user's money fields and the user's grants. */
+export type UserBalance = Pick<UserRow, 'user_id' | 'balance_usd' | 'held_usd' | 'available_usd' | 'granted_usd'> & { grants: UserGrant[] };

@@ -1,12 +1,16 @@
-// A user's spend controls (docs/spend-controls.md): budgets with a spent/held/limit bar, balance
-// thresholds, auto top-up state, and the forms that set them. Self-contained (its own API calls and
+// A user's spend controls (docs/spend-controls.md): credit grants with their expiry, budgets with a
+// spent/held/limit bar, balance thresholds, auto top-up state, and the forms that set them. Self-contained (its own API calls and
 // query keys): the Users screen mounts <UserSpendControls userId=... />; /users/$userId/spend
 // shows it on its own.
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useParams } from '@tanstack/react-router';
 import { useState, type FormEvent } from 'react';
 import { ApiError, apiJson } from '../../api/client';
+import { api } from '../../api/endpoints';
+import type { UserGrant } from '../../api/wire';
+import { moneyColumn } from '../../components/columns';
 import { DataTable } from '../../components/data-table';
+import { compareDecimal, isDecimalString } from '../../money/decimal';
 import { Money } from '../../components/money';
 import { Panel } from '../../components/panel';
 import { FormFooter, QueryView } from '../../components/states';
@@ -44,6 +48,24 @@ const keys = {
   autoTopup: (userId: string) => ['spend', userId, 'auto-topup'] as const,
 };
 
+/** The days a grant may last (the API's GRANT_HORIZON_MAX_DAYS). */
+export const GRANT_HORIZON_MAX_DAYS = 730;
+
+/**
+ * What is wrong with a grant form before it is sent (null: nothing). Amounts are compared exactly
+ * (bigint decimals), never as floats; the instant must carry its UTC offset ("Z" or "+hh:mm").
+ */
+export function grantProblem(draft: { amount_usd: string; expires_at: string }, nowMs: number): string | null {
+  const amount = draft.amount_usd.trim();
+  if (!isDecimalString(amount) || compareDecimal(amount, '0') <= 0) return 'The amount is a positive decimal in USD.';
+  const text = draft.expires_at.trim();
+  const at = Date.parse(text);
+  if (!/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})$/.test(text) || Number.isNaN(at)) return 'The expiry is an ISO instant with its offset, e.g. 2026-12-31T00:00:00Z.';
+  if (at <= nowMs) return 'The expiry must be in the future.';
+  if (at > nowMs + GRANT_HORIZON_MAX_DAYS * 86_400_000) return `The expiry must be within ${GRANT_HORIZON_MAX_DAYS} days.`;
+  return null;
+}
+
 /** Percent of the limit, capped to the bar (display only: the figures stay exact strings). */
 export function barPercents(b: Pick<UserBudget, 'spent_usd' | 'held_usd' | 'limit_usd'>): { spent: number; held: number } {
   const limit = Number(b.limit_usd);
@@ -73,6 +95,7 @@ export function UserSpendControls({ userId }: { userId: string }) {
   return (
     <section aria-labelledby="spend-controls-title">
       <h2 id="spend-controls-title">Spend controls of {userId}</h2>
+      <UserGrants userId={userId} />
       <QueryView query={budgets} label="budgets">
         {(b) => (
           <DataTable<UserBudget>
@@ -114,6 +137,62 @@ export function UserSpendControls({ userId }: { userId: string }) {
         <AlertsForm userId={userId} current={alerts.data?.balance_below_usd ?? []} />
       </Panel>
     </section>
+  );
+}
+
+/** The user's credit grants (from the balance, the query the user screen shares) and the form to grant one. */
+function UserGrants({ userId }: { userId: string }) {
+  const balance = useQuery({ queryKey: ['user-balance', userId], queryFn: () => api.userBalance(userId) });
+  return (
+    <Panel id="grants-title" title="Credit grants">
+      <QueryView query={balance} label="credit grants">
+        {(b) => (
+          <DataTable<UserGrant>
+            caption="Credit grants, the one expiring first first" rows={b.grants} rowKey={(g) => g.grant_id} empty="No credit grants."
+            columns={[
+              { header: 'Grant', cell: (g) => <code>{g.grant_id}</code> },
+              { header: 'Name', cell: (g) => g.name ?? '—' },
+              moneyColumn('Amount', (g) => g.amount_usd),
+              moneyColumn('Remaining', (g) => g.remaining_usd),
+              // The exact instant, UTC, as the API gives it.
+              { header: 'Expires (UTC)', cell: (g) => <time dateTime={g.expires_at}>{g.expires_at}</time> },
+            ]}
+          />
+        )}
+      </QueryView>
+      <GrantForm userId={userId} />
+    </Panel>
+  );
+}
+
+/** POST credits with a grant; the reference is made when the form opens (a resend is the same grant). */
+function GrantForm({ userId }: { userId: string }) {
+  const queryClient = useQueryClient();
+  const [draft, setDraft] = useState({ amount_usd: '', expires_at: '', name: '' });
+  const [reference, setReference] = useState(() => `console-grant-${crypto.randomUUID()}`);
+  const grant = useMutation({
+    mutationFn: () =>
+      api.credit(userId, { amount_usd: draft.amount_usd.trim(), reference, grant: { expires_at: draft.expires_at.trim(), ...(draft.name.trim() ? { name: draft.name.trim() } : {}) } }),
+    onSuccess: async () => {
+      setReference(`console-grant-${crypto.randomUUID()}`);
+      setDraft({ amount_usd: '', expires_at: '', name: '' });
+      await queryClient.invalidateQueries({ queryKey: ['user-balance', userId] });
+      await queryClient.invalidateQueries({ queryKey: ['users'] });
+    },
+  });
+  const problem = grantProblem(draft, Date.now());
+  const field = (name: keyof typeof draft, label: string, placeholder?: string) => (
+    <label>
+      {label} <input value={draft[name]} placeholder={placeholder} onChange={(e) => setDraft({ ...draft, [name]: e.target.value })} />
+    </label>
+  );
+  return (
+    <form onSubmit={(e) => { e.preventDefault(); if (!problem) grant.mutate(); }} aria-label="Grant credit">
+      {field('amount_usd', 'Grant amount (USD)')}
+      {field('expires_at', 'Expires at (ISO, UTC)', '2026-12-31T00:00:00Z')}
+      {field('name', 'Name (optional)')}
+      <FormFooter pending={grant.isPending} label="Grant" pendingLabel="Granting…" problem={draft.amount_usd || draft.expires_at ? problem : null} error={grant.error} errorTitle="The grant was refused" />
+    </form>
   );
 }
 

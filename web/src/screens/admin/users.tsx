@@ -12,7 +12,7 @@ import { ErrorMessage, QueryView } from '../../components/states';
 import { MoneyStats, StatGrid } from '../../components/stat';
 import { UserSpendControls } from './user-spend-controls';
 
-const BALANCE_FIGURES = [['Balance', 'balance_usd'], ['Held for calls in flight', 'held_usd'], ['Available', 'available_usd']] as const;
+const BALANCE_FIGURES = [['Balance', 'balance_usd'], ['Held for calls in flight', 'held_usd'], ['Available', 'available_usd'], ['Of which credit grants', 'granted_usd']] as const;
 
 export function UsersScreen() {
   const { q = '' }: { q?: string } = useSearch({ strict: false });
@@ -42,6 +42,7 @@ export function UsersScreen() {
           moneyColumn('Balance', (u) => u.balance_usd),
           moneyColumn('Held', (u) => u.held_usd),
           moneyColumn('Available', (u) => u.available_usd),
+          moneyColumn('Grants', (u) => u.granted_usd),
           timeColumn('Since', (u) => u.created_at),
         ]}
       />
