@@ -16,6 +16,7 @@ import { registerTraceparent } from './common/tracing/http-tracing.js';
 import { parseEnv } from './config/index.js';
 import { recordRequestMetrics } from './modules/health/request-metrics.js';
 import { MetricsService } from './modules/health/metrics.service.js';
+import { registerLeanIngestRoute } from './modules/usage/usage-ingest-route.js';
 
 /** Longest path parameter the router matches; longer ids still reach validation (a 400, not a 404). */
 const PATH_PARAM_LENGTH_MAX = 2048;
@@ -61,6 +62,8 @@ export async function createHttpApp(envOverrides: Partial<Record<string, string>
   recordRequestMetrics(fastify, app.get(MetricsService));
   refuseNulInUrl(fastify);
   registerBodyParser(fastify, config.BODY_LIMIT_BYTES, config.STREAM_BODY_LIMIT_BYTES);
+  // Before app.init() registers the routes: POST /v1/usage-events skips Nest's per-request pipeline.
+  registerLeanIngestRoute(fastify, app);
   app.enableShutdownHooks();
 
   const document = new DocumentBuilder()

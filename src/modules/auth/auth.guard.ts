@@ -7,6 +7,7 @@ import { AuthService } from './auth.service.js';
 import type { Principal, Role } from '../../common/auth/auth.types.js';
 import { PUBLIC_KEY, ROLES_KEY } from '../../common/auth/roles.decorator.js';
 import { RateLimiter } from './rate-limiter.js';
+import { RATE_LIMIT_KEY, type RateLimitPolicy } from './rate-limited.decorator.js';
 import { SignedRequestVerifier, type AuthedRequest } from './signed-request-verifier.js';
 
 /**
@@ -28,9 +29,18 @@ export class AuthGuard implements CanActivate {
     const targets = [context.getHandler(), context.getClass()];
     if (this.reflector.getAllAndOverride<boolean>(PUBLIC_KEY, targets)) return true;
     const roles = this.reflector.getAllAndOverride<Role[] | undefined>(ROLES_KEY, targets);
-    if (!roles || roles.length === 0) throw new DomainError('forbidden', 'route declares no roles and is closed');
+    const policy = this.reflector.get<RateLimitPolicy | undefined>(RATE_LIMIT_KEY, context.getHandler());
+    await this.authorize(context.switchToHttp().getRequest<AuthedRequest>(), roles, policy);
+    return true;
+  }
 
-    const request = context.switchToHttp().getRequest<AuthedRequest>();
+  /**
+   * The guard's whole check for a route with these roles and rate limit, without Nest's execution
+   * context: the lean ingestion route (usage-ingest-route.ts) calls it with the controller's own
+   * metadata. Sets request.principal; throws the coded error otherwise.
+   */
+  async authorize(request: AuthedRequest, roles: readonly Role[] | undefined, policy: RateLimitPolicy | undefined): Promise<void> {
+    if (!roles || roles.length === 0) throw new DomainError('forbidden', 'route declares no roles and is closed');
     const clientId = request.ip ?? 'unknown';
     const key = parseBearer(request.headers.authorization);
     if (!key) {
@@ -52,8 +62,7 @@ export class AuthGuard implements CanActivate {
     // One property test for unsigned keys: their path does no other work.
     if (principal.signingKey !== undefined) await this.verifySignature(request, clientId, principal.keyId, principal.signingKey);
     request.principal = principal;
-    await this.limits.admit(context, request, clientId, principal.keyId);
-    return true;
+    await this.limits.admitPolicy(policy, request, clientId, principal.keyId);
   }
 
   /** A signed key without a valid signature is treated like a bad key (it counts as a failure). */

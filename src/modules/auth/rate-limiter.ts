@@ -54,7 +54,11 @@ export class RateLimiter {
 
   /** Throws 429 when the client is blocked by failed authentications or the key's bucket is empty. */
   async admit(context: ExecutionContext, request: FastifyRequest, clientId: string, keyId: string): Promise<void> {
-    const policy = this.reflector.get<RateLimitPolicy | undefined>(RATE_LIMIT_KEY, context.getHandler());
+    await this.admitPolicy(this.reflector.get<RateLimitPolicy | undefined>(RATE_LIMIT_KEY, context.getHandler()), request, clientId, keyId);
+  }
+
+  /** admit() with the route's policy already read (no policy: only the failed-authentication block). */
+  async admitPolicy(policy: RateLimitPolicy | undefined, request: FastifyRequest, clientId: string, keyId: string): Promise<void> {
     await this.charge(clientId, keyId, policy ? { name: policy.name, cost: Math.max(1, Math.floor(policy.cost(request))) } : null);
   }
 
