@@ -46,21 +46,21 @@ const DAY_STATE_SQL = `WITH current_days AS (
     FROM usage_event_changes c LEFT JOIN verified v ON v.day = c.day
     WHERE c.day >= $1::date AND c.id > coalesce($3::bigint, 0) AND (v.changes_through IS NULL OR c.id > v.changes_through)
     GROUP BY c.day
-  ), above AS (
-    -- Priced events above each day's frontier: only ids above the lowest one ($2) are read. Every
+  ), fresh AS MATERIALIZED (
+    -- Priced events above the lowest frontier ($2), read once by each partition's primary key: every
     -- check that stores moves all the verified days to its frontier (advance()), so these are the
-    -- ids written since.
-    SELECT v.day, count(*)::bigint AS n
-    FROM usage_events e JOIN verified v ON v.through_event_id IS NOT NULL AND e.id > v.through_event_id
-      AND (e.occurred_at AT TIME ZONE 'UTC')::date = v.day
+    -- ids written since. (Before, above and unlisted each read them: issue 35.)
+    SELECT (e.occurred_at AT TIME ZONE 'UTC')::date AS day, e.id FROM usage_events e
     WHERE $2::bigint IS NOT NULL AND e.status = 'priced' AND e.id > $2::bigint AND e.occurred_at >= ($1::date::timestamp AT TIME ZONE 'UTC')
+  ), above AS (
+    -- Priced events above each day's own frontier.
+    SELECT v.day, count(*)::bigint AS n
+    FROM fresh f JOIN verified v ON v.day = f.day AND v.through_event_id IS NOT NULL AND f.id > v.through_event_id
     GROUP BY v.day
   ), unlisted AS (
     -- Days with priced events above it but neither rollup rows nor a verified row: compared, each
-    -- reports its missing rollup. The same ids again (none but the new ones).
-    SELECT DISTINCT (e.occurred_at AT TIME ZONE 'UTC')::date AS day FROM usage_events e
-    WHERE $2::bigint IS NOT NULL AND e.status = 'priced' AND e.id > $2::bigint AND e.occurred_at >= ($1::date::timestamp AT TIME ZONE 'UTC')
-      AND NOT EXISTS (SELECT 1 FROM verified v WHERE v.day = (e.occurred_at AT TIME ZONE 'UTC')::date)
+    -- reports its missing rollup.
+    SELECT DISTINCT f.day FROM fresh f WHERE NOT EXISTS (SELECT 1 FROM verified v WHERE v.day = f.day)
   ), days AS (SELECT day FROM current_days UNION SELECT day FROM archived_days UNION SELECT day FROM verified UNION SELECT day FROM unlisted
     UNION SELECT day FROM changes)
   SELECT to_char(d.day, 'YYYY-MM-DD') AS day, c.rollup_rows, c.digest, a.digest AS archived_digest,
