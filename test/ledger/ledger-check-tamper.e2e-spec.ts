@@ -4,8 +4,10 @@
 // - an entry after the checkpoint changed: the check (its postings no longer equal the balances),
 //   and the worker's checkpoint write refuses to build on it;
 // - the checkpoint's own balance rows changed: the check (their digest);
-// - an entry at or below the checkpoint changed: only ?full=true (every posting), by design: the
-//   checkpoint was proven against those entries when it was written.
+// - an entry at or below the checkpoint changed: ?full=true (every posting) and the worker's daily
+//   proof of the whole journal (ledger-full-proof, announced as ledger.check_failed), not the
+//   checkpointed check: the checkpoint was proven against those entries when it was written.
+import { LedgerCheckService } from '../../src/modules/ledger/ledger-check.service.js';
 import { billingSuite, exampleEvent } from '../support/billing-fixtures.js';
 import { suiteSql } from '../support/suite-sql.js';
 
@@ -32,13 +34,17 @@ describe('checkpointed ledger check: tampering below and above the checkpoint', 
     expect(await check()).toMatchObject({ ok: true, mode: 'checkpoint', checkpoint: { entries_since: 0 } });
   });
 
-  it('an entry at or below the checkpoint changed: found by ?full=true, not by the checkpointed check', async () => {
+  it('an entry at or below the checkpoint changed: found by ?full=true and the daily proof, not by the checkpointed check', async () => {
     const below = await lastUsageEntry();
     await shiftPosting(below, 1);
     try {
+      // The worker's daily job (HistoryProcessor.proveJournal) runs this (a failure is announced as any failing check's).
+      const proof = await t.app.get(LedgerCheckService, { strict: false }).proveJournalInFull();
+      expect(proof.ok).toBe(false);
+      expect(proof.mismatchedAccounts.length).toBeGreaterThanOrEqual(2);
       const full = await check(true);
       expect(full).toMatchObject({ ok: false, mode: 'full' });
-      expect(full.mismatched_accounts.length).toBeGreaterThanOrEqual(2);
+      expect(full.mismatched_accounts.map((m: { account: string }) => m.account)).toEqual(proof.mismatchedAccounts.map((m) => m.account));
       // The checkpoint's sums were proven against the entry as it was: the check reads only what follows.
       expect(await check()).toMatchObject({ ok: true, mode: 'checkpoint', checkpoint: { entries_since: 0 } });
     } finally {

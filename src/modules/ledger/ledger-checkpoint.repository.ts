@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DatabaseService, type SqlClient } from '../../database/database.service.js';
 import { toBigInt } from '../../database/sql.js';
-import type { LedgerCheckRow } from './ledger.repository.js';
+import { ENTRY_SUM, type LedgerCheckRow } from './ledger.repository.js';
 
 export interface LedgerCheckpointRow {
   id: bigint;
@@ -24,13 +24,6 @@ const POSTED_AFTER_CTE = `after AS (
        UNION ALL SELECT code, total FROM after) AS x
      GROUP BY code
    )`;
-
-/**
- * An entry's sum of postings, inline: the ledger_sum() SQL function (not inlined by the planner)
- * cost 4-5x as much per entry; called twice per entry, 117-150 ms against 30 ms for 10,000 entries
- * (load 6, issue 35).
- */
-const ENTRY_SUM = '(SELECT coalesce(sum(x), 0) FROM unnest(amounts_atto) AS x)';
 
 /** sha256 of the balances as `code=total` lines in bytewise code order: what a checkpoint's digest covers. */
 const DIGEST_SQL = `SELECT encode(sha256(convert_to(coalesce(string_agg(account_code || '=' || total_atto::text, E'\\n' ORDER BY account_code COLLATE "C"), ''), 'UTF8')), 'hex') AS digest,
