@@ -168,7 +168,14 @@ export class RollupVerifiedDaysRepository {
       const inFull = changed.filter((d) => d.throughEventId === null || fromSumsFailed.has(d.day));
       const mismatches = await this.compareInFull(client, inFull.map((d) => d.day));
       const bad = new Set(mismatches.map((m) => m.day));
-      if (frontier !== null) await this.store(client, { good: changed.filter((d) => !bad.has(d.day)), advancing, frontier, sinceDay });
+      if (frontier !== null) {
+        // A day found equal as its verified sums plus its new events is advanced as an unchanged one
+        // is (its sums += its events up to the frontier, its digests replaced): what is new, not a
+        // rewrite of all its rollup rows (issue 35: 106 ms of a check after 100 new events, load 20).
+        const fromSumsGood = fromSums.filter((d) => !fromSumsFailed.has(d.day) && !bad.has(d.day) && d.digest !== null);
+        const rewritten = changed.filter((d) => !bad.has(d.day) && !fromSumsGood.includes(d));
+        await this.store(client, { good: rewritten, advancing: [...advancing, ...fromSumsGood], frontier, sinceDay });
+      }
       return { ...found, daysFromSums: fromSums.length - fromSumsFailed.size, mismatches: mismatches.slice(0, limit) };
     });
   }
@@ -340,8 +347,9 @@ export class RollupVerifiedDaysRepository {
 
   /**
    * Moves days found unchanged in this snapshot (digests and priced events above the frontier as
-   * stored, no update or delete of their events logged since) from their frontier F to the new
-   * one N and to the new change mark. Unchanged, no priced event of the day was added above F
+   * stored, no update or delete of their events logged since), or found equal to their verified
+   * sums plus their events above F (their digests are then the ones now), from their frontier F
+   * to the new one N and to the new change mark. Unchanged, no priced event of the day was added above F
    * since it was verified (its rollup would differ, or its count above F) and none at or below F
    * changed, so what was proven still holds and extends: sums(N) = sums(F) + its priced events in
    * (F, N] per contributor and model, events_above = its priced events above N. Reads only the ids
@@ -369,10 +377,13 @@ export class RollupVerifiedDaysRepository {
        counts AS (
          SELECT (e.occurred_at AT TIME ZONE 'UTC')::date AS day, count(*)::bigint AS above
          FROM ${newEvents} AND e.status = 'priced' AND e.id > $4::bigint GROUP BY 1)
-       UPDATE rollup_verified_days v SET through_event_id = $4::bigint, changes_through = $7::bigint, events_above = coalesce(c.above, 0)
-       FROM adv LEFT JOIN counts c ON c.day = adv.day
+       UPDATE rollup_verified_days v SET through_event_id = $4::bigint, changes_through = $7::bigint, events_above = coalesce(c.above, 0),
+         digest = coalesce(n.digest, v.digest), rollup_rows = n.rollup_rows, archived_digest = n.archived_digest,
+         verified_at = CASE WHEN n.redigested THEN now() ELSE v.verified_at END
+       FROM adv JOIN unnest($1::date[], $8::text[], $9::int[], $10::text[], $11::boolean[]) AS n(day, digest, rollup_rows, archived_digest, redigested) ON n.day = adv.day
+         LEFT JOIN counts c ON c.day = adv.day
        WHERE v.day = adv.day AND v.through_event_id = adv.through_id`,
-      [...params, frontier.changeId.toString()],
+      [...params, frontier.changeId.toString(), sorted.map((d) => d.digest), sorted.map((d) => d.rollupRows), sorted.map((d) => d.archivedDigest), sorted.map((d) => !d.unchanged)],
     );
   }
 }
