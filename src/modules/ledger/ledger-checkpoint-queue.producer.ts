@@ -11,6 +11,8 @@ import { createRedis, type RedisClient } from '../../queue/redis-connection.js';
  * checks in a row ask the worker once. Removed as it finishes, so the next request is a new job.
  */
 export const LEDGER_CHECKPOINT_ADVANCE_JOB_ID = 'ledger-checkpoint-advance';
+/** How long a check waits for the request to reach Redis before it answers anyway. */
+const ADVANCE_REQUEST_WAIT_MS = 1_000;
 
 /**
  * Asks the worker's ledger-checkpoint job (HistoryProcessor) to move the checkpoint now, instead of
@@ -35,10 +37,21 @@ export class LedgerCheckpointQueueProducer implements OnModuleDestroy {
     return this.queue;
   }
 
+  /** Waits ADVANCE_REQUEST_WAIT_MS at most: a check answers even while Redis does not (the add goes on). */
   async requestAdvance(): Promise<void> {
-    await this.get()
+    const added = this.get()
       .add(JOB_LEDGER_CHECKPOINT, {}, { ...jobOptions(JOB_LEDGER_CHECKPOINT, {}), jobId: LEDGER_CHECKPOINT_ADVANCE_JOB_ID, removeOnComplete: true, removeOnFail: true })
-      .catch((error: Error) => this.logger.warn(`could not ask the worker to move the ledger checkpoint (its schedule will): ${error.message}`));
+      .then(
+        () => undefined,
+        (error: Error) => this.logger.warn(`could not ask the worker to move the ledger checkpoint (its schedule will): ${error.message}`),
+      );
+    let timer: NodeJS.Timeout | undefined;
+    const waited = new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, ADVANCE_REQUEST_WAIT_MS);
+      timer.unref();
+    });
+    await Promise.race([added, waited]);
+    clearTimeout(timer);
   }
 
   async onModuleDestroy(): Promise<void> {
