@@ -2,9 +2,12 @@
 // (checkpointed) with nothing new and after 100 and 10,000 new events posted through the batch API
 // (each with its journal entry and rollup, as ingestion writes them), and the checkpoint write
 // (POST /v1/admin/ledger/checkpoints, what the worker's job runs) after 1,000 and 10,000 new
-// journal entries: each should cost what is new, not the day's N events.
+// journal entries: each should cost what is new, not the day's N events. A worker runs throughout,
+// as in production: a check that read many entries after the checkpoint asks its ledger-checkpoint
+// job to move it (the check no longer writes it itself).
 import { loadavg } from 'node:os';
 import { median, postEventBatches, timedGetJson, type StackApi } from './bench-http.js';
+import { startWorker } from './bench-stack.js';
 import { SEED_CHUNK_EVENTS_DEFAULT, seedEvents } from './seed-events.js';
 import { nextUtcMidnight } from './utc-day.js';
 
@@ -37,7 +40,19 @@ export interface HotDayFigure {
   load: { unchanged: number; after100: number; after10k: number; checkpoints: number };
 }
 
-export async function measureHotDay(o: StackApi & { key: string; events: number; log: (line: string) => void }): Promise<HotDayFigure> {
+export async function measureHotDay(o: StackApi & { key: string; events: number; log: (line: string) => void; runDir: string; apiEnv: Record<string, string> }): Promise<HotDayFigure> {
+  o.log(`hot day: seeding ${o.events.toLocaleString('en-US')} events today`);
+  await seedEvents({ databaseUrl: o.databaseUrl, events: o.events, contributors: HOT_DAY_CONTRIBUTORS, users: HOT_DAY_CONTRIBUTORS, models: HOT_DAY_MODELS, days: 1, endDay: nextUtcMidnight(), chunkEvents: SEED_CHUNK_EVENTS_DEFAULT, log: (line) => o.log(`seed: ${line}`) });
+  // LOG_LEVEL info: its "worker started" line is what startWorker waits for.
+  const worker = await startWorker({ name: 'hot-day-worker', runDir: o.runDir, env: { ...o.apiEnv, LOG_LEVEL: 'info' } });
+  try {
+    return await measureSeededHotDay(o);
+  } finally {
+    await worker.stop();
+  }
+}
+
+async function measureSeededHotDay(o: StackApi & { key: string; events: number; log: (line: string) => void }): Promise<HotDayFigure> {
   const api = { baseUrl: o.baseUrl, key: o.key };
   const check = async (full = false) => {
     const r = await timedGetJson<CheckBody>(`${o.baseUrl}/v1/admin/ledger/check${full ? '?full=true' : ''}`, o.adminKey, REQUEST_TIMEOUT_MS, 'ledger check');
@@ -45,8 +60,6 @@ export async function measureHotDay(o: StackApi & { key: string; events: number;
     return r;
   };
   const load1 = () => loadavg()[0]!;
-  o.log(`hot day: seeding ${o.events.toLocaleString('en-US')} events today`);
-  await seedEvents({ databaseUrl: o.databaseUrl, events: o.events, contributors: HOT_DAY_CONTRIBUTORS, users: HOT_DAY_CONTRIBUTORS, models: HOT_DAY_MODELS, days: 1, endDay: nextUtcMidnight(), chunkEvents: SEED_CHUNK_EVENTS_DEFAULT, log: (line) => o.log(`seed: ${line}`) });
   const first = await check();
   let batch = 0;
   const timesAfter = async (newEvents: number) => {

@@ -13,6 +13,7 @@ import {
   JOB_EARNINGS_MATURE,
   JOB_EXPIRE_HOLDS,
   JOB_LEDGER_CHECKPOINT,
+  JOB_LEDGER_FULL_PROOF,
   JOB_LITELLM_BACKFILL,
   QUEUE_LITELLM,
   JOB_SPEND_SWEEP,
@@ -83,6 +84,13 @@ export const USAGE_PARTITIONS_EVERY_MS = 15 * 60_000;
 export const USAGE_PARTITIONS_AHEAD_MONTHS = 3;
 /** A verified ledger checkpoint this often: the check's cost is what was written since. */
 export const LEDGER_CHECKPOINT_EVERY_MS = 10 * 60_000;
+/**
+ * The whole journal proven once a day (UTC, a quiet hour): every posting summed, as ?full=true.
+ * The checkpointed check relies on the entries at or below its checkpoint being those it was
+ * proven against; this finds one changed there without anyone asking for ?full=true (issue 35).
+ * A pattern, not `every`: a worker's start does not run it (it reads all history).
+ */
+export const LEDGER_FULL_PROOF_CRON = '17 3 * * *';
 /** The first checkpoint reads the whole journal: its lock is renewed meanwhile. */
 const HISTORY_JOB_LOCK_MS = 120_000;
 
@@ -250,6 +258,8 @@ export const JOBS = {
   [JOB_USAGE_PARTITIONS]: schedulerJob(QUEUE_HISTORY),
   /** Writes a verified ledger checkpoint at the journal's frontier (the check then reads only what follows). */
   [JOB_LEDGER_CHECKPOINT]: schedulerJob(QUEUE_HISTORY),
+  /** Sums every posting of the journal (the daily proof); a failure is announced as ledger.check_failed. */
+  [JOB_LEDGER_FULL_PROOF]: schedulerJob(QUEUE_HISTORY),
   /** Counts the completion tokens of a batch of streams and records their ratios (no content kept). */
   [JOB_USAGE_AUDIT_COUNT]: spec({
     queue: QUEUE_USAGE_AUDIT,
@@ -288,6 +298,7 @@ export const SCHEDULERS = {
   webhookRelay: { id: 'webhook-relay', queue: QUEUE_WEBHOOKS, job: JOB_WEBHOOK_RELAY, repeat: { every: WEBHOOK_RELAY_EVERY_MS } },
   usagePartitions: { id: 'usage-partitions', queue: QUEUE_HISTORY, job: JOB_USAGE_PARTITIONS, repeat: { every: USAGE_PARTITIONS_EVERY_MS } },
   ledgerCheckpoint: { id: 'ledger-checkpoint', queue: QUEUE_HISTORY, job: JOB_LEDGER_CHECKPOINT, repeat: { every: LEDGER_CHECKPOINT_EVERY_MS } },
+  ledgerFullProof: { id: 'ledger-full-proof', queue: QUEUE_HISTORY, job: JOB_LEDGER_FULL_PROOF, repeat: { pattern: LEDGER_FULL_PROOF_CRON, tz: 'UTC' } },
   earningsMaturity: { id: 'earnings-maturity', queue: QUEUE_EARNINGS, job: JOB_EARNINGS_MATURE, repeat: { every: EARNINGS_MATURITY_EVERY_MS } },
   /** Its interval is USAGE_AUDIT_INTERVAL_SECONDS. */
   usageAudit: { id: 'usage-audit', queue: QUEUE_USAGE_AUDIT, job: JOB_USAGE_AUDIT_RUN },
@@ -305,6 +316,7 @@ export function scheduledJob(
     | typeof JOB_WEBHOOK_RELAY
     | typeof JOB_USAGE_PARTITIONS
     | typeof JOB_LEDGER_CHECKPOINT
+    | typeof JOB_LEDGER_FULL_PROOF
     | typeof JOB_EARNINGS_MATURE
     | typeof JOB_USAGE_AUDIT_RUN
     | typeof JOB_LITELLM_BACKFILL,

@@ -38,6 +38,7 @@ export const JOB_WEBHOOK_DISPATCH = 'webhook-dispatch';
 export const QUEUE_HISTORY = 'history';
 export const JOB_USAGE_PARTITIONS = 'usage-partitions';
 export const JOB_LEDGER_CHECKPOINT = 'ledger-checkpoint';
+export const JOB_LEDGER_FULL_PROOF = 'ledger-full-proof';
 
 /** The usage audit (api.md "Contributor trust"): streams' content counted off the request path, and the periodic verdict. */
 export const QUEUE_USAGE_AUDIT = 'usage-audit';

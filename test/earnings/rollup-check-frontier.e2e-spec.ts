@@ -56,6 +56,26 @@ describe('checkpointed rollup check: one frontier for the window', () => {
     expect((await check(true)).rollups.ok).toBe(true);
   });
 
+  it('stores a day checked from its sums from them (issue 35): unchanged at the next check, a rollup row changed later still found', async () => {
+    await post('f-1d', D1);
+    const before = (await sql.query<{ verified_at: Date }>('SELECT verified_at FROM rollup_verified_days WHERE day = $1', [D1])).rows[0]!.verified_at;
+    expect((await check()).rollups).toMatchObject({ ok: true, days_verified: 1, days_from_sums: 1 });
+    // Its sums grew by its new event (not rewritten from the rollup rows), its digest is the one now.
+    expect((await sql.query(`SELECT events FROM rollup_verified_sums WHERE day = $1`, [D1])).rows).toEqual([{ events: '4' }]);
+    expect((await sql.query<{ verified_at: Date }>('SELECT verified_at FROM rollup_verified_days WHERE day = $1', [D1])).rows[0]!.verified_at.getTime()).toBeGreaterThan(before.getTime());
+    expect((await check()).rollups).toMatchObject({ ok: true, days_verified: 0 });
+    await sql.query(`UPDATE contributor_usage_daily SET earned_atto = earned_atto + 1 WHERE day = $1`, [D1]);
+    try {
+      const found = (await check()).rollups;
+      expect(found).toMatchObject({ ok: false, days_verified: 1 });
+      expect(found.mismatched).toEqual([expect.objectContaining({ day: D1 })]);
+    } finally {
+      await sql.query(`UPDATE contributor_usage_daily SET earned_atto = earned_atto - 1 WHERE day = $1`, [D1]);
+    }
+    expect((await check()).rollups).toMatchObject({ ok: true });
+    expect((await check(true)).rollups.ok).toBe(true);
+  });
+
   it('brings days stored at different frontiers (by an earlier version) to one, with nothing new', async () => {
     const now = await maxEventId();
     // D2 has no event above its first frontier: stored at it, its row is what the earlier code kept.

@@ -46,21 +46,21 @@ const DAY_STATE_SQL = `WITH current_days AS (
     FROM usage_event_changes c LEFT JOIN verified v ON v.day = c.day
     WHERE c.day >= $1::date AND c.id > coalesce($3::bigint, 0) AND (v.changes_through IS NULL OR c.id > v.changes_through)
     GROUP BY c.day
-  ), above AS (
-    -- Priced events above each day's frontier: only ids above the lowest one ($2) are read. Every
+  ), fresh AS MATERIALIZED (
+    -- Priced events above the lowest frontier ($2), read once by each partition's primary key: every
     -- check that stores moves all the verified days to its frontier (advance()), so these are the
-    -- ids written since.
-    SELECT v.day, count(*)::bigint AS n
-    FROM usage_events e JOIN verified v ON v.through_event_id IS NOT NULL AND e.id > v.through_event_id
-      AND (e.occurred_at AT TIME ZONE 'UTC')::date = v.day
+    -- ids written since. (Before, above and unlisted each read them: issue 35.)
+    SELECT (e.occurred_at AT TIME ZONE 'UTC')::date AS day, e.id FROM usage_events e
     WHERE $2::bigint IS NOT NULL AND e.status = 'priced' AND e.id > $2::bigint AND e.occurred_at >= ($1::date::timestamp AT TIME ZONE 'UTC')
+  ), above AS (
+    -- Priced events above each day's own frontier.
+    SELECT v.day, count(*)::bigint AS n
+    FROM fresh f JOIN verified v ON v.day = f.day AND v.through_event_id IS NOT NULL AND f.id > v.through_event_id
     GROUP BY v.day
   ), unlisted AS (
     -- Days with priced events above it but neither rollup rows nor a verified row: compared, each
-    -- reports its missing rollup. The same ids again (none but the new ones).
-    SELECT DISTINCT (e.occurred_at AT TIME ZONE 'UTC')::date AS day FROM usage_events e
-    WHERE $2::bigint IS NOT NULL AND e.status = 'priced' AND e.id > $2::bigint AND e.occurred_at >= ($1::date::timestamp AT TIME ZONE 'UTC')
-      AND NOT EXISTS (SELECT 1 FROM verified v WHERE v.day = (e.occurred_at AT TIME ZONE 'UTC')::date)
+    -- reports its missing rollup.
+    SELECT DISTINCT f.day FROM fresh f WHERE NOT EXISTS (SELECT 1 FROM verified v WHERE v.day = f.day)
   ), days AS (SELECT day FROM current_days UNION SELECT day FROM archived_days UNION SELECT day FROM verified UNION SELECT day FROM unlisted
     UNION SELECT day FROM changes)
   SELECT to_char(d.day, 'YYYY-MM-DD') AS day, c.rollup_rows, c.digest, a.digest AS archived_digest,
@@ -168,7 +168,14 @@ export class RollupVerifiedDaysRepository {
       const inFull = changed.filter((d) => d.throughEventId === null || fromSumsFailed.has(d.day));
       const mismatches = await this.compareInFull(client, inFull.map((d) => d.day));
       const bad = new Set(mismatches.map((m) => m.day));
-      if (frontier !== null) await this.store(client, { good: changed.filter((d) => !bad.has(d.day)), advancing, frontier, sinceDay });
+      if (frontier !== null) {
+        // A day found equal as its verified sums plus its new events is advanced as an unchanged one
+        // is (its sums += its events up to the frontier, its digests replaced): what is new, not a
+        // rewrite of all its rollup rows (issue 35: 106 ms of a check after 100 new events, load 20).
+        const fromSumsGood = fromSums.filter((d) => !fromSumsFailed.has(d.day) && !bad.has(d.day) && d.digest !== null);
+        const rewritten = changed.filter((d) => !bad.has(d.day) && !fromSumsGood.includes(d));
+        await this.store(client, { good: rewritten, advancing: [...advancing, ...fromSumsGood], frontier, sinceDay });
+      }
       return { ...found, daysFromSums: fromSums.length - fromSumsFailed.size, mismatches: mismatches.slice(0, limit) };
     });
   }
@@ -340,8 +347,9 @@ export class RollupVerifiedDaysRepository {
 
   /**
    * Moves days found unchanged in this snapshot (digests and priced events above the frontier as
-   * stored, no update or delete of their events logged since) from their frontier F to the new
-   * one N and to the new change mark. Unchanged, no priced event of the day was added above F
+   * stored, no update or delete of their events logged since), or found equal to their verified
+   * sums plus their events above F (their digests are then the ones now), from their frontier F
+   * to the new one N and to the new change mark. Unchanged, no priced event of the day was added above F
    * since it was verified (its rollup would differ, or its count above F) and none at or below F
    * changed, so what was proven still holds and extends: sums(N) = sums(F) + its priced events in
    * (F, N] per contributor and model, events_above = its priced events above N. Reads only the ids
@@ -369,10 +377,13 @@ export class RollupVerifiedDaysRepository {
        counts AS (
          SELECT (e.occurred_at AT TIME ZONE 'UTC')::date AS day, count(*)::bigint AS above
          FROM ${newEvents} AND e.status = 'priced' AND e.id > $4::bigint GROUP BY 1)
-       UPDATE rollup_verified_days v SET through_event_id = $4::bigint, changes_through = $7::bigint, events_above = coalesce(c.above, 0)
-       FROM adv LEFT JOIN counts c ON c.day = adv.day
+       UPDATE rollup_verified_days v SET through_event_id = $4::bigint, changes_through = $7::bigint, events_above = coalesce(c.above, 0),
+         digest = coalesce(n.digest, v.digest), rollup_rows = n.rollup_rows, archived_digest = n.archived_digest,
+         verified_at = CASE WHEN n.redigested THEN now() ELSE v.verified_at END
+       FROM adv JOIN unnest($1::date[], $8::text[], $9::int[], $10::text[], $11::boolean[]) AS n(day, digest, rollup_rows, archived_digest, redigested) ON n.day = adv.day
+         LEFT JOIN counts c ON c.day = adv.day
        WHERE v.day = adv.day AND v.through_event_id = adv.through_id`,
-      [...params, frontier.changeId.toString()],
+      [...params, frontier.changeId.toString(), sorted.map((d) => d.digest), sorted.map((d) => d.rollupRows), sorted.map((d) => d.archivedDigest), sorted.map((d) => !d.unchanged)],
     );
   }
 }

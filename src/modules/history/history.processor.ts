@@ -3,12 +3,12 @@ import { Logger } from '@nestjs/common';
 import type { Queue } from 'bullmq';
 import { SCHEDULERS, USAGE_PARTITIONS_AHEAD_MONTHS, WORKER_OPTIONS } from '../../queue/jobs.js';
 import { OnJob } from '../../queue/on-job.js';
-import { JOB_LEDGER_CHECKPOINT, JOB_USAGE_PARTITIONS, QUEUE_HISTORY } from '../../queue/queue-names.js';
+import { JOB_LEDGER_CHECKPOINT, JOB_LEDGER_FULL_PROOF, JOB_USAGE_PARTITIONS, QUEUE_HISTORY } from '../../queue/queue-names.js';
 import { ScheduledJobProcessor } from '../../queue/scheduled-job-processor.js';
 import { LedgerCheckService } from '../ledger/ledger-check.service.js';
 import { UsagePartitionsRepository } from './usage-partitions.repository.js';
 
-/** Scheduled history upkeep: partitions created ahead, verified ledger checkpoints. */
+/** Scheduled history upkeep: partitions created ahead, verified ledger checkpoints, the daily proof of the whole journal. */
 @Processor(QUEUE_HISTORY, WORKER_OPTIONS[QUEUE_HISTORY])
 export class HistoryProcessor extends ScheduledJobProcessor {
   private readonly logger = new Logger('History');
@@ -19,7 +19,7 @@ export class HistoryProcessor extends ScheduledJobProcessor {
     @InjectQueue(QUEUE_HISTORY) queue: Queue,
   ) {
     // The partitions scheduler's first job runs at boot: partitions exist before the month turns.
-    super(queue, [SCHEDULERS.usagePartitions, SCHEDULERS.ledgerCheckpoint]);
+    super(queue, [SCHEDULERS.usagePartitions, SCHEDULERS.ledgerCheckpoint, SCHEDULERS.ledgerFullProof]);
   }
 
   @OnJob(JOB_USAGE_PARTITIONS)
@@ -33,5 +33,12 @@ export class HistoryProcessor extends ScheduledJobProcessor {
   async checkpoint(): Promise<{ written: boolean; through_entry_id: string | null }> {
     const written = await this.checks.writeCheckpoint();
     return { written: written !== null, through_entry_id: written?.throughEntryId.toString() ?? null };
+  }
+
+  @OnJob(JOB_LEDGER_FULL_PROOF)
+  async proveJournal(): Promise<{ ok: boolean; journal_entries: string }> {
+    const report = await this.checks.proveJournalInFull();
+    if (!report.ok) this.logger.error(`the whole journal does not prove: ${report.mismatchedAccounts.length} accounts differ, ${report.unbalancedEntries} entries unbalanced`);
+    return { ok: report.ok, journal_entries: report.journalEntries.toString() };
   }
 }

@@ -89,6 +89,16 @@ export class LedgerCheckService {
     return { ok, report, mode: fromCheckpoint ? 'checkpoint' : 'full', checkpoint: fromCheckpoint?.checkpoint ?? null, timingsMs, extensions };
   }
 
+  /**
+   * Every posting summed (the ledger part of ?full=true, without the extensions), announced when it
+   * fails: the worker's daily proof of the entries a checkpointed check no longer reads.
+   */
+  async proveJournalInFull(): Promise<LedgerCheckReport> {
+    const report = await this.ledger.check();
+    if (!report.ok) await this.announceFailure(report, [], new Date());
+    return report;
+  }
+
   /** Writes a verified checkpoint at the journal's frontier (the ledger-checkpoint job). */
   writeCheckpoint() {
     return this.checkpoints.write();

@@ -1,5 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { DatabaseService, type SqlClient } from '../../database/database.service.js';
+import { LedgerCheckpointQueueProducer } from './ledger-checkpoint-queue.producer.js';
 import { LedgerCheckpointRepository, type LedgerCheckpointRow } from './ledger-checkpoint.repository.js';
 import { LedgerRepository } from './ledger.repository.js';
 import type { LedgerCheckReport } from './ledger.service.js';
@@ -10,8 +11,8 @@ const CHECKPOINTS_KEPT = 3;
 /** No upper bound: every entry the snapshot sees after the checkpoint. */
 const LAST_ENTRY = 2n ** 63n - 1n;
 /**
- * A passing check that had to read at least this many entries after the newest checkpoint (or had
- * none to start from) writes a new one at the frontier, so the next check reads only what follows.
+ * A passing check that read at least this many entries after the newest checkpoint asks the
+ * worker to write a new one at the frontier (checkAdvancing), so later checks read only what follows.
  */
 export const CHECKPOINT_ADVANCE_ENTRIES = 10_000n;
 /**
@@ -50,6 +51,7 @@ export class LedgerCheckpoints {
     private readonly db: DatabaseService,
     private readonly repository: LedgerCheckpointRepository,
     private readonly ledger: LedgerRepository,
+    private readonly advancer: LedgerCheckpointQueueProducer,
   ) {}
 
   /** The check from the newest checkpoint; null when none was written yet (run the full one). */
@@ -67,31 +69,29 @@ export class LedgerCheckpoints {
   }
 
   /**
-   * The check of GET /v1/admin/ledger/check without full: from the newest checkpoint, moved to the
-   * journal's frontier first when there is none yet or many entries follow it (and the move
-   * verifies). Without this, a journal whose checkpoint job had not run was summed in full on every
-   * check (issue 25: 18.8 s with nothing new over a few million entries). null: no checkpoint could
-   * be written (the journal does not balance, or its frontier's lock was not granted within
+   * The check of GET /v1/admin/ledger/check without full: from the newest checkpoint; the first one
+   * is written here when none exists yet (and verifies). When many entries follow it, the check
+   * still answers from it (it reads them once) and asks the worker to move it (issue 35): before,
+   * the request wrote the new checkpoint itself, under the journal frontier's SHARE lock that every
+   * journal writer queued behind, and read the new entries three more times. A failing check asks
+   * nothing (the write would refuse anyway). null: no checkpoint, and none could be written (the
+   * journal does not balance, or its frontier's lock was not granted within
    * FRONTIER_LOCK_TIMEOUT_CHECK); the caller then runs the full check, which reports why. With
    * `firstCheckpoint: false` (the /metrics gauge), none is written when none exists yet: null at once.
    */
   async checkAdvancing(options: { firstCheckpoint: boolean } = { firstCheckpoint: true }): Promise<CheckpointedReport | null> {
-    // How many entries follow the newest checkpoint, counted up to the threshold only (a range of
-    // the primary key): when as many as that follow it, it is moved first and the check reads what
-    // follows the new one. Before, the check read them (twice), then the write read them again
-    // twice: after 10,000 new entries, four reads of them in one GET (issue 35).
-    const pending = await this.db.transaction((client) => this.repository.entriesAfterLatest(client, CHECKPOINT_ADVANCE_ENTRIES));
-    if (pending === null && !options.firstCheckpoint) return null;
-    if (pending === null || pending >= CHECKPOINT_ADVANCE_ENTRIES) {
-      try {
-        // Written only if verified: the entries balance and the new sums equal every stored balance,
-        // so a check that would fail never moves it.
-        await this.write(FRONTIER_LOCK_TIMEOUT_CHECK);
-      } catch (error) {
-        // Refused (entries that do not balance, a tampered checkpoint, the lock not granted): the
-        // check below answers from what there is (null without any checkpoint: the full check).
-        this.logger.warn(`check could not advance the checkpoint: ${(error as Error).message}`);
-      }
+    const report = await this.check();
+    if (report !== null) {
+      if (report.ok && report.checkpoint.entriesSince >= CHECKPOINT_ADVANCE_ENTRIES) await this.advancer.requestAdvance();
+      return report;
+    }
+    if (!options.firstCheckpoint) return null;
+    try {
+      // Written only if verified: the entries balance and the sums equal every stored balance.
+      await this.write(FRONTIER_LOCK_TIMEOUT_CHECK);
+    } catch (error) {
+      // Refused (entries that do not balance, the lock not granted): the full check answers.
+      this.logger.warn(`check could not write the first checkpoint: ${(error as Error).message}`);
     }
     return this.check();
   }
@@ -129,21 +129,24 @@ export class LedgerCheckpoints {
   }
 
   private async intact(client: SqlClient, checkpoint: LedgerCheckpointRow): Promise<boolean> {
-    const stored = await this.repository.digestOf(client, checkpoint.id);
-    return stored.digest === checkpoint.digest && stored.accounts === checkpoint.accounts && stored.totalAtto === 0n;
+    return storedAsVerified(await this.repository.digestOf(client, checkpoint.id), checkpoint);
   }
 
   private async verify(client: SqlClient, checkpoint: LedgerCheckpointRow): Promise<Omit<CheckpointedReport, 'heldMismatches'>> {
-    const intact = await this.intact(client, checkpoint);
-    const since = await this.repository.totalsBetween(client, checkpoint.throughEntryId, null);
-    const mismatched = await this.repository.findMismatchedAccounts(client, checkpoint.id, checkpoint.throughEntryId, LAST_ENTRY, MISMATCHES_REPORTED_MAX);
+    const v = await this.repository.verifyAfter(client, checkpoint.id, checkpoint.throughEntryId, LAST_ENTRY, MISMATCHES_REPORTED_MAX);
+    const intact = storedAsVerified(v.stored, checkpoint);
     return {
-      ok: intact && since.postingsSumAtto === 0n && since.unbalancedEntries === 0n && mismatched.length === 0,
-      journalEntries: checkpoint.entries + since.entries,
-      postingsSumAtto: since.postingsSumAtto,
-      unbalancedEntries: since.unbalancedEntries,
-      mismatchedAccounts: mismatched.map((m) => ({ account: m.code, storedAtto: m.storedAtto, postedAtto: m.postedAtto })),
-      checkpoint: { id: checkpoint.id, throughEntryId: checkpoint.throughEntryId, createdAt: checkpoint.createdAt, intact, entriesSince: since.entries },
+      ok: intact && v.postingsSumAtto === 0n && v.unbalancedEntries === 0n && v.mismatched.length === 0,
+      journalEntries: checkpoint.entries + v.entries,
+      postingsSumAtto: v.postingsSumAtto,
+      unbalancedEntries: v.unbalancedEntries,
+      mismatchedAccounts: v.mismatched.map((m) => ({ account: m.code, storedAtto: m.storedAtto, postedAtto: m.postedAtto })),
+      checkpoint: { id: checkpoint.id, throughEntryId: checkpoint.throughEntryId, createdAt: checkpoint.createdAt, intact, entriesSince: v.entries },
     };
   }
+}
+
+/** A checkpoint's balance rows as stored now still hash to its digest, count its accounts and sum to zero. */
+function storedAsVerified(stored: { digest: string; accounts: number; totalAtto: bigint }, checkpoint: LedgerCheckpointRow): boolean {
+  return stored.digest === checkpoint.digest && stored.accounts === checkpoint.accounts && stored.totalAtto === 0n;
 }
