@@ -197,7 +197,8 @@ describe('operator screens in Chromium', () => {
     // The hot wallet's USDC stays on one line.
     const usdc = page.locator('[data-stat="hot_wallet.usdc"] .money');
     const box = await usdc.boundingBox();
-    const lineHeight = await usdc.evaluate((e) => parseFloat(getComputedStyle(e).lineHeight) || 24);
+    // Runs in the page: the window's getComputedStyle (the test project's types have no DOM lib).
+    const lineHeight = await usdc.evaluate((e) => parseFloat((globalThis as unknown as { getComputedStyle(el: unknown): { lineHeight: string } }).getComputedStyle(e).lineHeight) || 24);
     expect(box!.height).toBeLessThan(lineHeight * 1.5);
     await shot('35-overview-period');
     expect(pageErrors).toEqual([]);
