@@ -8,6 +8,8 @@
 FROM node:22-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
+# The local packages package.json's overrides point at (file: dependencies npm ci links).
+COPY scripts/npm-stubs ./scripts/npm-stubs
 RUN npm ci --no-audit --no-fund
 COPY . .
 # API, worker, SDK and console; then the migration runner (plain pg, no dev dependency at run time).
@@ -17,6 +19,7 @@ RUN npm run build \
 FROM node:22-bookworm-slim AS prod-deps
 WORKDIR /app
 COPY package.json package-lock.json ./
+COPY scripts/npm-stubs ./scripts/npm-stubs
 RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
 
 FROM node:22-bookworm-slim AS runtime

@@ -21,3 +21,15 @@ EXPLAIN (ANALYZE, BUFFERS, COSTS OFF) SELECT id, event_id, status, model, user_i
 EXPLAIN (ANALYZE, BUFFERS, COSTS OFF) SELECT model AS key, count(*), sum(charge_atto) FROM usage_events WHERE status = 'priced' AND user_id = 'seed-u01234' GROUP BY GROUPING SETS ((model), ());
 \echo Q9 summary by day over 7 days, no filter
 EXPLAIN (ANALYZE, BUFFERS, COSTS OFF) SELECT to_char(occurred_at AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS key, count(*), sum(charge_atto), sum(payout_atto) FROM usage_events WHERE status = 'priced' AND occurred_at >= date_trunc('day', now()) - interval '7 days' AND occurred_at < date_trunc('day', now()) GROUP BY GROUPING SETS ((to_char(occurred_at AT TIME ZONE 'UTC', 'YYYY-MM-DD')), ());
+\echo Q10 summary by day over 7 whole days, from the daily rollup (what the summary runs since branch ops36)
+EXPLAIN (ANALYZE, BUFFERS, COSTS OFF) SELECT to_char(r.day, 'YYYY-MM-DD') AS key, sum(r.events), sum(r.charge_atto), sum(r.earned_atto)
+FROM (WITH RECURSIVE c AS (
+        (SELECT contributor_id FROM contributor_usage_daily ORDER BY contributor_id LIMIT 1)
+        UNION ALL
+        SELECT (SELECT n.contributor_id FROM contributor_usage_daily n WHERE n.contributor_id > c.contributor_id ORDER BY n.contributor_id LIMIT 1)
+        FROM c WHERE c.contributor_id IS NOT NULL)
+      SELECT contributor_id FROM c WHERE contributor_id IS NOT NULL) AS c
+JOIN contributor_usage_daily r ON r.contributor_id = c.contributor_id
+WHERE r.day >= current_date - 7 AND r.day < current_date
+  AND NOT EXISTS (SELECT 1 FROM usage_archives a WHERE a.month = date_trunc('month', r.day)::date)
+GROUP BY GROUPING SETS ((to_char(r.day, 'YYYY-MM-DD')), ());

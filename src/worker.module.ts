@@ -1,8 +1,7 @@
 import { BullModule } from '@nestjs/bullmq';
 import { Module, type DynamicModule, type OnApplicationShutdown } from '@nestjs/common';
 import { DiscoveryModule } from '@nestjs/core';
-import { LoggerModule } from 'nestjs-pino';
-import { APP_CONFIG, ConfigModule, parseEnv, type AppConfig } from './config/index.js';
+import { APP_CONFIG, ConfigModule, type AppConfig } from './config/index.js';
 import { DatabaseModule } from './database/database.module.js';
 import { AuditModule } from './modules/audit/audit.module.js';
 import { HealthModule } from './modules/health/health.module.js';
@@ -10,7 +9,7 @@ import { DOMAIN_MODULES } from './domain-modules.js';
 import { WORKER_MODULES } from './worker-modules.js';
 import { JobHandlersCheck } from './queue/job-handlers.check.js';
 import { createRedis } from './queue/redis-connection.js';
-import { queueTelemetry, traceLogMixin } from './common/tracing/tracing.js';
+import { queueTelemetry } from './common/tracing/tracing.js';
 import { TracingShutdown } from './common/tracing/tracing-shutdown.js';
 import type { Cluster } from 'ioredis';
 
@@ -34,12 +33,10 @@ export class WorkerModule implements OnApplicationShutdown {
   }
 
   static forRoot(envOverrides: Partial<Record<string, string>> = {}): DynamicModule {
-    const level = parseEnv({ ...process.env, ...envOverrides }).LOG_LEVEL;
     return {
       module: WorkerModule,
       imports: [
         ConfigModule.forRoot(envOverrides),
-        LoggerModule.forRoot({ pinoHttp: { level, mixin: traceLogMixin() } }),
         DatabaseModule,
         AuditModule,
         HealthModule,

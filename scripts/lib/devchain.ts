@@ -197,7 +197,12 @@ async function startAnvil(port: number, blockTimeMs: number | undefined): Promis
   child.stdout?.on('data', keepTail);
   child.stderr?.on('data', keepTail);
   const exited = once(child, 'exit');
+  // 'close': exited and its stdio pipes closed. stop() waits for both processes' 'close', so the
+  // caller (a test's afterAll) is left with no child or pipe handle (a jest worker with one cannot
+  // exit by itself: "A worker process has failed to exit gracefully").
+  const closed = once(child, 'close').catch(() => undefined);
   const watchdog = startWatchdog(child);
+  const watchdogClosed = once(watchdog, 'close').catch(() => undefined);
   const killNow = (): void => {
     child.kill('SIGKILL');
   };
@@ -208,7 +213,8 @@ async function startAnvil(port: number, blockTimeMs: number | undefined): Promis
   const stop = async (): Promise<void> => {
     process.off('exit', killNow);
     watchdog.kill('SIGKILL');
-    await stopChild(child, exited);
+    await stopChild(child, closed);
+    await watchdogClosed;
   };
   try {
     await waitForRpc(rpcUrl, exited, () => outputTail);
@@ -233,12 +239,16 @@ function startWatchdog(child: ChildProcess): ChildProcess {
   return watchdog;
 }
 
-async function stopChild(child: ChildProcess, exited: Promise<unknown>): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return;
+/** SIGTERM (SIGKILL after STOP_TIMEOUT_MS) unless it has exited; resolves once `closed` has. */
+async function stopChild(child: ChildProcess, closed: Promise<unknown>): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) {
+    await closed;
+    return;
+  }
   child.kill('SIGTERM');
   const timer = setTimeout(() => child.kill('SIGKILL'), STOP_TIMEOUT_MS);
   try {
-    await exited;
+    await closed;
   } finally {
     clearTimeout(timer);
   }

@@ -5,38 +5,29 @@
 // Through POST /v1/usage-events/stream and the real worker; honest contributors are not flagged.
 // Statistical power (events to flag at realistic noise) is in the figures (docs/usage-audit.md);
 // here the reasoning spread is a calm one (sigma 0.3) so the population stays small.
-import { randomBytes } from 'node:crypto';
 import { choiceChunk, sseBody } from '../../src/modules/streams/testing/sse-test-helpers.js';
 import { completionCorpus, honestHiddenReasoning, honestPrompt, honestReport } from '../../src/modules/usage-audit/testing/audit-corpus.js';
 import { countSample } from '../../src/modules/usage-audit/usage-audit-counter.js';
 import { UsageAuditProducer } from '../../src/modules/usage-audit/usage-audit.producer.js';
-import { UsageAuditService } from '../../src/modules/usage-audit/usage-audit.service.js';
+import type { UsageAuditService } from '../../src/modules/usage-audit/usage-audit.service.js';
 import { seededRandom } from '../../src/common/random/seeded-random.js';
 import { DatabaseService } from '../../src/database/database.service.js';
 import { GPT4O } from '../support/billing-fixtures.js';
-import { startTestApp, type TestApp } from '../support/test-app.js';
-import { startTestWorker, waitFor } from '../support/test-worker.js';
+import type { TestApp } from '../support/test-app.js';
+import { waitFor, type TestWorker } from '../support/test-worker.js';
+import { postAndCount, startAuditStack } from './support/audit-stack.js';
 
 const HONEST = ['h1', 'h2', 'h3', 'h4', 'h5'];
 const PROMPT_INFLATOR = 'x-prompt';
 const REASONING_INFLATOR = 'x-reasoning';
 const EVENTS_EACH = 100;
-const POST_CONCURRENCY = 8;
 
 let t: TestApp;
-let worker: Awaited<ReturnType<typeof startTestWorker>>;
+let worker: TestWorker;
 let audit: UsageAuditService;
 
 beforeAll(async () => {
-  t = await startTestApp('usage_audit_ratios', { WEBHOOK_ALLOW_PRIVATE: 'true' });
-  worker = await startTestWorker(t.databaseUrl, { QUEUE_PREFIX: t.queuePrefix, WEBHOOK_ALLOW_PRIVATE: 'true' });
-  audit = worker.worker.get(UsageAuditService);
-  await t.admin(t.http.post('/v1/admin/prices')).send({ model: GPT4O, input_usd_per_mtok: '2.5', output_usd_per_mtok: '10', effective_from: '2026-01-01T00:00:00Z' }).expect(201);
-  await t.admin(t.http.post('/v1/admin/users/u_a/credits')).send({ amount_usd: '10000', reference: 'seed-u_a' }).expect(201);
-  for (const id of [...HONEST, PROMPT_INFLATOR, REASONING_INFLATOR]) {
-    await t.admin(t.http.put(`/v1/admin/contributors/${id}`)).send({ tier: 'standard', payout_address: `0x${randomBytes(20).toString('hex')}` }).expect(201);
-  }
-  await t.admin(t.http.post('/v1/admin/webhooks')).send({ url: 'http://127.0.0.1:9/hook', events: ['contributor.usage_anomaly'] }).expect(201);
+  ({ t, worker, audit } = await startAuditStack('usage_audit_ratios', {}, { userCreditUsd: '10000', contributors: [...HONEST, PROMPT_INFLATOR, REASONING_INFLATOR] }));
 }, 60_000);
 afterAll(async () => {
   await worker?.close();
@@ -82,10 +73,8 @@ describe('usage audit: prompt and reasoning ratios', () => {
         posts.push(() => t.admin(t.http.post(`/v1/usage-events/stream?${query}`)).set('Content-Type', 'text/event-stream').send(body).expect(201));
       }
     }
-    for (let i = 0; i < posts.length; i += POST_CONCURRENCY) await Promise.all(posts.slice(i, i + POST_CONCURRENCY).map((p) => p()));
-    await t.app.get(UsageAuditProducer).flush();
+    await postAndCount(t, posts, 60_000);
     const db = t.app.get(DatabaseService);
-    await waitFor(async () => (await db.pool.query<{ n: number }>('SELECT count(*)::int AS n FROM usage_audit_samples')).rows[0]!.n === posts.length, 60_000);
 
     expect(await audit.run()).toMatchObject({ groups: 7, flagged: 2, newlyFlagged: 2 });
     const res = await t.admin(t.http.get('/v1/admin/usage-audit')).expect(200);

@@ -4,17 +4,16 @@
 // flags exactly the inflators, announces them, holds them for review, and a review clears or
 // suspends. A property: no audit step ever changes what anyone is charged or paid.
 import fc from 'fast-check';
-import { randomBytes } from 'node:crypto';
 import { choiceChunk, sseBody } from '../../src/modules/streams/testing/sse-test-helpers.js';
 import { completionCorpus, honestReport } from '../../src/modules/usage-audit/testing/audit-corpus.js';
 import { countSample } from '../../src/modules/usage-audit/usage-audit-counter.js';
-import { UsageAuditProducer } from '../../src/modules/usage-audit/usage-audit.producer.js';
-import { UsageAuditService } from '../../src/modules/usage-audit/usage-audit.service.js';
+import type { UsageAuditService } from '../../src/modules/usage-audit/usage-audit.service.js';
 import { seededRandom } from '../../src/common/random/seeded-random.js';
 import { DatabaseService } from '../../src/database/database.service.js';
 import { GPT4O } from '../support/billing-fixtures.js';
-import { startTestApp, type TestApp } from '../support/test-app.js';
-import { startTestWorker, waitFor } from '../support/test-worker.js';
+import type { TestApp } from '../support/test-app.js';
+import type { TestWorker } from '../support/test-worker.js';
+import { postAndCount, startAuditStack } from './support/audit-stack.js';
 
 const HONEST = ['h1', 'h2', 'h3', 'h4'];
 const INFLATION = new Map([
@@ -22,22 +21,13 @@ const INFLATION = new Map([
   ['x20', 0.2],
 ]);
 const EVENTS_EACH = 60;
-const POST_CONCURRENCY = 8;
 
 let t: TestApp;
-let worker: Awaited<ReturnType<typeof startTestWorker>>;
+let worker: TestWorker;
 let audit: UsageAuditService;
 
 beforeAll(async () => {
-  t = await startTestApp('usage_audit', { USAGE_AUDIT_HOLD: 'true', WEBHOOK_ALLOW_PRIVATE: 'true' });
-  worker = await startTestWorker(t.databaseUrl, { QUEUE_PREFIX: t.queuePrefix, WEBHOOK_ALLOW_PRIVATE: 'true' });
-  audit = worker.worker.get(UsageAuditService);
-  await t.admin(t.http.post('/v1/admin/prices')).send({ model: GPT4O, input_usd_per_mtok: '2.5', output_usd_per_mtok: '10', effective_from: '2026-01-01T00:00:00Z' }).expect(201);
-  await t.admin(t.http.post('/v1/admin/users/u_a/credits')).send({ amount_usd: '1000', reference: 'seed-u_a' }).expect(201);
-  for (const id of [...HONEST, ...INFLATION.keys()]) {
-    await t.admin(t.http.put(`/v1/admin/contributors/${id}`)).send({ tier: 'standard', payout_address: `0x${randomBytes(20).toString('hex')}` }).expect(201);
-  }
-  await t.admin(t.http.post('/v1/admin/webhooks')).send({ url: 'http://127.0.0.1:9/hook', events: ['contributor.usage_anomaly'] }).expect(201);
+  ({ t, worker, audit } = await startAuditStack('usage_audit', { USAGE_AUDIT_HOLD: 'true' }, { userCreditUsd: '1000', contributors: [...HONEST, ...INFLATION.keys()] }));
 }, 60_000);
 afterAll(async () => {
   await worker?.close();
@@ -83,10 +73,8 @@ describe('usage audit', () => {
         );
       }
     }
-    for (let i = 0; i < posts.length; i += POST_CONCURRENCY) await Promise.all(posts.slice(i, i + POST_CONCURRENCY).map((p) => p()));
-    await t.app.get(UsageAuditProducer).flush();
+    await postAndCount(t, posts, 30_000);
     const db = t.app.get(DatabaseService);
-    await waitFor(async () => (await db.pool.query<{ n: number }>('SELECT count(*)::int AS n FROM usage_audit_samples')).rows[0]!.n === posts.length, 30_000);
     // No content is kept: only counts.
     const columns = await db.pool.query<{ column_name: string }>(`SELECT column_name FROM information_schema.columns WHERE table_name = 'usage_audit_samples'`);
     expect(columns.rows.map((c) => c.column_name)).not.toContain('content');

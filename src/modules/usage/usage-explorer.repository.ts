@@ -7,6 +7,7 @@ import { DatabaseService } from '../../database/database.service.js';
 import { toBigInt, toBigIntOrNull } from '../../database/sql.js';
 import type { SummaryGroup } from './usage-explorer.schemas.js';
 import type { EventRow as UsageEventRow } from './usage.repository.js';
+import { planSummary, type TimeRange } from './usage-summary-plan.js';
 
 export interface ExplorerFilter {
   status?: 'priced' | 'unpriced';
@@ -89,9 +90,11 @@ const SUMS = `count(*) AS events, coalesce(sum(prompt_tokens), 0) AS prompt_toke
   coalesce(sum(official_atto), 0) AS official_atto, coalesce(sum(charge_atto), 0) AS charge_atto,
   coalesce(sum(payout_atto), 0) AS payout_atto, coalesce(sum(margin_atto), 0) AS margin_atto`;
 
-/** WHERE clause and parameters of a filter; beforeId pages below a cursor. */
-function whereOf(filter: ExplorerFilter, beforeId: bigint | null): { sql: string; params: unknown[] } {
-  const params: unknown[] = [];
+/** SUMS over rows that are already sums (the parts of a summary). */
+const SUMS_OF_SUMS = SUMS.replace('count(*) AS events', 'coalesce(sum(events), 0) AS events');
+
+/** WHERE clause of a filter, its values appended to params; beforeId pages below a cursor. */
+function whereOf(filter: ExplorerFilter, beforeId: bigint | null, params: unknown[]): string {
   const clauses: string[] = [];
   const add = (clause: (n: string) => string, value: unknown) => {
     params.push(value);
@@ -105,7 +108,7 @@ function whereOf(filter: ExplorerFilter, beforeId: bigint | null): { sql: string
   if (filter.from !== undefined) add((p) => `occurred_at >= ${p}`, filter.from);
   if (filter.to !== undefined) add((p) => `occurred_at < ${p}`, filter.to);
   if (beforeId !== null) add((p) => `id < ${p}::bigint`, beforeId.toString());
-  return { sql: clauses.length === 0 ? '' : `WHERE ${clauses.join(' AND ')}`, params };
+  return clauses.length === 0 ? '' : `WHERE ${clauses.join(' AND ')}`;
 }
 
 @Injectable()
@@ -114,30 +117,96 @@ export class UsageExplorerRepository {
 
   /** At most `limit` events matching the filter, newest (highest id) first, below `beforeId`. */
   async page(filter: ExplorerFilter, limit: number, beforeId: bigint | null): Promise<ExplorerEvent[]> {
-    const where = whereOf(filter, beforeId);
+    const params: unknown[] = [];
+    const where = whereOf(filter, beforeId, params);
     const result = await this.db.readPool.query<EventRow>(
-      `SELECT ${COLUMNS} FROM usage_events ${where.sql} ORDER BY id DESC LIMIT $${where.params.length + 1}`,
-      [...where.params, limit],
+      `SELECT ${COLUMNS} FROM usage_events ${where} ORDER BY id DESC LIMIT $${params.length + 1}`,
+      [...params, limit],
     );
     return result.rows.map(eventFromRow);
   }
 
-  /** Sums of the priced events matching the filter (its status aside) per group, ordered by key, and over all. */
+  /**
+   * Sums of the priced events matching the filter (its status aside) per group, ordered by key, and
+   * over all. Whole UTC days of a day/model/contributor summary come from the daily rollup, the rest
+   * from the events (usage-summary-plan.ts); one statement, so both parts see one snapshot.
+   */
   async summary(filter: ExplorerFilter, groupBy: SummaryGroup): Promise<{ groups: Array<{ key: string | null } & SummarySums>; totals: SummarySums }> {
-    const where = whereOf({ ...filter, status: 'priced' }, null);
-    const key = GROUP_KEYS[groupBy];
-    // One scan: the groups, and the grand total as the row of GROUPING SETS' empty set.
+    const plan = planSummary(filter, groupBy);
+    const params: unknown[] = [];
+    const parts: string[] = [];
+    if (plan.eventRanges.length > 0) {
+      // The ranges OR-ed in one part: a partition holding both edges is scanned once.
+      const where = whereOf({ ...filter, status: 'priced', from: undefined, to: undefined }, null, params);
+      const ranges = plan.eventRanges.map((range) => rangeClause(range, params)).join(' OR ');
+      parts.push(`SELECT ${GROUP_KEYS[groupBy]} AS key, ${SUMS} FROM usage_events ${where ? `${where} AND` : 'WHERE'} (${ranges}) GROUP BY 1`);
+    }
+    if (plan.rollupDays !== null) parts.push(rollupPart(filter, plan.rollupDays, groupBy, params));
+    // One pass: the groups, and the grand total as the row of GROUPING SETS' empty set.
     const result = await this.db.readPool.query<SumRow & { total: boolean }>(
-      `SELECT ${key} AS key, grouping(${key}) = 1 AS total, ${SUMS}
-       FROM usage_events ${where.sql}
-       GROUP BY GROUPING SETS ((${key}), ())
-       ORDER BY total, ${key} COLLATE "C" NULLS LAST`,
-      where.params,
+      `SELECT key, grouping(key) = 1 AS total, ${SUMS_OF_SUMS}
+       FROM (${parts.join('\n       UNION ALL ')}) AS part
+       GROUP BY GROUPING SETS ((key), ())
+       ORDER BY total, key COLLATE "C" NULLS LAST`,
+      params,
     );
     const groups = result.rows.filter((r) => !r.total).map((r) => ({ key: r.key, ...sumsFromRow(r) }));
     const totalRow = result.rows.find((r) => r.total);
     return { groups, totals: totalRow ? sumsFromRow(totalRow) : sumsFromRow(EMPTY_SUMS) };
   }
+}
+
+/** occurred_at in [from, to) (an absent bound is open; the plan never gives both absent). */
+function rangeClause(range: TimeRange, params: unknown[]): string {
+  const clauses: string[] = [];
+  for (const [op, value] of [['>=', range.from], ['<', range.to]] as const) {
+    if (value === undefined) continue;
+    params.push(value);
+    clauses.push(`occurred_at ${op} $${params.length}`);
+  }
+  return clauses.length === 0 ? 'true' : `(${clauses.join(' AND ')})`;
+}
+
+/** The rollup's group key, as GROUP_KEYS' of the events (the day as YYYY-MM-DD). */
+const ROLLUP_GROUP_KEYS: Record<'day' | 'model' | 'contributor', string> = {
+  day: `to_char(r.day, 'YYYY-MM-DD')`,
+  model: 'r.model',
+  contributor: 'r.contributor_id',
+};
+
+/**
+ * The rollup's rows of the days (contributor and model filters apply; the plan leaves user and key
+ * to the events). Months archived (npm run archive) keep their rollup rows but not their events: left
+ * out, as the events' sums have them. Without a contributor the days are read per contributor (a
+ * loose index scan of the primary key, contributor_id first): one short range per contributor
+ * instead of every day of the table.
+ */
+function rollupPart(filter: ExplorerFilter, days: TimeRange, groupBy: SummaryGroup, params: unknown[]): string {
+  const key = ROLLUP_GROUP_KEYS[groupBy as keyof typeof ROLLUP_GROUP_KEYS];
+  const param = (value: unknown) => {
+    params.push(value);
+    return `$${params.length}`;
+  };
+  const clauses = [`NOT EXISTS (SELECT 1 FROM usage_archives a WHERE a.month = date_trunc('month', r.day)::date)`];
+  if (days.from !== undefined) clauses.push(`r.day >= ${param(days.from.toISOString().slice(0, 10))}::date`);
+  if (days.to !== undefined) clauses.push(`r.day < ${param(days.to.toISOString().slice(0, 10))}::date`);
+  if (filter.model !== undefined) clauses.push(`r.model = ${param(filter.model)}`);
+  const sums = `sum(r.events) AS events, sum(r.prompt_tokens) AS prompt_tokens, sum(r.completion_tokens) AS completion_tokens,
+    sum(r.official_atto) AS official_atto, sum(r.charge_atto) AS charge_atto, sum(r.earned_atto) AS payout_atto, sum(r.margin_atto) AS margin_atto`;
+  if (filter.contributorId !== undefined) {
+    clauses.push(`r.contributor_id = ${param(filter.contributorId)}`);
+    return `SELECT ${key} AS key, ${sums} FROM contributor_usage_daily r WHERE ${clauses.join(' AND ')} GROUP BY 1`;
+  }
+  return `SELECT ${key} AS key, ${sums}
+    FROM (WITH RECURSIVE c AS (
+            (SELECT contributor_id FROM contributor_usage_daily ORDER BY contributor_id LIMIT 1)
+            UNION ALL
+            SELECT (SELECT n.contributor_id FROM contributor_usage_daily n WHERE n.contributor_id > c.contributor_id ORDER BY n.contributor_id LIMIT 1)
+            FROM c WHERE c.contributor_id IS NOT NULL)
+          SELECT contributor_id FROM c WHERE contributor_id IS NOT NULL) AS c
+    JOIN contributor_usage_daily r ON r.contributor_id = c.contributor_id
+    WHERE ${clauses.join(' AND ')}
+    GROUP BY 1`;
 }
 
 const EMPTY_SUMS: SumRow = { key: null, events: '0', prompt_tokens: '0', completion_tokens: '0', official_atto: '0', charge_atto: '0', payout_atto: '0', margin_atto: '0' };
