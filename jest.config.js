@@ -8,8 +8,6 @@ const common = {
   transform: { '^.+\\.ts$': ['@swc/jest', { ...swc, swcrc: false }] },
   moduleNameMapper: {
     '^(\\.{1,2}/.*)\\.js$': '$1',
-    // ESM-only, required by CommonJS @fastify/static: see the file.
-    '^content-disposition$': '<rootDir>/test/support/esm-interop/content-disposition.cjs',
   },
   testEnvironment: 'node',
 };
