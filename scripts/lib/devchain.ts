@@ -215,6 +215,10 @@ async function startAnvil(port: number, blockTimeMs: number | undefined): Promis
     watchdog.kill('SIGKILL');
     await stopChild(child, closed);
     await watchdogClosed;
+    // 'close' can fire in the exit callback, before libuv has released the process handle (its
+    // close callback runs in a later loop turn's close phase): let two turns pass, so no handle is
+    // left when we return.
+    for (let turn = 0; turn < 2; turn += 1) await new Promise<void>((resolve) => setImmediate(resolve));
   };
   try {
     await waitForRpc(rpcUrl, exited, () => outputTail);
