@@ -6,7 +6,8 @@
 //   charge = official x 1.3 and payout = official x tier to the atto (official recomputed from the
 //   price the soak set), and the stored event carries the same amounts;
 // - accepted_events_stored: every event a synchronous path acknowledged is stored at once; the
-//   asynchronous paths' (queue, LiteLLM pull, SDK outbox) by the next drain;
+//   queue's and the SDK outbox's by the next drain; a LiteLLM spend row once due, within the pull's
+//   documented number of runs (soak-litellm-pull.ts);
 // - priced_when_price_in_force: no event stays unpriced when a price was in force for it;
 // - user_balances / contributor_accrued: each balance equals the soak's own sum;
 // - holds_never_overspend: held = the sum of active holds (and racing holds, in the op);
@@ -19,6 +20,7 @@ import type { SoakContext } from './soak-ops-context.js';
 import { formatAtto, SoakRecord, type EventRecord, type Expected } from './soak-record.js';
 import { CONTRIBUTORS, LATE_MODEL, USERS } from './soak-schedule.js';
 import { readChain } from './soak-chain.js';
+import { PULL_RUNS_BOUND, pullRowState, SWEEP_RUNS_SQL } from './soak-litellm-pull.js';
 
 export const INVARIANTS = [
   'ledger_balanced', 'billed_exactly_once', 'accepted_events_stored', 'priced_when_price_in_force', 'user_balances',
@@ -66,13 +68,15 @@ export class Invariants {
 
   /** Every check that can be made at any instant, in one snapshot; strict at drains and at the end. */
   async afterStep(ctx: SoakContext, options: { strict: boolean }): Promise<void> {
+    // Before the snapshot: a spend row due by now was due before everything the snapshot sees.
+    const checkStartMs = Date.now();
     const client = await ctx.stack.db.connect();
     // A checked-out client has no pool listener: a Postgres shutdown would crash the soak.
     const ignore = () => undefined;
     client.on('error', ignore);
     try {
       await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
-      await this.checkStored(ctx, client, options.strict);
+      await this.checkStored(ctx, client, options.strict, checkStartMs);
       await this.checkBilled(ctx, client);
       await this.checkBalances(ctx, client);
       await client.query('COMMIT');
@@ -88,7 +92,9 @@ export class Invariants {
     this.expect(ctx.step, 'no_5xx_on_valid_input', bad.length === 0, () => bad.map((f) => `${f.method} ${f.path}: ${f.status} ${f.code ?? ''} (step ${f.step})`).join('; '));
   }
 
-  private async checkStored(ctx: SoakContext, client: pg.PoolClient, strict: boolean): Promise<void> {
+  private async checkStored(ctx: SoakContext, client: pg.PoolClient, strict: boolean, nowMs: number): Promise<void> {
+    // First statement: the snapshot's count of completed pull runs goes with the rows it sees.
+    const sweepRuns = (await client.query<{ runs: number }>(SWEEP_RUNS_SQL)).rows[0]!.runs;
     const open = [...ctx.record.events.values()].filter((e) => e.state === 'accepted' && !this.billed.has(e.event_id));
     if (open.length === 0) return;
     const rows = await client.query<{ event_id: string; status: string | null }>(
@@ -99,6 +105,15 @@ export class Invariants {
     for (const event of open) {
       const stored = status.has(event.event_id);
       if (!stored) {
+        if (event.path === 'litellm_pull') {
+          const state = pullRowState(event, nowMs, sweepRuns);
+          if (state === 'overdue') {
+            this.expect(ctx.step, 'accepted_events_stored', false, () =>
+              `${event.event_id} (litellm_pull, written at step ${event.acceptedStep}, endTime ${event.occurredAt}) is not stored after ${sweepRuns - event.sweepRunsWhenDue!} completed pull runs since it was due (documented: within ${PULL_RUNS_BOUND - 1})`);
+            event.state = 'refused'; // reported once
+          }
+          continue;
+        }
         if (SYNC_PATHS.has(event.path) || strict) {
           this.expect(ctx.step, 'accepted_events_stored', false, () => `${event.event_id} (${event.path}, accepted at step ${event.acceptedStep}) is not stored`);
           event.state = 'refused'; // reported once

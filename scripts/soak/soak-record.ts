@@ -41,6 +41,8 @@ export interface EventRecord {
    * stored receipt time when its journal entry is seen.
    */
   pricedAtMs?: number;
+  /** litellm_pull: the pull's count of completed runs once the row was due (soak-litellm-pull.ts). */
+  sweepRunsWhenDue?: number;
 }
 
 export interface Expected {
