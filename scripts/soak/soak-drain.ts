@@ -6,6 +6,7 @@ import { sleep } from '../lib/processes.js';
 import type { Invariants } from './soak-invariants.js';
 import type { SoakContext } from './soak-ops-context.js';
 import { SWEEP_RUNS_SQL } from './soak-litellm-pull.js';
+import { CLOCK_OFFSET_MAX_MS } from './soak-schedule.js';
 
 const DRAIN_WAIT_MS = 90_000;
 /** A settlement waiting for the hot wallet is retried a minute later: give it two. */
@@ -34,7 +35,17 @@ async function sweepRuns(ctx: SoakContext): Promise<number | null> {
   return (await ctx.stack.db.query<{ runs: number }>(SWEEP_RUNS_SQL).catch(() => null))?.rows[0]?.runs ?? null;
 }
 
-export async function drain(ctx: SoakContext, invariants: Invariants): Promise<void> {
+export async function drain(ctx: SoakContext, invariants: Invariants, options: { final?: boolean } = {}): Promise<void> {
+  if (options.final) {
+    // The last drain lets spend rows dated ahead (the clock step, within the future skew) fall due,
+    // so every row the soak wrote is checked against the pull's bound.
+    const dueMs = Math.max(0, ...[...ctx.record.events.values()].filter((e) => e.state === 'accepted' && e.path === 'litellm_pull').map((e) => e.occurredMs));
+    const waitMs = Math.min(dueMs - Date.now() + 1_000, CLOCK_OFFSET_MAX_MS + 10_000);
+    if (waitMs > 0) {
+      ctx.log(`final drain: waiting ${Math.round(waitMs / 1000)} s for LiteLLM spend rows dated ahead to fall due`);
+      await sleep(waitMs);
+    }
+  }
   await waitUntil('SDK outbox flush', ctx, async () => (await ctx.stack.sdk.flush())?.pending === 0);
   await waitUntil('usage queue', ctx, async () => {
     const c = await ctx.usageQueue.getJobCounts('waiting', 'active', 'delayed', 'prioritized');

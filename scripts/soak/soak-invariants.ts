@@ -11,6 +11,8 @@
 // - priced_when_price_in_force: no event stays unpriced when a price was in force for it;
 // - user_balances / contributor_accrued: each balance equals the soak's own sum;
 // - holds_never_overspend: held = the sum of active holds (and racing holds, in the op);
+// - budget_never_passed_by_holds: the holds a block budget let through never take it past its
+//   limit with the charges of its events in the period (the soak's own sums; soak-ops-budgets.ts);
 // - no_5xx_on_valid_input; and at each drain: sdk_outbox_nothing_lost, onchain_usdc_equals_paid,
 //   ledger_check (GET /v1/admin/ledger/check).
 import type pg from 'pg';
@@ -25,11 +27,11 @@ import { PULL_RUNS_BOUND, pullRowState, SWEEP_RUNS_SQL } from './soak-litellm-pu
 export const INVARIANTS = [
   'ledger_balanced', 'billed_exactly_once', 'accepted_events_stored', 'priced_when_price_in_force', 'user_balances',
   'contributor_accrued', 'holds_never_overspend', 'no_5xx_on_valid_input', 'valid_input_accepted', 'refunds_exact',
-  'sdk_outbox_nothing_lost', 'onchain_usdc_equals_paid', 'ledger_check',
+  'sdk_outbox_nothing_lost', 'onchain_usdc_equals_paid', 'ledger_check', 'budget_never_passed_by_holds',
 ] as const;
 export type InvariantName = (typeof INVARIANTS)[number];
 
-const SYNC_PATHS = new Set(['single', 'batch', 'stream', 'litellm_push', 'hold']);
+const SYNC_PATHS = new Set(['single', 'batch', 'stream', 'response', 'litellm_push', 'hold']);
 const ATTO_PER_MICRO = 10n ** 12n;
 
 export interface Failure {
@@ -47,6 +49,8 @@ export class Invariants {
   private readonly chargesByUser = new Map<string, bigint>();
   private readonly payoutsByContributor = new Map<string, bigint>();
   private fiveXxSeen = 0;
+  /** The most completed pull runs a spend row, once due, waited before it was seen stored. */
+  pullRunsToBillMax = 0;
 
   constructor(private readonly onFailure: (failure: Failure) => void) {}
 
@@ -121,6 +125,8 @@ export class Invariants {
         continue;
       }
       this.checked('accepted_events_stored');
+      // How many completed pull runs a due spend row waited (the report's figure against the bound).
+      if (event.sweepRunsWhenDue !== undefined) this.pullRunsToBillMax = Math.max(this.pullRunsToBillMax, sweepRuns - event.sweepRunsWhenDue);
       if (status.get(event.event_id) !== 'unpriced') continue;
       const unpricedOk = !this.mustBePriced(ctx, event);
       this.expect(ctx.step, 'priced_when_price_in_force', unpricedOk, () => `${event.event_id} (${event.model} at ${event.occurredAt}, ${event.path}) is unpriced though a price was in force`);
@@ -167,6 +173,7 @@ export class Invariants {
         continue;
       }
       this.billed.set(entry.ref, expected);
+      ctx.record.billedCharge.set(entry.ref, expected.chargeAtto);
       this.chargesByUser.set(event.user_id, (this.chargesByUser.get(event.user_id) ?? 0n) + expected.chargeAtto);
       this.payoutsByContributor.set(event.contributor_id, (this.payoutsByContributor.get(event.contributor_id) ?? 0n) + expected.payoutAtto);
       const posted = new Map<string, bigint>();

@@ -10,6 +10,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { SoakSchedule } from '../../scripts/soak/soak-schedule.js';
+import { RESPONSE_FIXTURES, STREAM_FIXTURES } from '../../scripts/soak/soak-stream-fixtures.js';
+import { reassembleResponse } from '../../src/modules/streams/response-reassembler.js';
+import { reassembleSse } from '../../src/modules/streams/sse-reassembler.js';
 import type { SoakReport } from '../../scripts/soak/soak-report.js';
 
 const REPO_ROOT = new URL('../../', import.meta.url).pathname;
@@ -45,6 +48,28 @@ describe('the seeded soak', () => {
         expect(plan(seed + 1, 200)[199]).not.toBe(first[199]);
       }),
       { numRuns: 20 },
+    );
+  });
+
+  it("reads the usage the soak planned from each wire format's body (real recorded bodies, usage rewritten), with the format given or detected", () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 1, max: 4000 }), fc.integer({ min: 1, max: 2000 }), fc.double({ min: 0, max: 0.5, noNaN: true }), (prompt, completion, share) => {
+        const cached = Math.floor(prompt * share);
+        for (const [format, fixture] of Object.entries(STREAM_FIXTURES)) {
+          const usage = { prompt, completion, cached: fixture.cached ? cached : 0 };
+          for (const given of [undefined, fixture.format]) {
+            const stream = reassembleSse(fixture.body(usage, 'soak/alpha'), undefined, given as never);
+            expect({ format: stream.format, error: stream.error, truncated: stream.truncated, service_tier: stream.service_tier }).toEqual({ format, error: null, truncated: false, service_tier: null });
+            expect(stream.usage).toMatchObject({ prompt_tokens: prompt, completion_tokens: completion, ...(usage.cached > 0 ? { cached_tokens: usage.cached } : {}) });
+          }
+        }
+        for (const [format, fixture] of Object.entries(RESPONSE_FIXTURES)) {
+          const answer = reassembleResponse(JSON.parse(fixture.body({ prompt, completion, cached }, 'soak/alpha')));
+          expect(answer.ok && answer.stream.format).toBe(format);
+          if (answer.ok) expect(answer.stream.usage).toMatchObject({ prompt_tokens: prompt, completion_tokens: completion, ...(cached > 0 ? { cached_tokens: cached } : {}) });
+        }
+      }),
+      { numRuns: 30 },
     );
   });
 
