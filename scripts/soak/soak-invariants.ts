@@ -11,6 +11,7 @@
 // - priced_when_price_in_force: no event stays unpriced when a price was in force for it;
 // - user_balances / contributor_accrued: each balance equals the soak's own sum;
 // - holds_never_overspend: held = the sum of active holds (and racing holds, in the op);
+// - budget_alert_once (at drains): each budget threshold announced once per period, only once reached;
 // - budget_never_passed_by_holds: the holds a block budget let through never take it past its
 //   limit with the charges of its events in the period (the soak's own sums; soak-ops-budgets.ts);
 // - no_5xx_on_valid_input; and at each drain: sdk_outbox_nothing_lost, onchain_usdc_equals_paid,
@@ -27,7 +28,7 @@ import { PULL_RUNS_BOUND, pullRowState, SWEEP_RUNS_SQL } from './soak-litellm-pu
 export const INVARIANTS = [
   'ledger_balanced', 'billed_exactly_once', 'accepted_events_stored', 'priced_when_price_in_force', 'user_balances',
   'contributor_accrued', 'holds_never_overspend', 'no_5xx_on_valid_input', 'valid_input_accepted', 'refunds_exact',
-  'sdk_outbox_nothing_lost', 'onchain_usdc_equals_paid', 'ledger_check', 'budget_never_passed_by_holds',
+  'sdk_outbox_nothing_lost', 'onchain_usdc_equals_paid', 'ledger_check', 'budget_never_passed_by_holds', 'budget_alert_once',
 ] as const;
 export type InvariantName = (typeof INVARIANTS)[number];
 
@@ -240,6 +241,11 @@ export class Invariants {
     if (onchainSettled) {
       const mismatches = await this.chainMismatches(ctx);
       this.expect(ctx.step, 'onchain_usdc_equals_paid', mismatches.length === 0, () => mismatches.join('; '));
+    }
+    // Budget alerts: one webhook per budget, threshold and period (whatever the retries), and only once reached.
+    for (const [receiver, alerts] of Object.entries(ctx.stack.webhooks.budgetAlerts)) {
+      const repeated = [...alerts.ids].filter(([, ids]) => ids.size > 1).map(([key, ids]) => `${key} x${ids.size}`);
+      this.expect(ctx.step, 'budget_alert_once', repeated.length === 0 && alerts.unreached.length === 0, () => `${receiver}: announced more than once ${JSON.stringify(repeated.slice(0, 5))}; before reached ${JSON.stringify(alerts.unreached.slice(0, 5))}`);
     }
     const check = await ctx.http.request('GET', '/v1/admin/ledger/check');
     this.expect(ctx.step, 'ledger_check', check.status === 200 && check.json?.ok === true, () => `GET /v1/admin/ledger/check: ${check.status} ${JSON.stringify(check.json).slice(0, 500)}`);

@@ -28,6 +28,8 @@ export interface SoakReport {
   litellm_pull_runs_to_bill_max: number;
   /** Racing holds of the budget ops: let through, 402 budget_exceeded, other refusals. */
   budget_holds: { taken: number; budget_exceeded: number; other: number };
+  /** Distinct budget threshold alerts the healthy receiver got. */
+  budget_alerts: number;
   ok: boolean;
 }
 

@@ -195,6 +195,7 @@ export async function runSoak(o: SoakOptions): Promise<SoakReport> {
     op_errors: opErrors.slice(0, 100),
     litellm_pull_runs_to_bill_max: invariants.pullRunsToBillMax,
     budget_holds: record.budgetHolds,
+    budget_alerts: stack?.webhooks.budgetAlerts.healthy.ids.size ?? 0,
     ok: failures.length === 0 && !opErrors.some((e) => e.startsWith('soak aborted')),
   };
 }
