@@ -24,7 +24,7 @@ function spentAtto(ctx: SoakContext, op: Op, budget: PlannedBudget, nowMs: numbe
   const range = periodRange(budget.period as BudgetPeriod, new Date(nowMs));
   let spent = 0n;
   for (const e of ctx.record.events.values()) {
-    if (e.keyId !== op.key_id || !applies(budget, e.model)) continue;
+    if (e.keyId !== op.key_id || e.user_id !== op.user_id || !applies(budget, e.model)) continue;
     if (range.start && (e.occurredMs < range.start.getTime() || e.occurredMs >= range.end!.getTime())) continue;
     const charge = ctx.record.billedCharge.get(e.event_id);
     if (charge !== undefined) spent += charge - (ctx.record.refunded.get(e.event_id) ?? 0n);

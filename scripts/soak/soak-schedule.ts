@@ -324,7 +324,8 @@ export class SoakSchedule {
         hold_id: `soak${this.seed}-h${this.holdCounter++}`,
         amount_usd: this.usd(0.01, 0.6, 2),
         model: holdModel,
-        capture: this.random() < 0.6 ? this.event({ model: holdModel, backdated: false, now: true }) : null,
+        // The hold's user: a hold is captured only by an event of its own user.
+        capture: this.random() < 0.6 ? { ...this.event({ model: holdModel, backdated: false, now: true }), user_id } : null,
       };
     });
     return { op: 'budget_holds', user_id, key_id, budgets, holds };
