@@ -78,7 +78,13 @@ export async function opBudgetHolds(ctx: SoakContext, op: Op): Promise<void> {
         const record = recordEvent(ctx, h.capture, 'hold', at, h.hold_id, op.key_id);
         const answer = await ctx.http.request('POST', '/v1/usage-events', { api: i, body: usageBody(h.capture, at, h.hold_id, op.key_id) });
         judgeIngest(ctx, record, answer.status, answer.json, answer.status === 200 || answer.status === 201 || answer.status === 202);
-        if (record.state === 'accepted') return;
+        if (record.state === 'accepted') {
+          // The event captured its hold (api.md): a release now is 409, never 200.
+          const release = await ctx.http.request('POST', `/v1/holds/${encodeURIComponent(h.hold_id)}/release`, { api: i + 1 });
+          ctx.checked('holds_never_overspend');
+          if (release.status === 200) ctx.fail('holds_never_overspend', `hold ${h.hold_id} was still active after its event ${h.capture.event_id} was accepted`);
+          return;
+        }
       }
       const deadline = Date.now() + RELEASE_RETRY_MS;
       for (;;) {
