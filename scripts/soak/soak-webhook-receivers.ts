@@ -27,7 +27,7 @@ export interface WebhookReceivers {
 export async function startWebhookReceivers(): Promise<WebhookReceivers> {
   const modes: Record<ReceiverName, ReceiverMode> = { healthy: 'ok', 'flaky-slow': 'ok', 'flaky-dead': 'ok' };
   const received = Object.fromEntries(RECEIVER_NAMES.map((n) => [n, { requests: 0, ids: new Set<string>() }])) as WebhookReceivers['received'];
-  const budgetAlerts = Object.fromEntries(RECEIVER_NAMES.map((n) => [n, { ids: new Map(), unreached: [] }])) as WebhookReceivers['budgetAlerts'];
+  const budgetAlerts = Object.fromEntries(RECEIVER_NAMES.map((n) => [n, { ids: new Map<string, Set<string>>(), unreached: [] as string[] }])) as WebhookReceivers['budgetAlerts'];
   const servers: Server[] = [];
   const urls = {} as Record<ReceiverName, string>;
   for (const name of RECEIVER_NAMES) {
