@@ -6,10 +6,14 @@
 //   charge = official x 1.3 and payout = official x tier to the atto (official recomputed from the
 //   price the soak set), and the stored event carries the same amounts;
 // - accepted_events_stored: every event a synchronous path acknowledged is stored at once; the
-//   asynchronous paths' (queue, LiteLLM pull, SDK outbox) by the next drain;
+//   queue's and the SDK outbox's by the next drain; a LiteLLM spend row once due, within the pull's
+//   documented number of runs (soak-litellm-pull.ts);
 // - priced_when_price_in_force: no event stays unpriced when a price was in force for it;
 // - user_balances / contributor_accrued: each balance equals the soak's own sum;
 // - holds_never_overspend: held = the sum of active holds (and racing holds, in the op);
+// - budget_alert_once (at drains): each budget threshold announced once per period, only once reached;
+// - budget_never_passed_by_holds: the holds a block budget let through never take it past its
+//   limit with the charges of its events in the period (the soak's own sums; soak-ops-budgets.ts);
 // - no_5xx_on_valid_input; and at each drain: sdk_outbox_nothing_lost, onchain_usdc_equals_paid,
 //   ledger_check (GET /v1/admin/ledger/check).
 import type pg from 'pg';
@@ -19,15 +23,16 @@ import type { SoakContext } from './soak-ops-context.js';
 import { formatAtto, SoakRecord, type EventRecord, type Expected } from './soak-record.js';
 import { CONTRIBUTORS, LATE_MODEL, USERS } from './soak-schedule.js';
 import { readChain } from './soak-chain.js';
+import { PULL_RUNS_BOUND, pullRowState, SWEEP_RUNS_SQL } from './soak-litellm-pull.js';
 
 export const INVARIANTS = [
   'ledger_balanced', 'billed_exactly_once', 'accepted_events_stored', 'priced_when_price_in_force', 'user_balances',
   'contributor_accrued', 'holds_never_overspend', 'no_5xx_on_valid_input', 'valid_input_accepted', 'refunds_exact',
-  'sdk_outbox_nothing_lost', 'onchain_usdc_equals_paid', 'ledger_check',
+  'sdk_outbox_nothing_lost', 'onchain_usdc_equals_paid', 'ledger_check', 'budget_never_passed_by_holds', 'budget_alert_once',
 ] as const;
 export type InvariantName = (typeof INVARIANTS)[number];
 
-const SYNC_PATHS = new Set(['single', 'batch', 'stream', 'litellm_push', 'hold']);
+const SYNC_PATHS = new Set(['single', 'batch', 'stream', 'response', 'litellm_push', 'hold']);
 const ATTO_PER_MICRO = 10n ** 12n;
 
 export interface Failure {
@@ -45,6 +50,8 @@ export class Invariants {
   private readonly chargesByUser = new Map<string, bigint>();
   private readonly payoutsByContributor = new Map<string, bigint>();
   private fiveXxSeen = 0;
+  /** The most completed pull runs a spend row, once due, waited before it was seen stored. */
+  pullRunsToBillMax = 0;
 
   constructor(private readonly onFailure: (failure: Failure) => void) {}
 
@@ -66,13 +73,15 @@ export class Invariants {
 
   /** Every check that can be made at any instant, in one snapshot; strict at drains and at the end. */
   async afterStep(ctx: SoakContext, options: { strict: boolean }): Promise<void> {
+    // Before the snapshot: a spend row due by now was due before everything the snapshot sees.
+    const checkStartMs = Date.now();
     const client = await ctx.stack.db.connect();
     // A checked-out client has no pool listener: a Postgres shutdown would crash the soak.
     const ignore = () => undefined;
     client.on('error', ignore);
     try {
       await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
-      await this.checkStored(ctx, client, options.strict);
+      await this.checkStored(ctx, client, options.strict, checkStartMs);
       await this.checkBilled(ctx, client);
       await this.checkBalances(ctx, client);
       await client.query('COMMIT');
@@ -88,7 +97,9 @@ export class Invariants {
     this.expect(ctx.step, 'no_5xx_on_valid_input', bad.length === 0, () => bad.map((f) => `${f.method} ${f.path}: ${f.status} ${f.code ?? ''} (step ${f.step})`).join('; '));
   }
 
-  private async checkStored(ctx: SoakContext, client: pg.PoolClient, strict: boolean): Promise<void> {
+  private async checkStored(ctx: SoakContext, client: pg.PoolClient, strict: boolean, nowMs: number): Promise<void> {
+    // First statement: the snapshot's count of completed pull runs goes with the rows it sees.
+    const sweepRuns = (await client.query<{ runs: number }>(SWEEP_RUNS_SQL)).rows[0]!.runs;
     const open = [...ctx.record.events.values()].filter((e) => e.state === 'accepted' && !this.billed.has(e.event_id));
     if (open.length === 0) return;
     const rows = await client.query<{ event_id: string; status: string | null }>(
@@ -99,6 +110,15 @@ export class Invariants {
     for (const event of open) {
       const stored = status.has(event.event_id);
       if (!stored) {
+        if (event.path === 'litellm_pull') {
+          const state = pullRowState(event, nowMs, sweepRuns);
+          if (state === 'overdue') {
+            this.expect(ctx.step, 'accepted_events_stored', false, () =>
+              `${event.event_id} (litellm_pull, written at step ${event.acceptedStep}, endTime ${event.occurredAt}) is not stored after ${sweepRuns - event.sweepRunsWhenDue!} completed pull runs since it was due (documented: within ${PULL_RUNS_BOUND - 1})`);
+            event.state = 'refused'; // reported once
+          }
+          continue;
+        }
         if (SYNC_PATHS.has(event.path) || strict) {
           this.expect(ctx.step, 'accepted_events_stored', false, () => `${event.event_id} (${event.path}, accepted at step ${event.acceptedStep}) is not stored`);
           event.state = 'refused'; // reported once
@@ -106,6 +126,8 @@ export class Invariants {
         continue;
       }
       this.checked('accepted_events_stored');
+      // How many completed pull runs a due spend row waited (the report's figure against the bound).
+      if (event.sweepRunsWhenDue !== undefined) this.pullRunsToBillMax = Math.max(this.pullRunsToBillMax, sweepRuns - event.sweepRunsWhenDue);
       if (status.get(event.event_id) !== 'unpriced') continue;
       const unpricedOk = !this.mustBePriced(ctx, event);
       this.expect(ctx.step, 'priced_when_price_in_force', unpricedOk, () => `${event.event_id} (${event.model} at ${event.occurredAt}, ${event.path}) is unpriced though a price was in force`);
@@ -152,6 +174,7 @@ export class Invariants {
         continue;
       }
       this.billed.set(entry.ref, expected);
+      ctx.record.billedCharge.set(entry.ref, expected.chargeAtto);
       this.chargesByUser.set(event.user_id, (this.chargesByUser.get(event.user_id) ?? 0n) + expected.chargeAtto);
       this.payoutsByContributor.set(event.contributor_id, (this.payoutsByContributor.get(event.contributor_id) ?? 0n) + expected.payoutAtto);
       const posted = new Map<string, bigint>();
@@ -219,8 +242,15 @@ export class Invariants {
       const mismatches = await this.chainMismatches(ctx);
       this.expect(ctx.step, 'onchain_usdc_equals_paid', mismatches.length === 0, () => mismatches.join('; '));
     }
+    // Budget alerts: one webhook per budget, threshold and period (whatever the retries), and only once reached.
+    for (const [receiver, alerts] of Object.entries(ctx.stack.webhooks.budgetAlerts)) {
+      const repeated = [...alerts.ids].filter(([, ids]) => ids.size > 1).map(([key, ids]) => `${key} x${ids.size}`);
+      this.expect(ctx.step, 'budget_alert_once', repeated.length === 0 && alerts.unreached.length === 0, () => `${receiver}: announced more than once ${JSON.stringify(repeated.slice(0, 5))}; before reached ${JSON.stringify(alerts.unreached.slice(0, 5))}`);
+    }
     const check = await ctx.http.request('GET', '/v1/admin/ledger/check');
-    this.expect(ctx.step, 'ledger_check', check.status === 200 && check.json?.ok === true, () => `GET /v1/admin/ledger/check: ${check.status} ${JSON.stringify(check.json).slice(0, 500)}`);
+    // The sections that are not ok in full (a cut answer hid the settlement section of seed 392116518).
+    const failing = () => Object.fromEntries(Object.entries((check.json ?? {}) as Record<string, any>).filter(([, v]) => v && typeof v === 'object' && v.ok === false));
+    this.expect(ctx.step, 'ledger_check', check.status === 200 && check.json?.ok === true, () => `GET /v1/admin/ledger/check: ${check.status} failing ${JSON.stringify(failing()).slice(0, 4000)}; whole ${JSON.stringify(check.json).slice(0, 600)}`);
   }
 
   async chainMismatches(ctx: SoakContext): Promise<string[]> {

@@ -22,7 +22,7 @@ export function payoutKey(seed: number, contributorId: string, n: number): Hex {
 }
 
 /** A definitive answer other than these, to valid input, breaks "valid input is taken". */
-function expectStatus(ctx: SoakContext, what: string, answer: { status: number; json: any }, ok: number[]): boolean {
+export function expectStatus(ctx: SoakContext, what: string, answer: { status: number; json: any }, ok: number[]): boolean {
   ctx.checked('valid_input_accepted');
   if (ok.includes(answer.status)) return true;
   if (answer.status !== 0 && answer.status < 500) ctx.fail('valid_input_accepted', `${what}: HTTP ${answer.status} ${JSON.stringify(answer.json).slice(0, 300)}`);

@@ -27,7 +27,7 @@ export function occurredAt(event: PlannedEvent): string {
 }
 
 /** Records the event before it is sent (state unknown until the service or the outbox takes it). */
-export function recordEvent(ctx: SoakContext, event: PlannedEvent, path: EventPath, at: string, holdId?: string): EventRecord {
+export function recordEvent(ctx: SoakContext, event: PlannedEvent, path: EventPath, at: string, holdId?: string, keyId?: string): EventRecord {
   const occurredMs = Date.parse(at);
   const record: EventRecord = {
     event_id: event.event_id,
@@ -41,13 +41,14 @@ export function recordEvent(ctx: SoakContext, event: PlannedEvent, path: EventPa
     state: 'unknown',
     acceptedStep: ctx.step,
     holdId,
+    keyId,
   };
   ctx.record.events.set(event.event_id, record);
   ctx.record.maxOccurredMs = Math.max(ctx.record.maxOccurredMs, occurredMs);
   return record;
 }
 
-export function usageBody(event: PlannedEvent, at: string, holdId?: string): Record<string, unknown> {
+export function usageBody(event: PlannedEvent, at: string, holdId?: string, keyId?: string): Record<string, unknown> {
   return {
     event_id: event.event_id,
     user_id: event.user_id,
@@ -56,6 +57,7 @@ export function usageBody(event: PlannedEvent, at: string, holdId?: string): Rec
     occurred_at: at,
     usage: { prompt_tokens: event.usage.prompt, completion_tokens: event.usage.completion, cached_tokens: event.usage.cached, reasoning_tokens: 0 },
     ...(holdId ? { hold_id: holdId } : {}),
+    ...(keyId ? { key_id: keyId } : {}),
   };
 }
 

@@ -7,7 +7,7 @@ import { litellmPayload, withUsage } from '../../test/support/litellm-payloads.j
 import { sleep } from '../lib/processes.js';
 import { judgeIngest, occurredAt, recordEvent, usageBody, type SoakContext } from './soak-ops-context.js';
 import type { PlannedEvent, PlannedOp } from './soak-schedule.js';
-import { STREAM_FIXTURES } from './soak-stream-fixtures.js';
+import { RESPONSE_FIXTURES, STREAM_FIXTURES } from './soak-stream-fixtures.js';
 
 const QUEUE_RETRY_WINDOW_MS = 90_000;
 const ACCEPTED_STATUSES = new Set(['priced', 'unpriced', 'duplicate']);
@@ -41,9 +41,30 @@ export async function opStream(ctx: SoakContext, op: Extract<PlannedOp, { op: 's
   const at = occurredAt(op.event);
   const record = recordEvent(ctx, op.event, 'stream', at);
   const fixture = STREAM_FIXTURES[op.format];
-  const query = new URLSearchParams({ event_id: op.event.event_id, user_id: op.event.user_id, contributor_id: op.event.contributor_id, model: op.event.model, occurred_at: at, ...fixture.query });
-  const answer = await ctx.http.request('POST', `/v1/usage-events/stream?${query}`, { api: op.api, raw: fixture.body(op.event.usage, op.event.model), contentType: 'text/event-stream' });
-  judgeIngest(ctx, record, answer.status, answer.json, ingestAnswerAccepted(answer.status));
+  const answer = await ctx.http.request('POST', `/v1/usage-events/stream?${formatQuery(op, at)}`, { api: op.api, raw: fixture.body(op.event.usage, op.event.model), contentType: 'text/event-stream' });
+  judgeIngest(ctx, record, answer.status, answer.json, ingestAnswerAccepted(answer.status) && formatAnswered(ctx, op, answer.json));
+}
+
+/** A non-streamed response body of any of the four formats (POST /v1/usage-events/response). */
+export async function opResponse(ctx: SoakContext, op: Extract<PlannedOp, { op: 'response' }>): Promise<void> {
+  const at = occurredAt(op.event);
+  const record = recordEvent(ctx, op.event, 'response', at);
+  const fixture = RESPONSE_FIXTURES[op.format];
+  const answer = await ctx.http.request('POST', `/v1/usage-events/response?${formatQuery(op, at)}`, { api: op.api, raw: fixture.body(op.event.usage, op.event.model), contentType: 'application/json' });
+  judgeIngest(ctx, record, answer.status, answer.json, ingestAnswerAccepted(answer.status) && formatAnswered(ctx, op, answer.json));
+}
+
+function formatQuery(op: Extract<PlannedOp, { op: 'stream' | 'response' }>, at: string): URLSearchParams {
+  const e = op.event;
+  return new URLSearchParams({ event_id: e.event_id, user_id: e.user_id, contributor_id: e.contributor_id, model: e.model, occurred_at: at, ...(op.detect ? {} : { format: op.format }) });
+}
+
+/** The answer names the format sent (detected or given); a replayed event's answer may not carry it. */
+function formatAnswered(ctx: SoakContext, op: Extract<PlannedOp, { op: 'stream' | 'response' }>, json: any): boolean {
+  const format = json?.stream?.format;
+  if (format === undefined || format === op.format) return true;
+  ctx.fail('valid_input_accepted', `${op.op} ${op.event.event_id}: ${op.format} body${op.detect ? ' (detected)' : ''} answered as format ${format}`);
+  return true;
 }
 
 export async function opQueue(ctx: SoakContext, op: Extract<PlannedOp, { op: 'queue' }>): Promise<void> {

@@ -1,9 +1,10 @@
-// Runs one planned operation of the soak (the executors are in soak-ops-ingest.ts and soak-ops-admin.ts).
+// Runs one planned operation of the soak (the executors are in soak-ops-ingest.ts, soak-ops-admin.ts and soak-ops-budgets.ts).
 import {
   opAddressChange, opApprove, opArchive, opCredit, opHoldRace, opHoldRelease, opLatePrice, opPartition, opPriceChange, opRefund, opReprice, opSettlement, opWebhookMode,
 } from './soak-ops-admin.js';
 import type { SoakContext } from './soak-ops-context.js';
-import { opBatch, opHoldCapture, opLitellmPull, opLitellmPush, opQueue, opSdkReport, opSingle, opStream } from './soak-ops-ingest.js';
+import { opBudgetHolds } from './soak-ops-budgets.js';
+import { opBatch, opHoldCapture, opLitellmPull, opLitellmPush, opQueue, opResponse, opSdkReport, opSingle, opStream } from './soak-ops-ingest.js';
 import type { PlannedOp } from './soak-schedule.js';
 
 export async function runOp(ctx: SoakContext, op: Exclude<PlannedOp, { op: 'drain' }>): Promise<void> {
@@ -11,6 +12,8 @@ export async function runOp(ctx: SoakContext, op: Exclude<PlannedOp, { op: 'drai
     case 'single': return opSingle(ctx, op);
     case 'batch': return opBatch(ctx, op);
     case 'stream': return opStream(ctx, op);
+    case 'response': return opResponse(ctx, op);
+    case 'budget_holds': return opBudgetHolds(ctx, op);
     case 'queue': return opQueue(ctx, op);
     case 'litellm_push': return opLitellmPush(ctx, op);
     case 'litellm_pull': return opLitellmPull(ctx, op);

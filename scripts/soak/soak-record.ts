@@ -20,7 +20,7 @@ export interface PriceVersion {
   cachedAttoPerMtok: bigint;
 }
 
-export type EventPath = 'single' | 'batch' | 'stream' | 'queue' | 'litellm_push' | 'litellm_pull' | 'sdk' | 'hold';
+export type EventPath = 'single' | 'batch' | 'stream' | 'response' | 'queue' | 'litellm_push' | 'litellm_pull' | 'sdk' | 'hold';
 
 export interface EventRecord {
   event_id: string;
@@ -35,12 +35,16 @@ export interface EventRecord {
   state: 'accepted' | 'unknown' | 'refused';
   acceptedStep: number;
   holdId?: string;
+  /** The end user's key the event names (budget_holds only). */
+  keyId?: string;
   /**
    * The instant it was priced at: occurred_at, or the receipt time when occurred_at was ahead of
    * the server's clock (api.md's future skew; usage-event.ts occurredAtAsPriced). Set from the
    * stored receipt time when its journal entry is seen.
    */
   pricedAtMs?: number;
+  /** litellm_pull: the pull's count of completed runs once the row was due (soak-litellm-pull.ts). */
+  sweepRunsWhenDue?: number;
 }
 
 export interface Expected {
@@ -64,6 +68,10 @@ export class SoakRecord {
   /** The last step whose reprice completed after the late price was set. */
   repricedAfterLateStep: number | null = null;
   settlementIds = new Set<string>();
+  /** The charge of every event whose usage journal entry the invariants saw (billed_exactly_once checked it). */
+  readonly billedCharge = new Map<string, bigint>();
+  /** budget_holds: holds let through, refused for a budget (402 budget_exceeded), refused otherwise. */
+  readonly budgetHolds = { taken: 0, budget_exceeded: 0, other: 0 };
 
   addPrice(model: string, version: PriceVersion): void {
     const list = this.prices.get(model) ?? [];

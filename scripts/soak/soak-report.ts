@@ -24,6 +24,12 @@ export interface SoakReport {
   five_xx: { allowed_503: number; violations: number };
   webhook_deliveries: Record<string, number>;
   op_errors: string[];
+  /** LiteLLM pull: the most completed pull runs a due spend row waited (bound: LATE_SWEEP_SLICES + 1). */
+  litellm_pull_runs_to_bill_max: number;
+  /** Racing holds of the budget ops: let through, 402 budget_exceeded, other refusals. */
+  budget_holds: { taken: number; budget_exceeded: number; other: number };
+  /** Distinct budget threshold alerts the healthy receiver got. */
+  budget_alerts: number;
   ok: boolean;
 }
 

@@ -96,6 +96,7 @@ export async function runSoak(o: SoakOptions): Promise<SoakReport> {
   const opErrors: string[] = [];
   const firstFailures: Failure[] = [];
   let stack: SoakStack | null = null;
+  const record = new SoakRecord();
   let http: SoakHttp | null = null;
   let databaseUrl = '';
   const invariants = new Invariants((failure) => {
@@ -114,7 +115,7 @@ export async function runSoak(o: SoakOptions): Promise<SoakReport> {
       seed: o.seed,
       stack,
       http,
-      record: new SoakRecord(),
+      record,
       usageQueue,
       step: -1,
       fail: (invariant, message) => invariants.fail(ctx.step, invariant, message),
@@ -163,7 +164,7 @@ export async function runSoak(o: SoakOptions): Promise<SoakReport> {
     }
     if (invariants.failures.length === 0 || o.keepGoing) {
       o.log('final drain and strict checks');
-      await drain(ctx, invariants);
+      await drain(ctx, invariants, { final: true });
     }
     if (!o.clean) databaseUrl = await keepDatabase(stack, o.seed, o.log).catch((error: Error) => `${stack!.databaseUrl} (not kept: ${error.message})`);
   } catch (error) {
@@ -192,6 +193,9 @@ export async function runSoak(o: SoakOptions): Promise<SoakReport> {
     five_xx: { allowed_503: http?.fiveXx.filter((f) => f.allowed).length ?? 0, violations: http?.fiveXx.filter((f) => !f.allowed).length ?? 0 },
     webhook_deliveries: stack ? Object.fromEntries(Object.entries(stack.webhooks.received).map(([name, r]) => [name, r.ids.size])) : {},
     op_errors: opErrors.slice(0, 100),
+    litellm_pull_runs_to_bill_max: invariants.pullRunsToBillMax,
+    budget_holds: record.budgetHolds,
+    budget_alerts: stack?.webhooks.budgetAlerts.healthy.ids.size ?? 0,
     ok: failures.length === 0 && !opErrors.some((e) => e.startsWith('soak aborted')),
   };
 }

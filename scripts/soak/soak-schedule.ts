@@ -6,7 +6,7 @@
 // Times are planned as offsets (the executor turns them into instants), so the JSON is stable.
 import { createHash } from 'node:crypto';
 import { seededRandom } from '../../src/common/random/seeded-random.js';
-import { STREAM_FORMATS, type StreamFormat } from './soak-stream-fixtures.js';
+import { STREAM_FIXTURES, STREAM_FORMATS, type StreamFormat } from './soak-stream-fixtures.js';
 
 export const USERS = ['u_soak0', 'u_soak1', 'u_soak2', 'u_soak3'] as const;
 export const CONTRIBUTORS = [
@@ -46,7 +46,8 @@ export interface PlannedEvent {
 export type PlannedOp =
   | { op: 'single'; api: number; event: PlannedEvent }
   | { op: 'batch'; api: number; events: PlannedEvent[] }
-  | { op: 'stream'; api: number; format: StreamFormat; event: PlannedEvent }
+  | { op: 'stream'; api: number; format: StreamFormat; detect: boolean; event: PlannedEvent }
+  | { op: 'response'; api: number; format: StreamFormat; detect: boolean; event: PlannedEvent }
   | { op: 'queue'; event: PlannedEvent }
   | { op: 'litellm_push'; api: number; litellm_id: string; event: PlannedEvent }
   | { op: 'litellm_pull'; litellm_id: string; event: PlannedEvent; also_push: boolean }
@@ -65,10 +66,25 @@ export type PlannedOp =
   | { op: 'partition'; month: string }
   | { op: 'archive'; before: string }
   | { op: 'webhook_mode'; receiver: 'flaky-slow' | 'flaky-dead'; mode: 'ok' | 'slow' | 'dead' | 'error' }
+  | { op: 'budget_holds'; user_id: string; key_id: string; budgets: PlannedBudget[]; holds: PlannedBudgetHold[] }
   | { op: 'drain' };
-// Budgets and grants (another branch builds them): add `budget_set`, `budget_hold` and
-// `grant_credit` here, a weight in OP_WEIGHTS, an executor in soak-ops.ts and the "no budget
-// passed by holds" / "grants consumed first, breakage once" invariants in soak-invariants.ts.
+
+/** A budget scoped to one of the soak's keys (only budget_holds events name a key: its spent is the soak's own sum). */
+export interface PlannedBudget {
+  budget_id: string;
+  limit_usd: string;
+  period: 'day' | 'week' | 'month' | 'total';
+  model: string | null;
+  action: 'block' | 'notify';
+}
+
+/** One of the racing holds of a budget_holds op: captured by an event naming the key and model, or released. */
+export interface PlannedBudgetHold {
+  hold_id: string;
+  amount_usd: string;
+  model: string;
+  capture: PlannedEvent | null;
+}
 
 export type OpKind = PlannedOp['op'];
 
@@ -94,10 +110,12 @@ const OP_WEIGHTS: Array<[Exclude<OpKind, 'drain'>, number]> = [
   ['single', 14], ['batch', 8], ['stream', 8], ['queue', 8], ['litellm_push', 5], ['litellm_pull', 5], ['sdk_report', 8],
   ['hold_capture', 5], ['hold_release', 3], ['hold_race', 2], ['credit', 3], ['refund', 6],
   ['price_change', 2], ['late_price', 1], ['reprice', 2], ['address_change', 2], ['settlement', 3], ['approve', 2],
-  ['partition', 2], ['archive', 1], ['webhook_mode', 2],
+  ['partition', 2], ['archive', 1], ['webhook_mode', 2], ['response', 4], ['budget_holds', 4],
 ];
 /** Run alone (never beside another op), so the soak's own record knows their order. */
-const SOLO_OPS = new Set<OpKind>(['price_change', 'late_price', 'hold_race', 'archive']);
+const SOLO_OPS = new Set<OpKind>(['price_change', 'late_price', 'hold_race', 'archive', 'budget_holds']);
+/** Keys per user that budget_holds uses (events elsewhere name none). */
+const BUDGET_KEYS_PER_USER = 2;
 const FAULT_WEIGHTS: Array<[FaultKind, number]> = [
   ['kill_api', 4], ['kill_worker', 4], ['kill_sdk', 3], ['restart_postgres', 2], ['restart_redis', 2], ['anvil_reorg', 2], ['clock_step', 3],
 ];
@@ -131,7 +149,7 @@ export class SoakSchedule {
   /** Events planned before the current step (a refund targets one of them, never one of its own step). */
   private refundableCount = 0;
   private readonly refundedThisStep = new Set<string>();
-  private hash = createHash('sha256').update('soak-schedule-v1').digest('hex');
+  private hash = createHash('sha256').update('soak-schedule-v2').digest('hex');
 
   constructor(readonly seed: number) {
     this.random = seededRandom(seed);
@@ -184,7 +202,7 @@ export class SoakSchedule {
     return (value / scale).toFixed(decimals).replace(/\.?0+$/, '');
   }
 
-  private event(options: { model?: string; backdated?: boolean; cached?: boolean } = {}): PlannedEvent {
+  private event(options: { model?: string; backdated?: boolean; cached?: boolean; now?: boolean } = {}): PlannedEvent {
     const n = this.eventCounter++;
     const event_id = `soak${this.seed}-e${n}`;
     this.plannedEventIds.push(event_id);
@@ -195,7 +213,7 @@ export class SoakSchedule {
     const when =
       backdated && months.length > 0 && options.model !== LATE_MODEL
         ? { at: `${this.pick(months)}-${String(this.int(1, 28)).padStart(2, '0')}T${String(this.int(0, 23)).padStart(2, '0')}:${String(this.int(0, 59)).padStart(2, '0')}:00.000Z` }
-        : { offset_ms: this.clockOffsetMs - this.int(0, 5_000) };
+        : { offset_ms: (options.now ? 0 : this.clockOffsetMs) - this.int(0, 5_000) };
     return {
       event_id,
       user_id: this.pick(USERS),
@@ -214,7 +232,15 @@ export class SoakSchedule {
       case 'batch':
         return { op: 'batch', api, events: Array.from({ length: this.int(2, 40) }, () => this.event()) };
       case 'stream':
-        return { op: 'stream', api, format: this.pick(STREAM_FORMATS), event: this.event({ cached: false }) };
+      case 'response': {
+        // Every wire format (real recorded bodies, usage rewritten), with `format` or detected.
+        const format = this.pick(STREAM_FORMATS);
+        const detect = this.random() < 0.5;
+        const cached = kind === 'response' || STREAM_FIXTURES[format].cached;
+        return { op: kind, api, format, detect, event: this.event({ cached: cached ? undefined : false }) };
+      }
+      case 'budget_holds':
+        return this.budgetHolds();
       case 'queue':
         return { op: 'queue', event: this.event() };
       case 'litellm_push': {
@@ -272,6 +298,37 @@ export class SoakSchedule {
       case 'webhook_mode':
         return { op: 'webhook_mode', receiver: this.pick(['flaky-slow', 'flaky-dead'] as const), mode: this.pick(['ok', 'slow', 'dead', 'error'] as const) };
     }
+  }
+
+  /**
+   * A key of a user, its budgets (re)set (one on the key, one on the key and a model; block or
+   * notify, any period), then 2-4 holds naming the key at once, each captured by an event naming
+   * the key and its model (at the present, not the soak's clock) or released.
+   */
+  private budgetHolds(): PlannedOp {
+    const user_id = this.pick(USERS);
+    const keyIndex = this.int(0, BUDGET_KEYS_PER_USER - 1);
+    const key_id = `soak${this.seed}-key-${user_id}-${keyIndex}`;
+    const model = this.pick(PRICED_MODELS);
+    const budget = (suffix: string, scopedModel: string | null): PlannedBudget => ({
+      budget_id: `${key_id}-${suffix}`,
+      limit_usd: this.usd(0.2, 3, 2),
+      period: this.pick(['day', 'week', 'month', 'total'] as const),
+      model: scopedModel,
+      action: this.random() < 0.8 ? 'block' : 'notify',
+    });
+    const budgets = [budget('key', null), budget('model', model)];
+    const holds = Array.from({ length: this.int(2, 4) }, () => {
+      const holdModel = this.random() < 0.7 ? model : this.pick(PRICED_MODELS);
+      return {
+        hold_id: `soak${this.seed}-h${this.holdCounter++}`,
+        amount_usd: this.usd(0.01, 0.6, 2),
+        model: holdModel,
+        // The hold's user: a hold is captured only by an event of its own user.
+        capture: this.random() < 0.6 ? { ...this.event({ model: holdModel, backdated: false, now: true }), user_id } : null,
+      };
+    });
+    return { op: 'budget_holds', user_id, key_id, budgets, holds };
   }
 
   private planFault(kind: FaultKind): PlannedFault {

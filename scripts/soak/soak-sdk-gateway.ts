@@ -20,7 +20,7 @@ const ledger = new LedgerClient({
   outboxDir,
   outboxIntervalMs: 1_000,
   requestTimeoutMs: 10_000,
-  onReportError: (error, report) => appendFileSync(join(outboxDir, '..', 'refused.ndjson'), `${JSON.stringify({ event_id: report.event_id, error: error.message })}\n`),
+  onReportError: (error, report) => appendFileSync(join(outboxDir, '..', 'refused.ndjson'), `${JSON.stringify({ event_id: report?.event_id, error: error.message })}\n`),
 });
 
 const server = createServer((req, res) => {

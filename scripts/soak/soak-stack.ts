@@ -3,7 +3,6 @@
 // spend-log database, a Redis (append-only, fsync always), Anvil with the contracts, webhook
 // receivers on loopback, two APIs and two workers from dist/, and an SDK gateway child process
 // with its outbox on disk. Every process is registered on the cleanup stack.
-import { CLOCK_OFFSET_MIN_MS } from './soak-schedule.js';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import pg from 'pg';
@@ -156,11 +155,9 @@ export async function startSoakStack(o: { runDir: string; cleanup: CleanupStack;
     WEBHOOK_RETRY_BASE_MS: '500',
     LITELLM_DATABASE_URL: litellmUrl,
     LITELLM_BACKFILL_SECONDS: '2',
-    // The clock step writes spend rows up to an hour after their endTime. The pull's late-row sweep
-    // (LITELLM_BACKFILL_LATE_SECONDS) bills them, but only within ~12 runs, later than the soak's
-    // "accepted events are stored" check allows (seed 984409934, step 279): until that invariant
-    // knows the sweep's delay, the overlap covers the clock step.
-    LITELLM_BACKFILL_OVERLAP_SECONDS: String(Math.ceil((-CLOCK_OFFSET_MIN_MS + 10 * 60_000) / 1000)),
+    // The overlap and the late window are the service's defaults: the clock step writes spend rows
+    // up to an hour behind the checkpoint's overlap, which only the late sweep finds (the invariant
+    // allows its documented number of runs, soak-litellm-pull.ts).
     LITELLM_BACKFILL_FROM: new Date(Date.now() - LITELLM_BACKFILL_FROM_MS).toISOString(),
   };
   // One after the other: each spends its start compiling, and side by side on a busy 2-core

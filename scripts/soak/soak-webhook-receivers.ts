@@ -3,6 +3,7 @@
 // the service must deliver to the healthy one whatever the others do.
 import { once } from 'node:events';
 import { createServer, type Server } from 'node:http';
+import { parseUsdToAtto } from '../../src/common/money/index.js';
 import { LOOPBACK_HOST } from '../lib/processes.js';
 
 export type ReceiverMode = 'ok' | 'slow' | 'dead' | 'error';
@@ -15,21 +16,31 @@ export interface WebhookReceivers {
   setMode(name: ReceiverName, mode: ReceiverMode): void;
   /** Deliveries received (any answer) per receiver, and distinct webhook-ids per receiver. */
   received: Record<ReceiverName, { requests: number; ids: Set<string> }>;
+  /**
+   * user.budget_threshold_crossed per receiver: webhook-ids per (user, budget, period_start,
+   * threshold), and alerts whose spent was below threshold x limit in their own data.
+   */
+  budgetAlerts: Record<ReceiverName, { ids: Map<string, Set<string>>; unreached: string[] }>;
   close(): Promise<void>;
 }
 
 export async function startWebhookReceivers(): Promise<WebhookReceivers> {
   const modes: Record<ReceiverName, ReceiverMode> = { healthy: 'ok', 'flaky-slow': 'ok', 'flaky-dead': 'ok' };
   const received = Object.fromEntries(RECEIVER_NAMES.map((n) => [n, { requests: 0, ids: new Set<string>() }])) as WebhookReceivers['received'];
+  const budgetAlerts = Object.fromEntries(RECEIVER_NAMES.map((n) => [n, { ids: new Map<string, Set<string>>(), unreached: [] as string[] }])) as WebhookReceivers['budgetAlerts'];
   const servers: Server[] = [];
   const urls = {} as Record<ReceiverName, string>;
   for (const name of RECEIVER_NAMES) {
     const server = createServer((req, res) => {
-      req.resume();
+      const chunks: Buffer[] = [];
+      req.on('data', (c: Buffer) => chunks.push(c));
       req.on('end', () => {
         received[name].requests += 1;
         const id = req.headers['webhook-id'];
-        if (typeof id === 'string') received[name].ids.add(id);
+        if (typeof id === 'string') {
+          received[name].ids.add(id);
+          noteBudgetAlert(budgetAlerts[name], id, Buffer.concat(chunks).toString('utf8'));
+        }
         const mode = modes[name];
         if (mode === 'dead') return req.socket.destroy();
         if (mode === 'error') return res.writeHead(500).end('receiver down');
@@ -47,6 +58,7 @@ export async function startWebhookReceivers(): Promise<WebhookReceivers> {
   return {
     urls,
     received,
+    budgetAlerts,
     setMode: (name, mode) => {
       modes[name] = mode;
     },
@@ -57,4 +69,27 @@ export async function startWebhookReceivers(): Promise<WebhookReceivers> {
       }
     },
   };
+}
+
+/** Exact: spent >= threshold x limit, in decimal strings (threshold a fraction like "0.5"). */
+function reached(spentUsd: string, thresholdText: string, limitUsd: string): boolean {
+  const atto = (usd: string) => parseUsdToAtto(usd, { allowNegative: true });
+  const [whole, decimals = ''] = thresholdText.split('.');
+  return atto(spentUsd) * 10n ** BigInt(decimals.length) >= atto(limitUsd) * BigInt(`${whole}${decimals}`);
+}
+
+function noteBudgetAlert(into: WebhookReceivers['budgetAlerts'][ReceiverName], webhookId: string, body: string): void {
+  let event: { type?: string; data?: Record<string, string> };
+  try {
+    event = JSON.parse(body);
+  } catch {
+    return;
+  }
+  if (event.type !== 'user.budget_threshold_crossed' || !event.data) return;
+  const d = event.data;
+  const key = `${d.user_id}:${d.budget_id}:${d.period_start}:${d.threshold}`;
+  const ids = into.ids.get(key) ?? new Set<string>();
+  ids.add(webhookId);
+  into.ids.set(key, ids);
+  if (!reached(d.spent_usd!, d.threshold!, d.limit_usd!)) into.unreached.push(`${key} spent ${d.spent_usd} limit ${d.limit_usd}`);
 }

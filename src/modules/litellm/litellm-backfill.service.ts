@@ -75,7 +75,8 @@ export class LitellmBackfillService {
     if (read === 0) await this.repository.recordSync('pull', 0, null);
 
     ingested += await this.rejectFuture(now);
-    ingested += await this.sweepLate(now, checkpointMs ?? now.getTime());
+    // The run's number is read before any of its reads: a row committed before it is seen by its sweep.
+    ingested += await this.sweepLate(now, checkpointMs ?? now.getTime(), state?.sweepRuns ?? 0);
     // Safety net: calls parked for a deployment mapped since (the mapping bills them itself).
     const billedParked = await this.litellm.billMappedParked();
     if (ingested > 0 || billedParked > 0) this.logger.log(`LiteLLM spend log: ${read} rows read, ${ingested} calls ingested, ${billedParked} parked calls billed`);
@@ -90,9 +91,8 @@ export class LitellmBackfillService {
   }
 
   /** The late sweep over this run's slice of the window (litellm-late-sweep.ts). */
-  private async sweepLate(now: Date, checkpointMs: number): Promise<number> {
+  private async sweepLate(now: Date, checkpointMs: number, run: number): Promise<number> {
     const lateMs = this.config.LITELLM_BACKFILL_LATE_SECONDS * 1000;
-    const run = Math.floor(now.getTime() / (this.config.LITELLM_BACKFILL_SECONDS * 1000));
     // Rows that started after this are still read by the checkpoint's overlap.
     const untilMs = checkpointMs - this.config.LITELLM_BACKFILL_OVERLAP_SECONDS * 1000;
     const minutes = lateSweepMinutes(now.getTime(), lateMs, untilMs, run);
@@ -104,6 +104,7 @@ export class LitellmBackfillService {
     const ingested = changed.length === 0 ? 0 : await this.takeIds(await this.spendLogs.idsInMinutes(changed.map((f) => f.minute)));
     // Recorded only once their rows were taken: a run that fails reads them again.
     await this.repository.savePullMinutes(changed, lateSweepFloor(now.getTime(), lateMs));
+    await this.repository.sweepRunDone(run);
     return ingested;
   }
 

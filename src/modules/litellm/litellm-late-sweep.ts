@@ -8,7 +8,9 @@
 // has its ids read, and only its unknown ids have their rows fetched. Each run checks one slice
 // of the window (the minutes whose number is the run's modulo LATE_SWEEP_SLICES), so a run costs
 // 1/LATE_SWEEP_SLICES of the window's index entries, and a late row is found within
-// LATE_SWEEP_SLICES runs.
+// LATE_SWEEP_SLICES runs. The run's number is the count of sweeps completed
+// (litellm_sync_state.sweep_runs), not the clock: runs that came late, twice in one interval or
+// not at all under load used to sweep some slices and skip others.
 
 export const LATE_SWEEP_SLICES = 12;
 /** How long before its "endTime" a call may have started: the window reaches this much further back in "startTime". */
@@ -17,11 +19,12 @@ const MINUTE_MS = 60_000;
 
 /**
  * The minutes (RFC 3339, UTC, on the minute) of [nowMs - lateMs - CALL_DURATION_MAX_MS, untilMs)
- * that run number `run` checks.
+ * that run number `run` checks; the minute holding untilMs is one of them (rows before untilMs in
+ * it are not read by the overlap, and the checkpoint may not move for a while).
  */
 export function lateSweepMinutes(nowMs: number, lateMs: number, untilMs: number, run: number): string[] {
   const first = Math.floor((nowMs - lateMs - CALL_DURATION_MAX_MS) / MINUTE_MS);
-  const last = Math.floor(untilMs / MINUTE_MS);
+  const last = Math.ceil(untilMs / MINUTE_MS);
   const slice = ((run % LATE_SWEEP_SLICES) + LATE_SWEEP_SLICES) % LATE_SWEEP_SLICES;
   const minutes: string[] = [];
   for (let m = first; m < last; m += 1) {

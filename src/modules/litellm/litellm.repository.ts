@@ -29,6 +29,8 @@ export interface SyncState {
   payloads: bigint;
   lastAt: Date | null;
   checkpoint: Date | null;
+  /** Late sweeps completed (pull): the next run sweeps slice sweepRuns mod LATE_SWEEP_SLICES. */
+  sweepRuns: number;
 }
 
 /** litellm_deployments, litellm_requests and litellm_sync_state (the migration says what each holds). */
@@ -238,12 +240,24 @@ export class LitellmRepository {
   }
 
   async syncState(path: LitellmSource): Promise<SyncState | null> {
-    const result = await this.db.pool.query<{ payloads: string; last_at: Date | null; checkpoint: Date | null }>(
-      'SELECT payloads, last_at, checkpoint FROM litellm_sync_state WHERE path = $1',
+    const result = await this.db.pool.query<{ payloads: string; last_at: Date | null; checkpoint: Date | null; sweep_runs: string }>(
+      'SELECT payloads, last_at, checkpoint, sweep_runs::text AS sweep_runs FROM litellm_sync_state WHERE path = $1',
       [path],
     );
     const r = result.rows[0];
-    return r ? { payloads: BigInt(r.payloads), lastAt: r.last_at, checkpoint: r.checkpoint } : null;
+    return r ? { payloads: BigInt(r.payloads), lastAt: r.last_at, checkpoint: r.checkpoint, sweepRuns: Number(r.sweep_runs) } : null;
+  }
+
+  /**
+   * Counts the late sweep of run `run` (the number it read at its start) as done. A run that
+   * overlapped another of the same number counts nothing: the number moves once per slice swept.
+   */
+  async sweepRunDone(run: number): Promise<void> {
+    await this.db.pool.query(
+      `INSERT INTO litellm_sync_state (path, sweep_runs) VALUES ('pull', $1::bigint + 1)
+       ON CONFLICT (path) DO UPDATE SET sweep_runs = EXCLUDED.sweep_runs WHERE litellm_sync_state.sweep_runs = $1::bigint`,
+      [run],
+    );
   }
 }
 
