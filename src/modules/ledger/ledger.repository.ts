@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { DatabaseService, type SqlClient } from '../../database/database.service.js';
+import { DatabaseService, type SqlClient, type SqlRunner } from '../../database/database.service.js';
 import { arrayLiteral, preparedStatement, toBigInt } from '../../database/sql.js';
 import { describeAccount, type AccountKind } from './account-codes.js';
 import { postingArrayLiterals, type BalanceDelta, type JournalDraft } from './journal-draft.js';
@@ -225,8 +225,8 @@ export class LedgerRepository {
   }
 
   /** Stored balances summed by account kind (tracked accounts only keep one). */
-  async totalsByAccountKind(): Promise<Map<AccountKind, { balanceAtto: bigint; heldAtto: bigint }>> {
-    const result = await this.db.pool.query<{ kind: AccountKind; balance: string; held: string }>(
+  async totalsByAccountKind(runner: SqlRunner = this.db.pool): Promise<Map<AccountKind, { balanceAtto: bigint; heldAtto: bigint }>> {
+    const result = await runner.query<{ kind: AccountKind; balance: string; held: string }>(
       `SELECT kind, coalesce(sum(balance_atto), 0) AS balance, coalesce(sum(held_atto), 0) AS held
        FROM accounts
        WHERE kind IN ('user', 'contributor_pending', 'contributor_payable', 'contributor_in_settlement', 'contributor_paid')
@@ -241,8 +241,8 @@ export class LedgerRepository {
    * index: the same filter over ledger_postings could not be pushed below the unnest and read
    * every entry of the journal (13.3 s over 3M entries, issue 25).
    */
-  async netMoved(input: { intoKind: string; outOfKind: string }): Promise<bigint> {
-    const result = await this.db.pool.query<{ total: string }>(
+  async netMoved(input: { intoKind: string; outOfKind: string }, runner: SqlRunner = this.db.pool): Promise<bigint> {
+    const result = await runner.query<{ total: string }>(
       `SELECT coalesce(sum(p.amount), 0) AS total
        FROM journal_entries e, unnest(e.account_codes, e.amounts_atto) AS p(code, amount)
        WHERE e.kind IN ($1, $2) AND ((e.kind = $1 AND p.amount > 0) OR (e.kind = $2 AND p.amount < 0))`,

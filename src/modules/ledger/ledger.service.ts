@@ -3,7 +3,7 @@ import { APP_CONFIG, type AppConfig } from '../../config/index.js';
 import { WebhookOutbox } from '../webhooks/webhook-outbox.service.js';
 import { describeAccount } from './account-codes.js';
 import { lowBalanceCrossings, lowBalanceEvents } from './low-balance-crossings.js';
-import type { SqlClient } from '../../database/database.service.js';
+import type { SqlClient, SqlRunner } from '../../database/database.service.js';
 import { assert } from '../../common/errors/index.js';
 import { assertBalanced, netBalanceDeltas, type BalanceDelta, type JournalDraft } from './journal-draft.js';
 import type { AccountKind } from './account-codes.js';
@@ -110,16 +110,16 @@ export class LedgerService {
   }
 
   /** Stored balances and held amounts summed per kind of tracked account (a kind without accounts is absent). */
-  totalsByAccountKind(): Promise<Map<AccountKind, { balanceAtto: bigint; heldAtto: bigint }>> {
-    return this.repository.totalsByAccountKind();
+  totalsByAccountKind(runner?: SqlRunner): Promise<Map<AccountKind, { balanceAtto: bigint; heldAtto: bigint }>> {
+    return this.repository.totalsByAccountKind(runner);
   }
 
   /**
    * What entries of `intoKind` credited plus what entries of `outOfKind` debited, over all
    * accounts: e.g. settlement_paid into paid accounts minus settlement_reorged out of them.
    */
-  netMoved(input: { intoKind: string; outOfKind: string }): Promise<bigint> {
-    return this.repository.netMoved(input);
+  netMoved(input: { intoKind: string; outOfKind: string }, runner?: SqlRunner): Promise<bigint> {
+    return this.repository.netMoved(input, runner);
   }
 
   /** One page of the contributor registry with its three accounts' stored balances (admin list). */

@@ -90,12 +90,15 @@ export class ReconciliationService {
 
   /** The `settlement` section of GET /v1/admin/ledger/check. */
   async ledgerCheck(): Promise<{ ok: boolean } & Record<string, unknown>> {
-    const [t, paidJournalAtto, byKind] = await Promise.all([
-      this.checks.totals(),
+    // One snapshot for the three reads: read apart, a payout booked between them (its lines paid
+    // and its settlement_paid entry, one commit) made one side count it and not the other, and the
+    // check reported a mismatch that was never there (the soak, seed 392116518, step 2359).
+    const [t, paidJournalAtto, byKind] = await this.db.transaction(async (client) => [
+      await this.checks.totals(client),
       // What settlement_paid moved into paid accounts minus what settlement_reorged moved out.
-      this.ledger.netMoved({ intoKind: JOURNAL_SETTLEMENT_PAID, outOfKind: JOURNAL_SETTLEMENT_REORGED }),
-      this.ledger.totalsByAccountKind(),
-    ]);
+      await this.ledger.netMoved({ intoKind: JOURNAL_SETTLEMENT_PAID, outOfKind: JOURNAL_SETTLEMENT_REORGED }, client),
+      await this.ledger.totalsByAccountKind(client),
+    ] as const, 'repeatable read');
     const inSettlementBalanceAtto = byKind.get('contributor_in_settlement')?.balanceAtto ?? 0n;
     const paidMatches = microUsdcToAtto(t.paidLinesMicroUsdc) === paidJournalAtto;
     const inSettlementMatches = microUsdcToAtto(t.openLinesMicroUsdc) === inSettlementBalanceAtto;

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { DatabaseService } from '../../../database/database.service.js';
+import { DatabaseService, type SqlRunner } from '../../../database/database.service.js';
 import { toBigInt } from '../../../database/sql.js';
 import { RECONCILIATION_FINGERPRINT_SQL } from './reconciliation-resolution.repository.js';
 
@@ -25,8 +25,8 @@ export interface SettlementCheckTotals {
 export class SettlementCheckRepository {
   constructor(private readonly db: DatabaseService) {}
 
-  async totals(): Promise<SettlementCheckTotals> {
-    const result = await this.db.pool.query<{
+  async totals(runner: SqlRunner = this.db.pool): Promise<SettlementCheckTotals> {
+    const result = await runner.query<{
       paid_lines: string; open_lines: string; failures: number; resolved: number; unreconciled: number; reorg_conflicts: number; unfinal_txs: number;
     }>(
       `WITH failed AS (
