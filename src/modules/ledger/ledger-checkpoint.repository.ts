@@ -98,19 +98,10 @@ export class LedgerCheckpointRepository {
       `WITH totals AS (
          SELECT count(*) AS entries, coalesce(sum(sum_atto), 0) AS total, count(*) FILTER (WHERE sum_atto <> 0) AS unbalanced
          FROM (SELECT ${ENTRY_SUM} AS sum_atto FROM journal_entries WHERE id > $2::bigint AND id <= $3::bigint) AS e
-       ), after AS (
-         -- The same range again, not a MATERIALIZED CTE of the entries: their arrays spilled to temp
-         -- files past work_mem (20,000 entries: 321-666 ms against 236-331 ms, load 18).
-         SELECT p.code, sum(p.amount) AS total
-         FROM journal_entries e, unnest(e.account_codes, e.amounts_atto) AS p(code, amount)
-         WHERE e.id > $2::bigint AND e.id <= $3::bigint
-         GROUP BY p.code
-       ), posted AS (
-         SELECT code, sum(total) AS total FROM (
-           SELECT account_code AS code, total_atto AS total FROM ledger_checkpoint_balances WHERE checkpoint_id = $1::bigint
-           UNION ALL SELECT code, total FROM after) AS x
-         GROUP BY code
-       ), mismatched AS (
+       ),
+       -- The same range again, not a MATERIALIZED CTE of the entries: their arrays spilled to temp
+       -- files past work_mem (20,000 entries: 321-666 ms against 236-331 ms, load 18).
+       ${POSTED_AFTER_CTE}, mismatched AS (
          SELECT coalesce(a.code, p.code) AS code, a.balance_atto AS stored, coalesce(p.total, 0) AS posted
          FROM accounts a FULL JOIN posted p ON p.code = a.code
          WHERE (a.code IS NULL) OR (a.tracked AND a.balance_atto <> coalesce(p.total, 0))
