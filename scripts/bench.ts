@@ -1,4 +1,4 @@
-// npm run bench [-- --quick] [--earnings-events N] [--duration S] [--rounds N] [--keep] [--no-build] [--render-from RUN/figures.json] [--only single|two-api|tracing|litellm|ledger-fetch|ledger-check|ledger-check-hot|stream-audit|stream-formats [--ledger-check-events N] [--hot-day-events N]]
+// npm run bench [-- --quick] [--earnings-events N] [--duration S] [--rounds N] [--keep] [--no-build] [--render-from RUN/figures.json] [--only batch|single|two-api|tracing|litellm|ledger-fetch|ledger-check|ledger-check-hot|stream-audit|stream-formats [--ledger-check-events N] [--hot-day-events N]]
 //   [--history [--history-events N] [--history-steps K]]: only the history phase (scripts/lib/bench-history.ts, docs/history-bench.md)
 //   BENCH_CPU_PROF_DIR=DIR in the environment: every API process writes a V8 CPU profile there (node --cpu-prof).
 // Every figure of docs/performance.md, measured side by side in ONE run on the same Postgres:
@@ -121,7 +121,7 @@ const say = (line: string) => console.log(`[bench] ${line}`);
 const sayCpu = (phase: string, cpu: MultiApiCpu) =>
   say(`${phase} CPU (cores): api ${cpu.apiCoresEach.length > 1 ? `${cpu.apiCoresEach.map((c) => c.toFixed(2)).join(' + ')} = ` : ''}${cpu.apiCores.toFixed(2)}, redis ${cpu.redisCores.toFixed(2)}, postgres ${cpu.postgresCores.toFixed(2)}, load generator ${cpu.loadGeneratorCores.toFixed(2)}, other processes ${cpu.otherCores.toFixed(2)}`);
 
-function parsePlan(): BenchPlan & { keep: boolean; noBuild: boolean; renderFrom?: string; onlySingle: boolean; onlyTwoApi: boolean; onlyTracing: boolean; onlyLitellm: boolean; onlyLedgerFetch: boolean; onlyLedgerCheck: boolean; onlyStreamAudit: boolean; onlyStreamFormats: boolean; onlyLedgerCheckHot: boolean; onlyFloor: boolean; floorWithSingle: boolean; ledgerCheckEvents: number; hotDayEvents: number; history: { events: number; steps: number } | null } {
+function parsePlan(): BenchPlan & { keep: boolean; noBuild: boolean; renderFrom?: string; onlyBatch: boolean; onlySingle: boolean; onlyTwoApi: boolean; onlyTracing: boolean; onlyLitellm: boolean; onlyLedgerFetch: boolean; onlyLedgerCheck: boolean; onlyStreamAudit: boolean; onlyStreamFormats: boolean; onlyLedgerCheckHot: boolean; onlyFloor: boolean; floorWithSingle: boolean; ledgerCheckEvents: number; hotDayEvents: number; history: { events: number; steps: number } | null } {
   const { values } = parseArgs({
     options: {
       quick: { type: 'boolean', default: false },
@@ -134,7 +134,8 @@ function parsePlan(): BenchPlan & { keep: boolean; noBuild: boolean; renderFrom?
       history: { type: 'boolean', default: false },
       'history-events': { type: 'string', default: '50000000' },
       'history-steps': { type: 'string', default: '4' },
-      // A short targeted run, printed, docs untouched: "single" (plain and price-dimension single
+      // A short targeted run, printed, docs untouched: "batch" (batch 1000, CPU per event; with
+      // BENCH_AB_BUILD_ROOT also on the API of that build, alternating ABBA), "single" (plain and price-dimension single
       // events), "two-api" (batch 1000 and single events on one API and on two, alternating),
       // "litellm" (LiteLLM batches of 500 payloads vs /v1/usage-events/batch, same events, alternating),
       // "ledger-check" (440,000 seeded events, the checkpointed ledger check timed), "tracing"
@@ -162,14 +163,14 @@ function parsePlan(): BenchPlan & { keep: boolean; noBuild: boolean; renderFrom?
   const history = values.history ? { events: historyEvents, steps: historySteps } : null;
   // One phase, or "floor,single" (the floor server and the service's single events, alternating).
   const only = values.only?.split(',') ?? [];
-  const phases = ['single', 'two-api', 'tracing', 'litellm', 'ledger-fetch', 'ledger-check', 'ledger-check-hot', 'stream-audit', 'stream-formats', 'floor'];
+  const phases = ['batch', 'single', 'two-api', 'tracing', 'litellm', 'ledger-fetch', 'ledger-check', 'ledger-check-hot', 'stream-audit', 'stream-formats', 'floor'];
   const floorPair = only.length === 2 && only.includes('floor') && only.includes('single');
   if (only.some((o) => !phases.includes(o)) || (only.length > 1 && !floorPair)) throw new Error(`--only takes one of ${phases.map((p) => `"${p}"`).join(', ')}, or "floor,single"`);
   const hotDayEvents = Number(values['hot-day-events'].replace(/_/g, ''));
   if (!Number.isSafeInteger(hotDayEvents) || hotDayEvents < 1) throw new Error('--hot-day-events must be a positive integer');
   const ledgerCheckEvents = Number(values['ledger-check-events']);
   if (!Number.isSafeInteger(ledgerCheckEvents) || ledgerCheckEvents < 1) throw new Error('--ledger-check-events must be a positive integer');
-  return { ...base, quick, durationS, ingestionRounds, earningsEvents, keep: values.keep ?? false, noBuild: values['no-build'] ?? false, renderFrom: values['render-from'], onlySingle: values.only === 'single', onlyTwoApi: values.only === 'two-api', onlyTracing: values.only === 'tracing', onlyLitellm: values.only === 'litellm', onlyLedgerFetch: values.only === 'ledger-fetch', onlyLedgerCheck: values.only === 'ledger-check', onlyStreamAudit: values.only === 'stream-audit', onlyStreamFormats: values.only === 'stream-formats', onlyLedgerCheckHot: values.only === 'ledger-check-hot', onlyFloor: only.includes('floor'), floorWithSingle: floorPair, ledgerCheckEvents, hotDayEvents, history };
+  return { ...base, quick, durationS, ingestionRounds, earningsEvents, keep: values.keep ?? false, noBuild: values['no-build'] ?? false, renderFrom: values['render-from'], onlyBatch: values.only === 'batch', onlySingle: values.only === 'single', onlyTwoApi: values.only === 'two-api', onlyTracing: values.only === 'tracing', onlyLitellm: values.only === 'litellm', onlyLedgerFetch: values.only === 'ledger-fetch', onlyLedgerCheck: values.only === 'ledger-check', onlyStreamAudit: values.only === 'stream-audit', onlyStreamFormats: values.only === 'stream-formats', onlyLedgerCheckHot: values.only === 'ledger-check-hot', onlyFloor: only.includes('floor'), floorWithSingle: floorPair, ledgerCheckEvents, hotDayEvents, history };
 }
 
 async function machineInfo(databaseUrl: string): Promise<MachineInfo> {
@@ -350,6 +351,53 @@ async function measureTwoApiOnly(stack: Stack, cleanup: CleanupStack, plan: Benc
   writeFileSync(join(stack.runDir, 'two-api-figures.json'), JSON.stringify({ durationS: plan.durationS, rounds: plan.ingestionRounds, loadAvgStart, loadAvgEnd, comparisons }, null, 2));
   console.log(`\n${renderTwoApiTable(comparisons)}\n`);
   say(`load average (1/5/15 min) at start ${load(loadAvgStart)}, at end ${load(loadAvgEnd)}; figures: ${join(stack.runDir, 'two-api-figures.json')}`);
+}
+
+/** --only batch: a second build to run beside dist/ (its root holds dist/ and package.json), for an A/B in one run. */
+const AB_BUILD_ROOT_ENV = 'BENCH_AB_BUILD_ROOT';
+
+/**
+ * --only batch: batch 1000 (BATCH_CONNECTIONS clients), --rounds runs of --duration s, CPU per
+ * event of the API and Postgres each run. With BENCH_AB_BUILD_ROOT, the same load on a second API
+ * of that build (same database and environment) in ABBA order, and the B/A ratio of the medians.
+ */
+async function measureBatchOnly(stack: Stack, cleanup: CleanupStack, plan: BenchPlan): Promise<void> {
+  const loadAvgStart = loadavg();
+  const key = await seedAndWarmUp(stack, plan);
+  const sides: Array<{ name: string; process: ManagedProcess; baseUrl: string }> = [{ name: 'A (dist/)', process: stack.api, baseUrl: stack.baseUrl }];
+  const otherRoot = process.env[AB_BUILD_ROOT_ENV];
+  if (otherRoot) {
+    // BENCH_AB_ENV="NAME=value,...": settings of B's environment only (a setting's A/B on one build).
+    const otherEnv = Object.fromEntries((process.env.BENCH_AB_ENV ?? '').split(',').filter(Boolean).map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)]));
+    const other = await startApi({ runDir: stack.runDir, env: { ...stack.apiEnv, ...otherEnv }, name: 'api-b', buildRoot: otherRoot });
+    cleanup.add('stop api-b', () => other.api.stop());
+    sides.push({ name: `B (${otherRoot})`, process: other.api, baseUrl: other.baseUrl });
+    await runBatchLoad({ baseUrl: other.baseUrl, key, size: 100, connections: BATCH_CONNECTIONS, durationS: plan.warmupS, prefix: 'warm-b' });
+  }
+  const perEvent: number[][] = sides.map(() => []);
+  const rates: number[][] = sides.map(() => []);
+  for (let round = 1; round <= plan.ingestionRounds; round += 1) {
+    const order = sides.length === 1 ? [0] : round % 2 === 1 ? [0, 1] : [1, 0];
+    for (const i of order) {
+      const side = sides[i]!;
+      await settledEventCounts(stack.databaseUrl);
+      const meters = startCpuMeters(stack, [side.process]);
+      const rss = sampleRss(side.process.pid, RSS_SAMPLE_MS);
+      const load = await runBatchLoad({ baseUrl: side.baseUrl, key, size: TWO_API_BATCH_SIZE, connections: BATCH_CONNECTIONS, durationS: plan.durationS, prefix: `ab${i}-r${round}` });
+      const cpu = meters.stop();
+      const rssPeakMiB = rss.stop().peakBytes / 2 ** 20;
+      assertPhaseClean(stack, side.name, load, [side.process]);
+      const api = perEventUs(cpu.apiCores, load.eventsPerSecond);
+      const postgres = perEventUs(cpu.postgresCores, load.eventsPerSecond);
+      perEvent[i]!.push(api + postgres);
+      rates[i]!.push(load.eventsPerSecond);
+      say(`round ${round} ${side.name}: batch ${TWO_API_BATCH_SIZE} ${Math.round(load.eventsPerSecond)} events/s, p99 ${load.latencyP99Ms} ms, CPU per event api ${api.toFixed(0)} us + postgres ${postgres.toFixed(0)} us, RSS peak ${rssPeakMiB.toFixed(0)} MiB, load ${loadavg()[0]!.toFixed(2)}`);
+    }
+  }
+  const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+  sides.forEach((side, i) => say(`${side.name}: median ${Math.round(median(rates[i]!))} events/s, ${median(perEvent[i]!).toFixed(0)} us API + Postgres per event`));
+  if (sides.length === 2) say(`B / A CPU per event (medians): ${(median(perEvent[1]!) / median(perEvent[0]!)).toFixed(3)}x`);
+  say(`load average (1/5/15 min) at start ${loadAvgStart.map((x) => x.toFixed(2)).join(' / ')}, at end ${loadavg().map((x) => x.toFixed(2)).join(' / ')}`);
 }
 
 /** The tracing phase (i) of a full run: short runs, two rounds (ABBA), within ~1.5 minutes. */
@@ -899,6 +947,10 @@ async function main(): Promise<number> {
       writeFileSync(join(runDir, 'history-figures.json'), JSON.stringify(history, null, 2));
       writeFileSync(join(DOCS_DIR, 'history-bench.md'), renderHistoryMarkdown(history, { startedAt, finishedAt: new Date(), durationS: plan.durationS, machine: `${machine.cores} cores (${machine.cpuModel}), ${machine.postgres}, Node ${machine.node}` }));
       say(`wrote docs/history-bench.md (figures: ${join(runDir, 'history-figures.json')})`);
+      return 0;
+    }
+    if (plan.onlyBatch) {
+      await measureBatchOnly(stack, cleanup, plan);
       return 0;
     }
     if (plan.onlySingle) {

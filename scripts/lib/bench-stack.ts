@@ -264,11 +264,11 @@ export interface ServiceOptions {
  * resident-memory target, and compile WebAssembly with the baseline compiler only: Prisma's query
  * compiler is a large wasm module whose optimizing recompile took 40-60 MiB more RSS in half the runs.
  */
-export async function startApi(options: ServiceOptions & { name?: string }): Promise<{ api: ManagedProcess; baseUrl: string }> {
+export async function startApi(options: ServiceOptions & { name?: string; buildRoot?: string }): Promise<{ api: ManagedProcess; baseUrl: string }> {
   const name = options.name ?? 'api';
   const started = await startApiProcess({
     name,
-    buildRoot: REPO_ROOT,
+    buildRoot: options.buildRoot ?? REPO_ROOT,
     cwd: REPO_ROOT,
     env: { ...process.env, NODE_ENV: 'production', ...options.env },
     logPath: join(options.runDir, `${name}.log`),

@@ -1,7 +1,8 @@
 // POST /v1/usage-events without Nest's per-request pipeline. The route stays declared on
 // UsageController (OpenAPI, roles, rate limit); when Fastify registers it, its handler is replaced
 // by one that does the same three steps directly: the AuthGuard's check with the controller's own
-// metadata, the body schema (as the global ZodValidationPipe), then the controller method. Errors
+// metadata, the body schema (as the global ZodValidationPipe; plain bodies without zod's machinery,
+// usage-event-parse.ts), then the controller method. Errors
 // are thrown to Fastify's error handler, which is Nest's global exception filter (as for the body
 // parser's errors), so every answer keeps the api.md shape.
 // Why: Nest's router execution context, guard consumer and pipes allocate ~12 KiB per request and
@@ -18,7 +19,8 @@ import { RATE_LIMIT_KEY, type RateLimitPolicy } from '../auth/rate-limited.decor
 import { RateLimiter } from '../auth/rate-limiter.js';
 import { SignedRequestVerifier, type AuthedRequest } from '../auth/signed-request-verifier.js';
 import { UsageController } from './usage.controller.js';
-import { UsageEventDto, usageEventSchema } from './usage.schemas.js';
+import type { UsageEventDto } from './usage.schemas.js';
+import { parseUsageEvent } from './usage-event-parse.js';
 
 /** The route as Nest registers it (the router ignores case and a trailing slash anyway). */
 export const LEAN_INGEST_ROUTE = { method: 'POST', url: '/v1/usage-events' } as const;
@@ -36,7 +38,7 @@ export function leanIngestHandler(guard: AuthGuard, controller: UsageController,
   const policy = reflector.get<RateLimitPolicy | undefined>(RATE_LIMIT_KEY, method);
   return async function ingestUsageEvent(request: FastifyRequest, reply: FastifyReply): Promise<unknown> {
     await guard.authorize(request as AuthedRequest, roles, policy);
-    const parsed = usageEventSchema.safeParse(request.body);
+    const parsed = parseUsageEvent(request.body);
     // The exception the global ZodValidationPipe throws, so the filter answers the same 400.
     if (!parsed.success) throw new ZodValidationException(parsed.error);
     return controller.ingest(parsed.data as UsageEventDto, reply);

@@ -8,6 +8,7 @@ import { lowBalanceOutboxCte, unpricedOutboxCte } from '../webhooks/webhook-outb
 import { DEFAULT_PRICE_VARIANT, type TokenUsage } from '../pricing/pricing.types.js';
 import type { ArchivedEvent, ContributorTierName, PlannedEvent, RollupDelta, StoredEvent } from './usage.types.js';
 import { USAGE_JOURNAL_KIND } from './usage-planner.js';
+import { USAGE_KINDS_AFTER_FIRST_FOUR } from './usage.schemas.js';
 import { describeAccount, PLATFORM_REVENUE } from '../ledger/account-codes.js';
 
 /** Rows insertEvents wrote (event_id -> id) and their received_at: one value per transaction. */
@@ -25,16 +26,7 @@ export interface UnpricedModelRow {
 }
 
 /** The usage kinds beyond the first four, in the order of the per-row kinds array (kinds_text). */
-const KIND_COLUMN_LIST = [
-  'cache_write_5m_tokens',
-  'cache_write_1h_tokens',
-  'prompt_audio_tokens',
-  'cached_audio_tokens',
-  'prompt_image_tokens',
-  'completion_audio_tokens',
-  'completion_image_tokens',
-  'web_search_calls',
-] as const;
+const KIND_COLUMN_LIST = USAGE_KINDS_AFTER_FIRST_FOUR;
 const KIND_COLUMNS = KIND_COLUMN_LIST.join(', ');
 /** Each kind from the row's array; a NULL array (a plain text event) is all zeros. */
 const KIND_VALUES = KIND_COLUMN_LIST.map((_, i) => `coalesce(x.kinds[${i + 1}], 0)`).join(', ');

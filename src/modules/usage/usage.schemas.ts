@@ -9,6 +9,18 @@ import { externalIdSchema, idSchema, modelSchema, timestampSchema, tokenCountSch
 export const BATCH_EVENTS_MAX = 1000;
 export const METADATA_BYTES_MAX = 4096;
 
+/** The usage kinds after the first four, in usageSchema's order (the per-row kinds array of the write follows it too). */
+export const USAGE_KINDS_AFTER_FIRST_FOUR = [
+  'cache_write_5m_tokens',
+  'cache_write_1h_tokens',
+  'prompt_audio_tokens',
+  'cached_audio_tokens',
+  'prompt_image_tokens',
+  'completion_audio_tokens',
+  'completion_image_tokens',
+  'web_search_calls',
+] as const;
+
 /**
  * Every usage kind of docs/pricing.md (absent = 0) with its containment rules: a violation is a
  * 400 naming the part that does not fit (usageContainmentProblem).

@@ -11,7 +11,8 @@ import { MetricsService } from '../health/metrics.service.js';
 import { UsageRepository, type UnpricedModelRow } from './usage.repository.js';
 import { normalizeEvent, type NormalizedEvent, type StreamDetails } from './usage-event.js';
 import { multipliersOf, planEvent, rollupDeltas, usageJournalDraft, type Multipliers } from './usage-planner.js';
-import { usageEventSchema, type UsageEventInput } from './usage.schemas.js';
+import type { UsageEventInput } from './usage.schemas.js';
+import { parseUsageEvent } from './usage-event-parse.js';
 import { ARCHIVED_MODEL_UNKNOWN, type ArchivedEvent, type PlannedEvent, type RefundableEvent, type StoredEvent, type WriteOutcome } from './usage.types.js';
 import { formatAttoAsUsd } from '../../common/money/index.js';
 import { chargesOf, UsageWriter } from './usage-writer.js';
@@ -43,7 +44,7 @@ export class UsageService {
 
   /** Validates a raw payload (REST body or queue job) into a normalized event, or field issues. */
   parse(raw: unknown, source: NormalizedEvent['source'], stream: StreamDetails | null = null): { event: NormalizedEvent } | { issues: FieldIssue[] } {
-    const parsed = usageEventSchema.safeParse(raw);
+    const parsed = parseUsageEvent(raw);
     if (!parsed.success) return { issues: zodIssuesToFields(parsed.error as ZodError) };
     return this.fromInput(parsed.data, source, stream);
   }

@@ -1,0 +1,133 @@
+import fc from 'fast-check';
+import { parseUsageEvent, plainUsageEvent } from './usage-event-parse.js';
+import { usageEventSchema } from './usage.schemas.js';
+
+const base = () => ({
+  event_id: 'evt-1',
+  user_id: 'user-1',
+  contributor_id: 'contrib-1',
+  model: 'openai/gpt-4o',
+  usage: { prompt_tokens: 100, completion_tokens: 20 } as Record<string, unknown>,
+});
+
+/** The same answer as the schema: same success, same output (values and key order), same issues. */
+function expectSameAsSchema(raw: unknown): void {
+  const expected = usageEventSchema.safeParse(raw);
+  const actual = parseUsageEvent(raw);
+  expect(actual.success).toBe(expected.success);
+  if (expected.success && actual.success) {
+    expect(actual.data).toStrictEqual(expected.data);
+    expect(JSON.stringify(actual.data)).toBe(JSON.stringify(expected.data));
+    expect(Object.keys(actual.data.usage)).toEqual(Object.keys(expected.data.usage));
+  } else {
+    expect(actual.error?.issues).toEqual(expected.error?.issues);
+  }
+}
+
+describe('parseUsageEvent: usageEventSchema without zod for plain bodies', () => {
+  it('takes the fast path for the common body and outputs what the schema does (defaults included)', () => {
+    const raw = base();
+    expect(plainUsageEvent(raw)).toBeDefined();
+    expectSameAsSchema(raw);
+    expectSameAsSchema({ ...base(), usage: { prompt_tokens: 0, completion_tokens: 0, cached_tokens: 0, reasoning_tokens: 0 } });
+  });
+
+  it('takes it with every optional field and kind, in the schema key order', () => {
+    const raw = {
+      metadata: { trace: 'abc', n: [1, { x: true }] },
+      key_id: 'key-9',
+      hold_id: 'hold-1',
+      usage: { web_search_calls: 2, prompt_tokens: 100, completion_tokens: 50, cached_tokens: 30, cache_write_5m_tokens: 10, cache_write_1h_tokens: 5, prompt_audio_tokens: 20, cached_audio_tokens: 10, prompt_image_tokens: 5, reasoning_tokens: 10, completion_audio_tokens: 10, completion_image_tokens: 10 },
+      price_variant: 'us',
+      occurred_at: '2026-12-01T10:00:00.123+02:00',
+      model: 'anthropic/claude',
+      contributor_id: 'c',
+      user_id: 'alice+x@example.com',
+      event_id: 'e'.repeat(256),
+    };
+    expect(plainUsageEvent(raw)).toBeDefined();
+    expectSameAsSchema(raw);
+  });
+
+  it.each([
+    ['a unicode id (valid, left to the schema)', { ...base(), user_id: 'José' }],
+    ['an id of 257 characters', { ...base(), event_id: 'e'.repeat(257) }],
+    ['an empty id', { ...base(), contributor_id: '' }],
+    ['a control character in an id', { ...base(), event_id: 'a\u0007b' }],
+    ['a lone surrogate', { ...base(), user_id: 'a\ud800' }],
+    ['a model with a space', { ...base(), model: 'gpt 4' }],
+    ['a model of 201 characters', { ...base(), model: 'm'.repeat(201) }],
+    ['an unknown key', { ...base(), extra: 1 }],
+    ['an unknown usage kind', { ...base(), usage: { prompt_tokens: 1, completion_tokens: 1, video_tokens: 3 } }],
+    ['a null count', { ...base(), usage: { prompt_tokens: 1, completion_tokens: 1, cached_tokens: null } }],
+    ['a fractional count', { ...base(), usage: { prompt_tokens: 1.5, completion_tokens: 1 } }],
+    ['a negative count', { ...base(), usage: { prompt_tokens: -1, completion_tokens: 1 } }],
+    ['a count above 2^31-1', { ...base(), usage: { prompt_tokens: 2 ** 31, completion_tokens: 1 } }],
+    ['a count as a string', { ...base(), usage: { prompt_tokens: '1', completion_tokens: 1 } }],
+    ['cached above prompt', { ...base(), usage: { prompt_tokens: 1, completion_tokens: 1, cached_tokens: 2 } }],
+    ['reasoning above completion', { ...base(), usage: { prompt_tokens: 1, completion_tokens: 1, reasoning_tokens: 2 } }],
+    ['a missing usage', { event_id: 'e', user_id: 'u', contributor_id: 'c', model: 'm' }],
+    ['a bad timestamp', { ...base(), occurred_at: '2026-13-01T00:00:00Z' }],
+    ['a year 0 timestamp', { ...base(), occurred_at: '0000-01-01T00:00:00Z' }],
+    ['a bad variant', { ...base(), price_variant: 'US' }],
+    ['a null hold id', { ...base(), hold_id: null }],
+    ['metadata that is an array', { ...base(), metadata: [1] }],
+    ['metadata over 4096 bytes', { ...base(), metadata: { k: 'x'.repeat(5000) } }],
+    ['metadata with a NUL', { ...base(), metadata: { k: 'a\u0000b' } }],
+    ['an explicit undefined', { ...base(), key_id: undefined }],
+    ['a __proto__ key', JSON.parse('{"event_id":"e","user_id":"u","contributor_id":"c","model":"m","usage":{"prompt_tokens":1,"completion_tokens":1},"__proto__":{"x":1}}') as unknown],
+    ['an array', [base()]],
+    ['null', null],
+    ['a string', 'event'],
+  ])('answers as the schema for %s', (_name, raw) => {
+    expectSameAsSchema(raw);
+  });
+
+  it('answers as the schema for arbitrary bodies near the common shape', () => {
+    // Mostly valid values (so the fast path is taken often), with the odd one the rules refuse.
+    const mostly = <T, U>(valid: fc.Arbitrary<T>, other: fc.Arbitrary<U>) => fc.oneof({ arbitrary: valid, weight: 6 }, { arbitrary: other, weight: 1 });
+    const id = mostly(fc.stringMatching(/^[\x20-\x7E]{1,20}$/), fc.oneof(fc.string({ maxLength: 260 }), fc.string({ unit: 'grapheme', maxLength: 5 }), fc.constant(''), fc.integer(), fc.constant(null)));
+    const small = mostly(fc.integer({ min: 0, max: 40 }), fc.oneof(fc.integer({ min: -2, max: 300 }), fc.constant(2 ** 31), fc.double(), fc.constant(null), fc.constant('7')));
+    const big = mostly(fc.integer({ min: 200, max: 2 ** 31 - 1 }), small);
+    const rare = <T,>(value: fc.Arbitrary<T>, absentWeight = 2) => fc.oneof({ arbitrary: fc.constant(undefined), weight: absentWeight }, { arbitrary: value, weight: 1 });
+    const usage = fc
+      .record({
+        prompt_tokens: big,
+        completion_tokens: big,
+        cached_tokens: rare(small),
+        reasoning_tokens: rare(small),
+        cache_write_5m_tokens: rare(small),
+        cached_audio_tokens: rare(small),
+        prompt_audio_tokens: rare(small),
+        web_search_calls: rare(small),
+        other: rare(small, 20),
+      })
+      .map((raw) => Object.fromEntries(Object.entries(raw).filter(([, v]) => v !== undefined)));
+    const body = fc
+      .record({
+        event_id: id,
+        user_id: id,
+        contributor_id: id,
+        model: mostly(fc.constantFrom('openai/gpt-4o', 'm'), fc.oneof(fc.constantFrom('a b', '', 'm'.repeat(201)), fc.string({ maxLength: 8 }))),
+        occurred_at: rare(mostly(fc.constantFrom('2026-12-01T00:00:00Z', '2026-12-01T00:00:00.0001+01:00'), fc.oneof(fc.constantFrom('yesterday', '0000-01-01T00:00:00Z'), fc.constant(1)))),
+        price_variant: rare(mostly(fc.constantFrom('standard', 'us'), fc.oneof(fc.constantFrom('US', ''), fc.string({ maxLength: 4 })))),
+        usage: mostly(usage, fc.constant(null)),
+        hold_id: rare(id),
+        key_id: rare(id),
+        metadata: rare(mostly(fc.object({ maxDepth: 2 }), fc.oneof(fc.constant(null), fc.constant([1])))),
+        extra: rare(fc.integer(), 20),
+      })
+      // Absent, not undefined: a body from JSON has no undefined values.
+      .map((raw) => Object.fromEntries(Object.entries(raw).filter(([, v]) => v !== undefined)));
+    let fast = 0;
+    fc.assert(
+      fc.property(body, (raw) => {
+        if (plainUsageEvent(raw) !== undefined) fast += 1;
+        expectSameAsSchema(raw);
+      }),
+      { numRuns: 3000 },
+    );
+    // The property must exercise the fast path, not only compare the schema with itself.
+    expect(fast).toBeGreaterThan(100);
+  });
+});

@@ -1,0 +1,96 @@
+// The usage event body, checked without zod's machinery when it is the common shape (issue 35:
+// zod was ~8% of the API's busy time at batch 1000, and its output objects part of the GC there).
+// Not a second set of rules: the fast check only *proves* a body valid for the plain cases (ASCII
+// ids, integer counts, optional fields from a short list) and builds exactly what
+// usageEventSchema would output; anything else, valid or not, goes to usageEventSchema itself, so
+// every 400 and its details come from zod as before. Differentially tested against the schema
+// (usage-event-parse.spec.ts).
+import type { ZodSafeParseResult } from 'zod';
+import { ID_LENGTH_MAX, TOKENS_MAX } from '../../common/validation/fields.js';
+import { PRICE_VARIANT_PATTERN } from '../pricing/price-rules.js';
+import { usageContainmentProblem } from '../pricing/pricing-math.js';
+import { tokenUsageOf, USAGE_KINDS_AFTER_FIRST_FOUR, usageEventSchema, type UsageEventInput, type UsageInput } from './usage.schemas.js';
+
+/** An id the rule accepts without looking further: 1 to 256 printable ASCII characters (no control character, no surrogate). */
+const PLAIN_ID = /^[\x20-\x7E]+$/;
+/** modelSchema: 1 to 200 printable ASCII characters without spaces. */
+const PLAIN_MODEL = /^[\x21-\x7E]{1,200}$/;
+
+const EVENT_KEYS = new Set(['event_id', 'user_id', 'contributor_id', 'model', 'occurred_at', 'price_variant', 'usage', 'hold_id', 'key_id', 'metadata']);
+/** usageSchema's optional kinds, in its order (zod's output order). */
+const OPTIONAL_KINDS = USAGE_KINDS_AFTER_FIRST_FOUR;
+const USAGE_KEYS = new Set<string>(['prompt_tokens', 'completion_tokens', 'cached_tokens', 'reasoning_tokens', ...OPTIONAL_KINDS]);
+
+const shape = usageEventSchema.shape;
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return false;
+  const proto = Object.getPrototypeOf(value) as unknown;
+  return proto === Object.prototype || proto === null;
+}
+
+/** Only keys of `allowed`, none of them holding undefined (zod keeps an explicit undefined; not worth copying). */
+function onlyKeys(value: Record<string, unknown>, allowed: ReadonlySet<string>): boolean {
+  for (const key of Object.keys(value)) {
+    if (!allowed.has(key) || value[key] === undefined) return false;
+  }
+  return true;
+}
+
+const isPlainId = (v: unknown): v is string => typeof v === 'string' && v.length <= ID_LENGTH_MAX && PLAIN_ID.test(v);
+const isCount = (v: unknown): v is number => typeof v === 'number' && Number.isInteger(v) && v >= 0 && v <= TOKENS_MAX;
+
+/** usageSchema's output for a plain usage object, or undefined when the fast check cannot prove it valid. */
+function plainUsage(raw: unknown): UsageInput | undefined {
+  if (!isPlainObject(raw) || !onlyKeys(raw, USAGE_KEYS)) return undefined;
+  const { prompt_tokens, completion_tokens } = raw;
+  // Absent = the schema's default 0 (null is no count: the schema refuses it).
+  const cached = raw.cached_tokens === undefined ? 0 : raw.cached_tokens;
+  const reasoning = raw.reasoning_tokens === undefined ? 0 : raw.reasoning_tokens;
+  if (!isCount(prompt_tokens) || !isCount(completion_tokens) || !isCount(cached) || !isCount(reasoning)) return undefined;
+  const usage: Record<string, number> = { prompt_tokens, completion_tokens, cached_tokens: cached, reasoning_tokens: reasoning };
+  for (const kind of OPTIONAL_KINDS) {
+    const n = raw[kind];
+    if (n === undefined) continue;
+    if (!isCount(n)) return undefined;
+    usage[kind] = n;
+  }
+  const parsed = usage as UsageInput;
+  return usageContainmentProblem(tokenUsageOf(parsed)) === null ? parsed : undefined;
+}
+
+/** usageEventSchema's output for a plain body, or undefined when only the schema can tell. */
+export function plainUsageEvent(raw: unknown): UsageEventInput | undefined {
+  if (!isPlainObject(raw) || !onlyKeys(raw, EVENT_KEYS)) return undefined;
+  const { event_id, user_id, contributor_id, model, occurred_at, price_variant, hold_id, key_id, metadata } = raw;
+  if (!isPlainId(event_id) || !isPlainId(user_id) || !isPlainId(contributor_id)) return undefined;
+  if (typeof model !== 'string' || !PLAIN_MODEL.test(model)) return undefined;
+  if (price_variant !== undefined && (typeof price_variant !== 'string' || !PRICE_VARIANT_PATTERN.test(price_variant))) return undefined;
+  if ((hold_id !== undefined && !isPlainId(hold_id)) || (key_id !== undefined && !isPlainId(key_id))) return undefined;
+  const usage = plainUsage(raw.usage);
+  if (usage === undefined) return undefined;
+  // In the schema's key order, only the keys sent (as zod outputs them).
+  const event: Record<string, unknown> = { event_id, user_id, contributor_id, model };
+  if (occurred_at !== undefined) {
+    // The timestamp and metadata rules are the schema's own field schemas.
+    const at = shape.occurred_at.safeParse(occurred_at);
+    if (!at.success) return undefined;
+    event.occurred_at = at.data;
+  }
+  if (price_variant !== undefined) event.price_variant = price_variant;
+  event.usage = usage;
+  if (hold_id !== undefined) event.hold_id = hold_id;
+  if (key_id !== undefined) event.key_id = key_id;
+  if (metadata !== undefined) {
+    const checked = shape.metadata.safeParse(metadata);
+    if (!checked.success) return undefined;
+    event.metadata = checked.data;
+  }
+  return event as UsageEventInput;
+}
+
+/** usageEventSchema.safeParse, with the plain bodies checked directly (same output, same errors). */
+export function parseUsageEvent(raw: unknown): ZodSafeParseResult<UsageEventInput> {
+  const plain = plainUsageEvent(raw);
+  return plain === undefined ? usageEventSchema.safeParse(raw) : { success: true, data: plain };
+}
