@@ -1,14 +1,15 @@
 import { Injectable } from '@nestjs/common';
 import type { SqlClient, SqlRunner } from '../../database/database.service.js';
 import { userAccount } from '../ledger/account-codes.js';
+import type { SpendDelta } from './spend-deltas.js';
 
 /*
  * user_spend_daily: per user, UTC day of occurred_at, key ('' = none) and model, the charges of
  * priced events and what was refunded of them: budgets' spent is read from it (BudgetsRepository).
  * Kept only for users whose account row has spend_rollup (set by their first budget). Every
  * writer that changes a user's charge in a period holds that account row's lock while it adds
- * here: the usage write (the one-statement CTE below, or addEvents on the transaction path),
- * reprice (addEvents) and refunds (addRefund). enable() sets the flag and backfills under the same
+ * here: the usage write (the one-statement CTE below, or addCharges on the transaction path),
+ * reprice (addCharges) and refunds (addRefund). enable() sets the flag and backfills under the same
  * lock, so the rollup equals the events at every commit (test/spend/spend-rollup.int-spec.ts,
  * and the ledger check's `spend_rollup`).
  */
@@ -65,12 +66,9 @@ const BACKFILL_SQL = `INSERT INTO user_spend_daily (user_id, day, key_id, model,
 /** The users (of those given) whose locked account row has spend_rollup. */
 const FLAGGED = (userColumn: string) => `EXISTS (SELECT 1 FROM accounts a WHERE a.code = 'user:' || ${userColumn} AND a.spend_rollup)`;
 
-const ADD_EVENTS_SQL = `INSERT INTO user_spend_daily AS r (user_id, day, key_id, model, charge_atto)
-   SELECT e.user_id, ${DAY('e.occurred_at')}, ${KEY('e.key_id')}, e.model, sum(e.charge_atto)
-   FROM usage_event_keys k JOIN usage_events e ON e.id = k.id AND e.occurred_at = k.occurred_at
-   WHERE k.event_id = ANY($1::text[]) AND e.charge_atto IS NOT NULL AND ${FLAGGED('e.user_id')}
-   GROUP BY 1, 2, 3, 4
-   ORDER BY 1, 2, 3, 4
+/** Charges summed in Node (spendDeltas), of users whose locked account row has the flag. */
+const ADD_CHARGES_SQL = `INSERT INTO user_spend_daily AS r (user_id, day, key_id, model, charge_atto)
+   SELECT * FROM unnest($1::text[], $2::date[], $3::text[], $4::text[], $5::numeric[])
    ${ACCUMULATE}`;
 
 /** An event archived with its month is in no rollup row (archive deletes them): its refund adds nothing. */
@@ -100,10 +98,19 @@ export class SpendRollupRepository {
     return true;
   }
 
-  /** Transaction path and reprice: the charges of these events (written or priced in this transaction, account rows locked). */
-  async addEvents(client: SqlClient, eventIds: readonly string[]): Promise<void> {
-    if (eventIds.length === 0) return;
-    await client.query(ADD_EVENTS_SQL, [eventIds]);
+  /**
+   * Transaction path and reprice: charges written or priced in this transaction, of users whose
+   * account row this transaction locked and got back with spend_rollup (spendDeltas: in key order).
+   */
+  async addCharges(client: SqlClient, deltas: readonly SpendDelta[]): Promise<void> {
+    if (deltas.length === 0) return;
+    await client.query(ADD_CHARGES_SQL, [
+      deltas.map((d) => d.userId),
+      deltas.map((d) => d.day),
+      deltas.map((d) => d.keyId),
+      deltas.map((d) => d.model),
+      deltas.map((d) => d.chargeAtto.toString()),
+    ]);
   }
 
   /** A refund, in its transaction after the refund's entry locked the user's account row. */

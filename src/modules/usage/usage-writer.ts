@@ -11,6 +11,7 @@ import { PricingService } from '../pricing/pricing.service.js';
 import { GRANTS_TAKE_TRANSACTION_PATH, UsageRepository, type InsertedEvents } from './usage.repository.js';
 import { GrantsService } from '../spend/grants.service.js';
 import { SpendRollupRepository } from '../spend/spend-rollup.repository.js';
+import { spendDeltas } from '../spend/spend-deltas.js';
 import { userAccount } from '../ledger/account-codes.js';
 import { GrantHolders } from './grant-holders.js';
 import type { NormalizedEvent } from './usage-event.js';
@@ -75,9 +76,15 @@ function writesInOneStatement(plans: readonly PlannedEvent[], eventsMax: number)
 export const chargesOf = (plans: readonly PlannedEvent[]) =>
   plans.flatMap((p) => (p.amounts && p.amounts.chargeAtto > 0n ? [{ eventId: p.event.eventId, userId: p.event.userId, chargeAtto: p.amounts.chargeAtto }] : []));
 
-/** The priced events of the users whose account codes are given (their budgets' spend rollup). */
-export const pricedEventsOf = (plans: readonly PlannedEvent[], accountCodes: ReadonlySet<string>) =>
-  plans.flatMap((p) => (p.amounts && accountCodes.has(userAccount(p.event.userId)) ? [p.event.eventId] : []));
+/** What the priced events of the users whose account codes are given add to their budgets' spend rollup. */
+export const spendDeltasOf = (plans: readonly PlannedEvent[], accountCodes: ReadonlySet<string>) =>
+  spendDeltas(
+    plans.flatMap((p) =>
+      p.amounts && accountCodes.has(userAccount(p.event.userId))
+        ? [{ userId: p.event.userId, occurredAt: p.event.occurredAt, keyId: p.event.keyId, model: p.event.model, chargeAtto: p.amounts.chargeAtto }]
+        : [],
+    ),
+  );
 
 /** Events per database transaction: one group commit. */
 export const EVENTS_PER_TX_MAX = 2000;
@@ -268,7 +275,7 @@ export class UsageWriter {
     }
     await this.repository.upsertRollups(client, rollupDeltas(fresh));
     // Users with budgets (account rows locked by that post): their spend rollup.
-    if (spendRollup.size > 0) await this.spendRollup.addEvents(client, pricedEventsOf(fresh, spendRollup));
+    if (spendRollup.size > 0) await this.spendRollup.addCharges(client, spendDeltasOf(fresh, spendRollup));
     if (announceUnpriced.length > 0) await this.webhooks.emit(client, unpricedEvents(fresh, announceUnpriced, new Date()));
     return inserted;
   }

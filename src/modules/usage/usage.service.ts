@@ -14,7 +14,7 @@ import { multipliersOf, planEvent, rollupDeltas, usageJournalDraft, type Multipl
 import { usageEventSchema, type UsageEventInput } from './usage.schemas.js';
 import { ARCHIVED_MODEL_UNKNOWN, type ArchivedEvent, type PlannedEvent, type RefundableEvent, type StoredEvent, type WriteOutcome } from './usage.types.js';
 import { formatAttoAsUsd } from '../../common/money/index.js';
-import { chargesOf, pricedEventsOf, UsageWriter } from './usage-writer.js';
+import { chargesOf, spendDeltasOf, UsageWriter } from './usage-writer.js';
 import { SpendRollupRepository } from '../spend/spend-rollup.repository.js';
 import { GrantsService } from '../spend/grants.service.js';
 
@@ -184,7 +184,7 @@ export class UsageService {
         if (grantsUntil.size > 0) await this.grants.drawForCharges(client, chargesOf(plans), grantsUntil, this.grants.now());
         await this.repository.upsertRollups(client, rollupDeltas(plans));
         // Priced now: the charge counts in the budgets of users with budgets (rollup by occurred_at day).
-        if (spendRollup.size > 0) await this.spendRollup.addEvents(client, pricedEventsOf(plans, spendRollup));
+        if (spendRollup.size > 0) await this.spendRollup.addCharges(client, spendDeltasOf(plans, spendRollup));
         return { seen: rows.length, lastId: rows.at(-1)?.id ?? afterId, priced: plans.length };
       });
       priced += chunk.priced;
