@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { SqlClient, SqlRunner } from '../../database/database.service.js';
+import { preparedStatement } from '../../database/sql.js';
 import { userAccount } from '../ledger/account-codes.js';
 import type { SpendDelta } from './spend-deltas.js';
 
@@ -67,9 +68,9 @@ const BACKFILL_SQL = `INSERT INTO user_spend_daily (user_id, day, key_id, model,
 const FLAGGED = (userColumn: string) => `EXISTS (SELECT 1 FROM accounts a WHERE a.code = 'user:' || ${userColumn} AND a.spend_rollup)`;
 
 /** Charges summed in Node (spendDeltas), of users whose locked account row has the flag. */
-const ADD_CHARGES_SQL = `INSERT INTO user_spend_daily AS r (user_id, day, key_id, model, charge_atto)
+const ADD_CHARGES = preparedStatement('spend_rollup_add_charges', `INSERT INTO user_spend_daily AS r (user_id, day, key_id, model, charge_atto)
    SELECT * FROM unnest($1::text[], $2::date[], $3::text[], $4::text[], $5::numeric[])
-   ${ACCUMULATE}`;
+   ${ACCUMULATE}`);
 
 /** An event archived with its month is in no rollup row (archive deletes them): its refund adds nothing. */
 const ADD_REFUND_SQL = `INSERT INTO user_spend_daily AS r (user_id, day, key_id, model, refunded_atto)
@@ -104,13 +105,9 @@ export class SpendRollupRepository {
    */
   async addCharges(client: SqlClient, deltas: readonly SpendDelta[]): Promise<void> {
     if (deltas.length === 0) return;
-    await client.query(ADD_CHARGES_SQL, [
-      deltas.map((d) => d.userId),
-      deltas.map((d) => d.day),
-      deltas.map((d) => d.keyId),
-      deltas.map((d) => d.model),
-      deltas.map((d) => d.chargeAtto.toString()),
-    ]);
+    await client.query(
+      ADD_CHARGES([deltas.map((d) => d.userId), deltas.map((d) => d.day), deltas.map((d) => d.keyId), deltas.map((d) => d.model), deltas.map((d) => d.chargeAtto.toString())]),
+    );
   }
 
   /** A refund, in its transaction after the refund's entry locked the user's account row. */
