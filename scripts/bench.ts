@@ -1,4 +1,4 @@
-// npm run bench [-- --quick] [--earnings-events N] [--duration S] [--rounds N] [--keep] [--no-build] [--render-from RUN/figures.json] [--only batch|single|two-api|tracing|litellm|ledger-fetch|ledger-check|ledger-check-hot|stream-audit|stream-formats [--ledger-check-events N] [--hot-day-events N]]
+// npm run bench [-- --quick] [--earnings-events N] [--duration S] [--rounds N] [--keep] [--no-build] [--render-from RUN/figures.json] [--only batch|single|two-api|tracing|litellm|ledger-fetch|ledger-check|ledger-check-hot|stream-audit|stream-formats|spend [--ledger-check-events N] [--hot-day-events N]]
 //   [--history [--history-events N] [--history-steps K]]: only the history phase (scripts/lib/bench-history.ts, docs/history-bench.md)
 //   BENCH_CPU_PROF_DIR=DIR in the environment: every API process writes a V8 CPU profile there (node --cpu-prof).
 // Every figure of docs/performance.md, measured side by side in ONE run on the same Postgres:
@@ -33,6 +33,7 @@ import { SEED_CHUNK_EVENTS_DEFAULT, seedEvents } from './lib/seed-events.js';
 import { measureHistory, renderHistoryMarkdown } from './lib/bench-history.js';
 import { cpuPerEventLine, readCommittedCpu } from './lib/bench-committed.js';
 import { measureLedgerCheck, type LedgerCheckFigure } from './lib/ledger-check-bench.js';
+import { measureSpendIngestion, renderSpendTable } from './lib/spend-ingest-bench.js';
 import { HOT_DAY_EVENTS_DEFAULT, measureHotDay } from './lib/ledger-check-hot-day.js';
 import { floorMultiples, startFloorServer, type FloorServer } from './lib/bench-floor.js';
 import { CleanupStack, cpuMeter, findPidsByCmdline, readMachineBusySeconds, readRssBytes, sampleRss, sleep, type ManagedProcess } from './lib/processes.js';
@@ -121,7 +122,7 @@ const say = (line: string) => console.log(`[bench] ${line}`);
 const sayCpu = (phase: string, cpu: MultiApiCpu) =>
   say(`${phase} CPU (cores): api ${cpu.apiCoresEach.length > 1 ? `${cpu.apiCoresEach.map((c) => c.toFixed(2)).join(' + ')} = ` : ''}${cpu.apiCores.toFixed(2)}, redis ${cpu.redisCores.toFixed(2)}, postgres ${cpu.postgresCores.toFixed(2)}, load generator ${cpu.loadGeneratorCores.toFixed(2)}, other processes ${cpu.otherCores.toFixed(2)}`);
 
-function parsePlan(): BenchPlan & { keep: boolean; noBuild: boolean; renderFrom?: string; onlyBatch: boolean; onlySingle: boolean; onlyTwoApi: boolean; onlyTracing: boolean; onlyLitellm: boolean; onlyLedgerFetch: boolean; onlyLedgerCheck: boolean; onlyStreamAudit: boolean; onlyStreamFormats: boolean; onlyLedgerCheckHot: boolean; onlyFloor: boolean; floorWithSingle: boolean; ledgerCheckEvents: number; hotDayEvents: number; history: { events: number; steps: number } | null } {
+function parsePlan(): BenchPlan & { keep: boolean; noBuild: boolean; renderFrom?: string; onlyBatch: boolean; onlySingle: boolean; onlyTwoApi: boolean; onlyTracing: boolean; onlyLitellm: boolean; onlyLedgerFetch: boolean; onlyLedgerCheck: boolean; onlyStreamAudit: boolean; onlyStreamFormats: boolean; onlyLedgerCheckHot: boolean; onlySpend: boolean; onlyFloor: boolean; floorWithSingle: boolean; ledgerCheckEvents: number; hotDayEvents: number; history: { events: number; steps: number } | null } {
   const { values } = parseArgs({
     options: {
       quick: { type: 'boolean', default: false },
@@ -141,7 +142,8 @@ function parsePlan(): BenchPlan & { keep: boolean; noBuild: boolean; renderFrom?
       // "ledger-check" (440,000 seeded events, the checkpointed ledger check timed), "tracing"
       // (batch 1000 and single events, tracing off then on, --rounds rounds of --duration s),
       // "stream-audit" (the stream route with the usage audit off vs on, then the worker's audit timed),
-      // "stream-formats" (the same completions streamed in each wire format, API CPU per event vs chat).
+      // "stream-formats" (the same completions streamed in each wire format, API CPU per event vs chat),
+      // "spend" (single events and batches of 100 of users with 10 budgets vs users without, ABBA).
       only: { type: 'string' },
       'ledger-check-events': { type: 'string', default: String(LEDGER_CHECK_EVENTS) },
       // "ledger-check-hot": one hot day of this many events today (issue 35), the check timed.
@@ -163,14 +165,14 @@ function parsePlan(): BenchPlan & { keep: boolean; noBuild: boolean; renderFrom?
   const history = values.history ? { events: historyEvents, steps: historySteps } : null;
   // One phase, or "floor,single" (the floor server and the service's single events, alternating).
   const only = values.only?.split(',') ?? [];
-  const phases = ['batch', 'single', 'two-api', 'tracing', 'litellm', 'ledger-fetch', 'ledger-check', 'ledger-check-hot', 'stream-audit', 'stream-formats', 'floor'];
+  const phases = ['batch', 'single', 'two-api', 'tracing', 'litellm', 'ledger-fetch', 'ledger-check', 'ledger-check-hot', 'stream-audit', 'stream-formats', 'floor', 'spend'];
   const floorPair = only.length === 2 && only.includes('floor') && only.includes('single');
   if (only.some((o) => !phases.includes(o)) || (only.length > 1 && !floorPair)) throw new Error(`--only takes one of ${phases.map((p) => `"${p}"`).join(', ')}, or "floor,single"`);
   const hotDayEvents = Number(values['hot-day-events'].replace(/_/g, ''));
   if (!Number.isSafeInteger(hotDayEvents) || hotDayEvents < 1) throw new Error('--hot-day-events must be a positive integer');
   const ledgerCheckEvents = Number(values['ledger-check-events']);
   if (!Number.isSafeInteger(ledgerCheckEvents) || ledgerCheckEvents < 1) throw new Error('--ledger-check-events must be a positive integer');
-  return { ...base, quick, durationS, ingestionRounds, earningsEvents, keep: values.keep ?? false, noBuild: values['no-build'] ?? false, renderFrom: values['render-from'], onlyBatch: values.only === 'batch', onlySingle: values.only === 'single', onlyTwoApi: values.only === 'two-api', onlyTracing: values.only === 'tracing', onlyLitellm: values.only === 'litellm', onlyLedgerFetch: values.only === 'ledger-fetch', onlyLedgerCheck: values.only === 'ledger-check', onlyStreamAudit: values.only === 'stream-audit', onlyStreamFormats: values.only === 'stream-formats', onlyLedgerCheckHot: values.only === 'ledger-check-hot', onlyFloor: only.includes('floor'), floorWithSingle: floorPair, ledgerCheckEvents, hotDayEvents, history };
+  return { ...base, quick, durationS, ingestionRounds, earningsEvents, keep: values.keep ?? false, noBuild: values['no-build'] ?? false, renderFrom: values['render-from'], onlyBatch: values.only === 'batch', onlySingle: values.only === 'single', onlyTwoApi: values.only === 'two-api', onlyTracing: values.only === 'tracing', onlyLitellm: values.only === 'litellm', onlyLedgerFetch: values.only === 'ledger-fetch', onlyLedgerCheck: values.only === 'ledger-check', onlyStreamAudit: values.only === 'stream-audit', onlyStreamFormats: values.only === 'stream-formats', onlyLedgerCheckHot: values.only === 'ledger-check-hot', onlySpend: values.only === 'spend', onlyFloor: only.includes('floor'), floorWithSingle: floorPair, ledgerCheckEvents, hotDayEvents, history };
 }
 
 async function machineInfo(databaseUrl: string): Promise<MachineInfo> {
@@ -978,6 +980,21 @@ async function main(): Promise<number> {
     }
     if (plan.onlyTracing) {
       await measureTracingOnly(stack, cleanup, plan);
+      return 0;
+    }
+    if (plan.onlySpend) {
+      const key = await seedAndWarmUp(stack, plan);
+      const figures = await measureSpendIngestion({
+        api: { baseUrl: stack.baseUrl, adminKey: stack.adminKey, key },
+        durationS: plan.durationS,
+        rounds: plan.ingestionRounds,
+        meter: () => startCpuMeters(stack),
+        assertClean: (phase, load) => assertPhaseClean(stack, phase, load),
+        settle: () => settledEventCounts(stack.databaseUrl),
+        log: say,
+      });
+      writeFileSync(join(runDir, 'spend-figures.json'), JSON.stringify(figures, null, 2));
+      console.log(`\n${renderSpendTable(figures)}\n`);
       return 0;
     }
     if (plan.onlyStreamAudit) {

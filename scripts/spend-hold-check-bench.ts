@@ -1,11 +1,12 @@
 // npm run bench:spend (a small measurement, not a test; EXPLAIN=1 prints the plan): the budget check of a hold with 10
-// budgets on the user, as BudgetsService.checkHold runs it (its budgets, their spent over the
-// period's events and refunds, and the held amounts), on a fresh database seeded with one user's
-// events among other users'. Prints p50/p95 in milliseconds.
+// budgets on the user, as BudgetsService.checkHold runs it (its budgets, their spent from the
+// user's spend rollup, and the held amounts), on a fresh database seeded with one user's events
+// among other users'. Prints p50/p95 in milliseconds.
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { migrate } from './lib/migrate.js';
 import { BudgetsRepository } from '../src/modules/spend/budgets.repository.js';
+import { SpendRollupRepository } from '../src/modules/spend/spend-rollup.repository.js';
 import { periodRange, type BudgetPeriod } from '../src/modules/spend/budget-periods.js';
 import { budgetApplies, exceededBudget } from '../src/modules/spend/budget-rules.js';
 
@@ -31,6 +32,15 @@ try {
     [USER_EVENTS, OTHER_EVENTS, now.toISOString()],
   );
   await pool.query(`INSERT INTO accounts (code, kind, owner_id, balance_atto) VALUES ('user:u_bench', 'user', 'u_bench', 10 ^ 24)`);
+  // As the user's first budget does (BudgetsService.put): the spend rollup switched on and backfilled.
+  const backfill = await pool.connect();
+  try {
+    await backfill.query('BEGIN');
+    await new SpendRollupRepository().enable(backfill, 'u_bench');
+    await backfill.query('COMMIT');
+  } finally {
+    backfill.release();
+  }
   await pool.query('ANALYZE');
   const periods: BudgetPeriod[] = ['day', 'week', 'month', 'total', 'day', 'week', 'month', 'day', 'week', 'month'];
   for (const [i, period] of periods.entries()) {

@@ -111,10 +111,16 @@ export function benchEvent(n: number) {
   };
 }
 
+/** The users of a phase's events (the spend phase: with vs without budgets), each event also naming one of 4 keys. */
+export interface BenchUsers {
+  userIds: readonly string[];
+}
+
 /** One event as JSON text; string building keeps the load generator cheap (it shares the 2 cores). */
-function eventJson(prefix: string, n: number): string {
+function eventJson(prefix: string, n: number, users?: BenchUsers): string {
   const e = benchEvent(n);
-  return `{"event_id":"${prefix}-${n}","user_id":"${e.userId}","contributor_id":"${benchContributorId(e.contributorIndex)}","model":"${e.model}","usage":{"prompt_tokens":${e.prompt},"completion_tokens":${e.completion},"cached_tokens":${e.cached},"reasoning_tokens":0}}`;
+  const user = users ? `${users.userIds[n % users.userIds.length]}","key_id":"k${n % 4}` : e.userId;
+  return `{"event_id":"${prefix}-${n}","user_id":"${user}","contributor_id":"${benchContributorId(e.contributorIndex)}","model":"${e.model}","usage":{"prompt_tokens":${e.prompt},"completion_tokens":${e.completion},"cached_tokens":${e.cached},"reasoning_tokens":0}}`;
 }
 
 /** The model of the price-dimension phase: Claude-like prices with a 200k tier, cache writes, a search fee and a `us` variant. */
@@ -257,6 +263,7 @@ export interface BatchLoadOptions {
   connections: number;
   durationS: number;
   prefix: string;
+  users?: BenchUsers;
 }
 
 /**
@@ -284,7 +291,7 @@ export function runBatchPostLoad(options: BatchLoadOptions, path: string, itemJs
 
 /** POST /v1/usage-events/batch with `size` fresh events per request. */
 export function runBatchLoad(options: BatchLoadOptions): Promise<LoadResult> {
-  return runBatchPostLoad(options, '/v1/usage-events/batch', eventJson, (events) => `{"events":[${events}]}`);
+  return runBatchPostLoad(options, '/v1/usage-events/batch', (prefix, n) => eventJson(prefix, n, options.users), (events) => `{"events":[${events}]}`);
 }
 
 /**
@@ -306,9 +313,9 @@ export async function postEventBatches(api: { baseUrl: string; key: string }, pr
 }
 
 /** POST /v1/usage-events, one fresh event per request. */
-export function runSingleLoad(options: { baseUrl: LoadTarget; key: string; connections: number; durationS: number; prefix: string; signer?: GatewaySigner; dimensions?: boolean }): Promise<LoadResult> {
+export function runSingleLoad(options: { baseUrl: LoadTarget; key: string; connections: number; durationS: number; prefix: string; signer?: GatewaySigner; dimensions?: boolean; users?: BenchUsers }): Promise<LoadResult> {
   let n = 0;
-  const json = options.dimensions ? dimensionEventJson : eventJson;
+  const json = options.dimensions ? dimensionEventJson : (prefix: string, i: number) => eventJson(prefix, i, options.users);
   return runLoad({
     ...options,
     method: 'POST',

@@ -15,6 +15,7 @@
 // Kept: usage_event_keys (idempotency: a replay of an archived event is a 410 with its amounts),
 // the journal (balances, the ledger check), contributor_usage_daily (earnings, statements), and
 // each priced event's model in usage_archived_events (a refund of an archived event needs it).
+// Deleted with the month: its rows of user_spend_daily (budgets count the stored events only).
 import { createHash } from 'node:crypto';
 import { createReadStream, createWriteStream } from 'node:fs';
 import { mkdir, readFile, rename, stat, writeFile } from 'node:fs/promises';
@@ -243,6 +244,8 @@ async function dropMonth(client: pg.ClientBase, month: string, exported: MonthSu
     );
     // What a refund of an archived event needs beyond its journal entry and key: its model.
     await client.query(`INSERT INTO usage_archived_events (event_id, month, model) SELECT event_id, $1::date, model FROM "${table}" WHERE status = 'priced'`, [`${month}-01`]);
+    // Budgets read the events still stored (a total budget leaves archived months out): so does their spend rollup.
+    await client.query(`DELETE FROM user_spend_daily WHERE day >= $1::date AND day < ($1::date + interval '1 month')::date`, [`${month}-01`]);
     await client.query(`DROP TABLE "${table}"`);
     await client.query('COMMIT');
     return tableBytes;

@@ -1,6 +1,7 @@
 // npm run archive on a real database: refuses unpriced and unsettled months, writes verified files
 // and a manifest, drops the partitions; afterwards the ledger check (full and from a checkpoint),
-// balances, rollups and earnings are unchanged to the atto, and a replayed archived event gets a
+// balances, rollups and earnings are unchanged to the atto (the budgets' spend rollup loses the
+// archived months, as budgets read the stored events), and a replayed archived event gets a
 // 410 with its original amounts (a changed payload still a 409, a batch replay a duplicate).
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -27,6 +28,8 @@ describe('npm run archive', () => {
   const balances = async () => (await db.query(`SELECT code, balance_atto, held_atto FROM accounts ORDER BY code`)).rows;
 
   it('archives two settled months exactly and answers their replays', async () => {
+    // A user with a budget: the archive drops the months' rows of the spend rollup with the events.
+    await t.admin(t.http.put('/v1/admin/users/u_42/budgets/all')).send({ limit_usd: '1000', period: 'total', action: 'notify' }).expect(201);
     // Events of 2026-08 and 2026-09 (no partition yet: they wait in the default one) and of today.
     const single = exampleEvent({ event_id: 'arc-single', occurred_at: '2026-08-10T10:00:00Z' });
     const created = await t.admin(t.http.post('/v1/usage-events')).send(single).expect(201);
@@ -82,9 +85,14 @@ describe('npm run archive', () => {
     expect((await db.query<{ n: string }>(`SELECT count(*) AS n FROM usage_event_keys`)).rows[0]!.n).toBe('33');
 
     // Unchanged to the atto: the ledger (full and from the checkpoint), balances, rollups, earnings.
-    const fullAfter = await checkFull();
-    expect(fullAfter).toEqual(fullBefore);
+    const { spend_rollup: spendAfter, ...fullAfter } = await checkFull();
+    const { spend_rollup: spendBefore, ...ledgerBefore } = fullBefore;
+    expect(fullAfter).toEqual(ledgerBefore);
     expect(fullAfter.rollups as object).toMatchObject({ ok: true, mismatched: [] });
+    // The spend rollup now holds the stored events only (budgets count what usage_events holds).
+    expect(spendAfter).toMatchObject({ ok: true, mismatched: [] });
+    expect(Number((spendAfter as { rollup_rows: string }).rollup_rows)).toBeLessThan(Number((spendBefore as { rollup_rows: string }).rollup_rows));
+    expect((await db.query(`SELECT 1 FROM user_spend_daily WHERE day < '2026-10-01'`)).rowCount).toBe(0);
     const fromCheckpoint = await check();
     expect(fromCheckpoint).toMatchObject({ ok: true, mode: 'checkpoint', journal_entries: fullBefore.journal_entries, checkpoint: { intact: true, entries_since: 0 } });
     expect(await balances()).toEqual(balancesBefore);

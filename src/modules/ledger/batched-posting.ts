@@ -12,7 +12,7 @@ export const POSTING_CTE_PARAM_COUNT = 8;
 /**
  * The CTE a composing statement must read to run after the balances (the lock order: accounts
  * first). It returns each account touched, after the update: code, kind, owner_id, balance_atto,
- * grants_until.
+ * grants_until, spend_rollup.
  */
 export const POSTED_BALANCES_CTE = 'accounts_upserted';
 /** The CTE of the net balance change per account code (code, amount) the entries written make. */
@@ -48,7 +48,7 @@ export function postingCtes(input: { firstParam: number; source: string; refColu
      WHERE d.code IS NOT NULL OR m.user_id IN (SELECT ${userColumn} FROM ${source})
      ORDER BY m.code
      ON CONFLICT (code) DO UPDATE SET balance_atto = accounts.balance_atto + excluded.balance_atto
-     RETURNING code, kind, owner_id, balance_atto, grants_until
+     RETURNING code, kind, owner_id, balance_atto, grants_until, spend_rollup
    )`;
 }
 

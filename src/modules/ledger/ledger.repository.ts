@@ -61,7 +61,7 @@ const UPSERT_BALANCES = preparedStatement('ledger_upsert_balances', `INSERT INTO
    ON CONFLICT (code) DO UPDATE
      SET balance_atto = accounts.balance_atto + excluded.balance_atto,
          held_atto = accounts.held_atto + excluded.held_atto
-   RETURNING code, balance_atto, grants_until`);
+   RETURNING code, balance_atto, grants_until, spend_rollup`);
 
 const DECREASE_HELD = preparedStatement('ledger_decrease_held', `UPDATE accounts a SET held_atto = a.held_atto + x.held
    FROM json_to_recordset($1::json) AS x(code text, held numeric) WHERE a.code = x.code`);
@@ -116,7 +116,7 @@ export class LedgerRepository {
    * The upsert's insert row must satisfy held_atto >= 0 even when it ends up as an update, so
    * held decreases go in a second statement over rows this transaction has already locked.
    */
-  async applyDeltas(client: SqlClient, deltas: BalanceDelta[], grantsUntil?: Map<string, Date>): Promise<Map<string, bigint>> {
+  async applyDeltas(client: SqlClient, deltas: BalanceDelta[], grantsUntil?: Map<string, Date>, spendRollup?: Set<string>): Promise<Map<string, bigint>> {
     const balancesAfter = new Map<string, bigint>();
     if (deltas.length === 0) return balancesAfter;
     const rows = deltas.map((d) => {
@@ -124,11 +124,13 @@ export class LedgerRepository {
       const heldIncrease = d.heldDeltaAtto > 0n ? d.heldDeltaAtto : 0n;
       return { code: d.accountCode, kind: info.kind, owner: info.ownerId, balance: d.balanceDeltaAtto.toString(), held: heldIncrease.toString() };
     });
-    const upserted = await client.query<{ code: string; balance_atto: string; grants_until: Date | null }>(UPSERT_BALANCES([JSON.stringify(rows)]));
+    const upserted = await client.query<{ code: string; balance_atto: string; grants_until: Date | null; spend_rollup: boolean }>(UPSERT_BALANCES([JSON.stringify(rows)]));
     for (const row of upserted.rows) {
       balancesAfter.set(row.code, BigInt(row.balance_atto));
       // Returned by the upsert that locks the row anyway: grants cost users without them nothing.
       if (row.grants_until !== null && grantsUntil) grantsUntil.set(row.code, row.grants_until);
+      // Users with budgets (their spend rollup is written under this lock): likewise free for the others.
+      if (row.spend_rollup && spendRollup) spendRollup.add(row.code);
     }
     const decreases = deltas.filter((d) => d.heldDeltaAtto < 0n).map((d) => ({ code: d.accountCode, held: d.heldDeltaAtto.toString() }));
     if (decreases.length > 0) await client.query(DECREASE_HELD([JSON.stringify(decreases)]));

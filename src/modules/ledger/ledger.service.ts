@@ -51,14 +51,21 @@ export class LedgerService {
    * journal entry id. heldDeltas move reserved (held) amounts on user accounts in the same
    * ordered update.
    */
-  async post(client: SqlClient, drafts: JournalDraft[], heldDeltas: Map<string, bigint> = new Map(), grantsUntil?: Map<string, Date>): Promise<ReadonlyMap<string, bigint>> {
+  async post(
+    client: SqlClient,
+    drafts: JournalDraft[],
+    heldDeltas: Map<string, bigint> = new Map(),
+    grantsUntil?: Map<string, Date>,
+    spendRollup?: Set<string>,
+  ): Promise<ReadonlyMap<string, bigint>> {
     for (const draft of drafts) assertBalanced(draft);
     const written = await this.repository.insertEntries(client, drafts);
     // As many written as drafts: every draft was written (written keys are distinct draft keys).
     const writtenDrafts = written.size === drafts.length ? drafts : drafts.filter((d) => written.has(`${d.kind}/${d.ref}`));
     const deltas = netBalanceDeltas(writtenDrafts, heldDeltas);
-    // grantsUntil (optional): filled with the grants_until of the touched accounts that have one.
-    const balancesAfter = await this.repository.applyDeltas(client, deltas, grantsUntil);
+    // grantsUntil (optional): filled with the grants_until of the touched accounts that have one;
+    // spendRollup (optional): with the touched accounts whose user has budgets (spend_rollup).
+    const balancesAfter = await this.repository.applyDeltas(client, deltas, grantsUntil, spendRollup);
     await this.announceLowBalances(client, deltas, balancesAfter);
     return written;
   }

@@ -16,6 +16,7 @@ import { UsageService } from '../usage/usage.service.js';
 import { WebhookOutbox } from '../webhooks/webhook-outbox.service.js';
 import { planRefund } from './refund-math.js';
 import { GrantsService } from '../spend/grants.service.js';
+import { SpendRollupRepository } from '../spend/spend-rollup.repository.js';
 import { RefundsRepository, type RefundFilter, type RefundRecord } from './refunds.repository.js';
 
 export interface RefundCommand {
@@ -44,6 +45,7 @@ export class RefundsService {
     private readonly audit: AuditService,
     private readonly webhooks: WebhookOutbox,
     private readonly grants: GrantsService,
+    private readonly spendRollup: SpendRollupRepository,
   ) {}
 
   async refund(actor: Principal, command: RefundCommand): Promise<{ refund: RefundRecord; replayed: boolean }> {
@@ -94,6 +96,8 @@ export class RefundsService {
       );
       // What grants had paid of the event goes back to them, never to purchased credit.
       await this.grants.afterRefund(client, { refundId: command.refundId, eventId: event.eventId, userId: event.userId, refundedBeforeAtto: before.refundedAtto, amountAtto: split.amountAtto });
+      // Nets against the budgets of a user with budgets (the entry above locked the user's account row).
+      await this.spendRollup.addRefund(client, event.eventId, split.amountAtto);
       const refund = await this.repository.insert(client, {
         refundId: command.refundId,
         eventId: event.eventId,

@@ -20,32 +20,22 @@ export interface FiguresQuery {
 /**
  * Per budget of one user: spent = the charges of its events that occurred in [start, end) minus
  * what was refunded of them, held = its active holds, both in scope. Every period starts at a UTC
- * midnight, so the user's events over the widest period ($3, $4) are read ONCE, through
- * usage_events_user_occurred_idx, and summed per UTC day, key and model; each budget then adds
- * up the few rows of that summary in its range and scope.
+ * midnight, so spent is read from the user's spend rollup (user_spend_daily: per UTC day, key and
+ * model; kept exact by every write of a user with budgets, spend-rollup.repository.ts): the rows
+ * of the widest period ($3, $4) are read ONCE, and each budget adds up those in its range and scope.
  */
 const FIGURES_SQL = `WITH b AS (
    SELECT * FROM json_to_recordset($2::json) AS b(budget_id text, ps timestamptz, pe timestamptz, key_id text, model text)
  ), spend AS MATERIALIZED (
-   SELECT (e.occurred_at AT TIME ZONE 'UTC')::date AS day, e.key_id, e.model, sum(e.charge_atto) AS charge_atto
-   FROM usage_events e
-   WHERE e.user_id = $1 AND e.occurred_at >= $3::timestamptz AND e.occurred_at < $4::timestamptz AND e.charge_atto IS NOT NULL
-   GROUP BY 1, 2, 3
- ), refunded AS MATERIALIZED (
-   SELECT (k.occurred_at AT TIME ZONE 'UTC')::date AS day, e.key_id, e.model, sum(r.amount_atto) AS amount_atto
-   FROM refunds r
-   JOIN usage_event_keys k ON k.event_id = r.event_id
-   JOIN usage_events e ON e.id = k.id AND e.occurred_at = k.occurred_at
-   WHERE r.user_id = $1 AND k.occurred_at >= $3::timestamptz AND k.occurred_at < $4::timestamptz
-   GROUP BY 1, 2, 3
+   SELECT s.day, nullif(s.key_id, '') AS key_id, s.model, s.charge_atto - s.refunded_atto AS net_atto
+   FROM user_spend_daily s
+   WHERE s.user_id = $1 AND s.day >= ($3::timestamptz AT TIME ZONE 'UTC')::date AND s.day < ($4::timestamptz AT TIME ZONE 'UTC')::date
  ), held AS MATERIALIZED (
    SELECT h.key_id, h.model, sum(h.amount_atto) AS amount_atto FROM holds h WHERE h.user_id = $1 AND h.status = 'active' GROUP BY 1, 2
  )
  SELECT b.budget_id,
-   coalesce((SELECT sum(s.charge_atto) FROM spend s WHERE s.day >= (b.ps AT TIME ZONE 'UTC')::date AND s.day < (b.pe AT TIME ZONE 'UTC')::date
-       AND (b.key_id IS NULL OR s.key_id = b.key_id) AND (b.model IS NULL OR s.model = b.model)), 0)
-   - coalesce((SELECT sum(r.amount_atto) FROM refunded r WHERE r.day >= (b.ps AT TIME ZONE 'UTC')::date AND r.day < (b.pe AT TIME ZONE 'UTC')::date
-       AND (b.key_id IS NULL OR r.key_id = b.key_id) AND (b.model IS NULL OR r.model = b.model)), 0) AS spent_atto,
+   coalesce((SELECT sum(s.net_atto) FROM spend s WHERE s.day >= (b.ps AT TIME ZONE 'UTC')::date AND s.day < (b.pe AT TIME ZONE 'UTC')::date
+       AND (b.key_id IS NULL OR s.key_id = b.key_id) AND (b.model IS NULL OR s.model = b.model)), 0) AS spent_atto,
    coalesce((SELECT sum(h.amount_atto) FROM held h
        WHERE (b.key_id IS NULL OR h.key_id = b.key_id) AND (b.model IS NULL OR h.model = b.model)), 0) AS held_atto
  FROM b`;

@@ -7,6 +7,7 @@ import { periodKey, periodRange, type PeriodRange } from './budget-periods.js';
 import { budgetApplies, exceededBudget, remainingAtto, thresholdsReached, type Budget, type BudgetFigures, type BudgetScope } from './budget-rules.js';
 import { BudgetsRepository } from './budgets.repository.js';
 import { SpendClock } from './spend-clock.js';
+import { SpendRollupRepository } from './spend-rollup.repository.js';
 
 export interface BudgetView extends Budget, BudgetFigures {
   range: PeriodRange;
@@ -19,8 +20,8 @@ const SWEEP_PAGE_USERS = 200;
 /**
  * Budgets per user (optionally per key and/or model) over a UTC period. They act on holds, never
  * on usage events (the call has happened): a hold that would take a block budget past its limit is
- * refused. Spent is summed when asked (at a hold, a list, the alert sweep), so ingestion does no
- * budget work at all.
+ * refused. Spent is read when asked (at a hold, a list, the alert sweep) from the user's spend
+ * rollup (spend-rollup.repository.ts), which the write path keeps for users with budgets only.
  */
 @Injectable()
 export class BudgetsService {
@@ -29,10 +30,14 @@ export class BudgetsService {
     private readonly budgets: BudgetsRepository,
     private readonly clock: SpendClock,
     private readonly webhooks: WebhookOutbox,
+    private readonly spendRollup: SpendRollupRepository,
   ) {}
 
   async put(budget: Budget): Promise<{ view: BudgetView; created: boolean }> {
     return this.db.transaction(async (client) => {
+      // The user's account row lock first (the lock order of every write), then the spend rollup
+      // the budget reads: switched on and backfilled the first time, under that lock.
+      await this.spendRollup.enable(client, budget.userId);
       const created = await this.budgets.upsert(client, budget);
       const [view] = await this.views(client, budget.userId, [budget], this.clock.now());
       return { view: view!, created };

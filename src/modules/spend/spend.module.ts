@@ -10,11 +10,13 @@ import { GrantsRepository } from './grants.repository.js';
 import { GrantsService } from './grants.service.js';
 import { SpendClock } from './spend-clock.js';
 import { SpendControlsController } from './spend-controls.controller.js';
+import { SpendRollupCheck } from './spend-rollup-check.js';
+import { SpendRollupRepository } from './spend-rollup.repository.js';
 
 @Module({
   imports: [LedgerModule, WebhooksModule],
   controllers: [BudgetsController, SpendControlsController],
-  providers: [SpendClock, BudgetsRepository, BudgetsService, BalanceWatchRepository, BalanceWatchService, GrantsRepository, GrantsService],
-  exports: [SpendClock, BudgetsService, BalanceWatchService, GrantsService],
+  providers: [SpendClock, BudgetsRepository, BudgetsService, BalanceWatchRepository, BalanceWatchService, GrantsRepository, GrantsService, SpendRollupRepository, SpendRollupCheck],
+  exports: [SpendClock, BudgetsService, BalanceWatchService, GrantsService, SpendRollupRepository],
 })
 export class SpendModule {}

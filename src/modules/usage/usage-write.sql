@@ -22,7 +22,7 @@ WITH src AS (
        FROM src s JOIN event_keys k ON k.event_id = s.event_id
      RETURNING id, event_id, floor(extract(epoch FROM received_at) * 1000)::bigint AS received_ms, user_id, contributor_id, model, occurred_at, status, prompt_tokens,
        completion_tokens, official_atto, payout_atto, charge_atto, margin_atto, cached_tokens,
-       cache_write_5m_tokens + cache_write_1h_tokens AS cache_write_tokens, prompt_audio_tokens + completion_audio_tokens AS audio_tokens
+       cache_write_5m_tokens + cache_write_1h_tokens AS cache_write_tokens, prompt_audio_tokens + completion_audio_tokens AS audio_tokens, key_id
    ), je AS (
      INSERT INTO journal_entries (kind, ref, account_codes, amounts_atto)
      SELECT $27::text, x.ref, x.codes::text[], x.amounts::numeric[]
@@ -43,7 +43,7 @@ WITH src AS (
      WHERE d.code IS NOT NULL OR m.user_id IN (SELECT user_id FROM ins)
      ORDER BY m.code
      ON CONFLICT (code) DO UPDATE SET balance_atto = accounts.balance_atto + excluded.balance_atto
-     RETURNING code, kind, owner_id, balance_atto, grants_until
+     RETURNING code, kind, owner_id, balance_atto, grants_until, spend_rollup
    ),
    low_balances AS (
      INSERT INTO webhook_events (message_id, type, occurred_at, data, for_admin)
@@ -90,6 +90,17 @@ WITH src AS (
          earned_atto = r.earned_atto + excluded.earned_atto,
          charge_atto = r.charge_atto + excluded.charge_atto,
          margin_atto = r.margin_atto + excluded.margin_atto
+     RETURNING 1
+   ), spend_upserted AS (
+     INSERT INTO user_spend_daily AS r (user_id, day, key_id, model, charge_atto)
+     SELECT s.user_id, (s.occurred_at AT TIME ZONE 'UTC')::date, coalesce(s.key_id, ''), s.model, sum(s.charge_atto)
+     FROM ins s
+     WHERE s.charge_atto IS NOT NULL AND s.user_id IN (SELECT a.owner_id FROM accounts_upserted a WHERE a.spend_rollup AND a.kind = 'user')
+     GROUP BY 1, 2, 3, 4
+     ORDER BY 1, 2, 3, 4
+     ON CONFLICT (user_id, day, key_id, model) DO UPDATE SET
+         charge_atto = r.charge_atto + excluded.charge_atto,
+         refunded_atto = r.refunded_atto + excluded.refunded_atto
      RETURNING 1
    ), grant_guard AS (
      -- Credit grants are drawn on the transaction path: a billed user with one unexpired rolls the

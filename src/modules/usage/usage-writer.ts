@@ -10,6 +10,9 @@ import type { JournalDraft } from '../ledger/journal-draft.js';
 import { PricingService } from '../pricing/pricing.service.js';
 import { GRANTS_TAKE_TRANSACTION_PATH, UsageRepository, type InsertedEvents } from './usage.repository.js';
 import { GrantsService } from '../spend/grants.service.js';
+import { SpendRollupRepository } from '../spend/spend-rollup.repository.js';
+import { spendDeltas } from '../spend/spend-deltas.js';
+import { userAccount } from '../ledger/account-codes.js';
 import { GrantHolders } from './grant-holders.js';
 import type { NormalizedEvent } from './usage-event.js';
 import { multipliersOf, planEvent, rollupDeltas, USAGE_JOURNAL_KIND, usageJournalDraft, type Multipliers } from './usage-planner.js';
@@ -73,6 +76,16 @@ function writesInOneStatement(plans: readonly PlannedEvent[], eventsMax: number)
 export const chargesOf = (plans: readonly PlannedEvent[]) =>
   plans.flatMap((p) => (p.amounts && p.amounts.chargeAtto > 0n ? [{ eventId: p.event.eventId, userId: p.event.userId, chargeAtto: p.amounts.chargeAtto }] : []));
 
+/** What the priced events of the users whose account codes are given add to their budgets' spend rollup. */
+export const spendDeltasOf = (plans: readonly PlannedEvent[], accountCodes: ReadonlySet<string>) =>
+  spendDeltas(
+    plans.flatMap((p) =>
+      p.amounts && accountCodes.has(userAccount(p.event.userId))
+        ? [{ userId: p.event.userId, occurredAt: p.event.occurredAt, keyId: p.event.keyId, model: p.event.model, chargeAtto: p.amounts.chargeAtto }]
+        : [],
+    ),
+  );
+
 /** Events per database transaction: one group commit. */
 export const EVENTS_PER_TX_MAX = 2000;
 
@@ -113,6 +126,7 @@ export class UsageWriter {
     private readonly webhooks: WebhookOutbox,
     private readonly metrics: MetricsService,
     private readonly grants: GrantsService,
+    private readonly spendRollup: SpendRollupRepository,
   ) {
     this.txConcurrency = config.USAGE_WRITER_TX_CONCURRENCY;
     this.oneStatementEventsMax = config.USAGE_ONE_STATEMENT_EVENTS_MAX;
@@ -252,13 +266,16 @@ export class UsageWriter {
     // Every billed user gets an account row, even when the charge is zero.
     for (const userId of billedUsers) if (!heldDeltas.has(`user:${userId}`)) heldDeltas.set(`user:${userId}`, 0n);
     const grantsUntil = new Map<string, Date>();
-    await this.ledger.post(client, drafts, heldDeltas, grantsUntil);
+    const spendRollup = new Set<string>();
+    await this.ledger.post(client, drafts, heldDeltas, grantsUntil, spendRollup);
     // Users with unexpired grants (their account rows are locked by that post): grants pay first.
     if (grantsUntil.size > 0) {
       this.grantHolders.saw(grantsUntil);
       await this.grants.drawForCharges(client, chargesOf(fresh), grantsUntil, grantsAt);
     }
     await this.repository.upsertRollups(client, rollupDeltas(fresh));
+    // Users with budgets (account rows locked by that post): their spend rollup.
+    if (spendRollup.size > 0) await this.spendRollup.addCharges(client, spendDeltasOf(fresh, spendRollup));
     if (announceUnpriced.length > 0) await this.webhooks.emit(client, unpricedEvents(fresh, announceUnpriced, new Date()));
     return inserted;
   }

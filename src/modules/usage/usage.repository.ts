@@ -10,6 +10,7 @@ import type { ArchivedEvent, ContributorTierName, PlannedEvent, RollupDelta, Sto
 import { USAGE_JOURNAL_KIND } from './usage-planner.js';
 import { USAGE_KINDS_AFTER_FIRST_FOUR } from './usage.schemas.js';
 import { describeAccount, PLATFORM_REVENUE } from '../ledger/account-codes.js';
+import { spendRollupCte } from '../spend/spend-rollup.repository.js';
 
 /** Rows insertEvents wrote (event_id -> id) and their received_at: one value per transaction. */
 export interface InsertedEvents {
@@ -189,12 +190,13 @@ const ROLLUP_ACCUMULATE_SQL = `ON CONFLICT (contributor_id, day, model) DO UPDAT
 
 /**
  * A group commit of events without holds as one statement: the events, their journal entries, the
- * balance upserts (the ledger's CTEs, see ledger/batched-posting.ts) and the earnings rollups, in
+ * balance upserts (the ledger's CTEs, see ledger/batched-posting.ts), the earnings rollups and the
+ * budgets' spend rollup of users with budgets (spend/spend-rollup.repository.ts), in
  * data-modifying CTEs over the parameters of ONE_STATEMENT_PARAMS.
  */
 const INSERT_EVENTS_AND_POST = preparedStatement('usage_insert_events_and_post', `WITH ${insertEventsCtes(`${INSERTED_COLUMNS}, user_id, contributor_id, model, occurred_at, status, prompt_tokens,
        completion_tokens, official_atto, payout_atto, charge_atto, margin_atto, cached_tokens,
-       cache_write_5m_tokens + cache_write_1h_tokens AS cache_write_tokens, prompt_audio_tokens + completion_audio_tokens AS audio_tokens`)}, ${postingCtes({ firstParam: ONE_STATEMENT_PARAMS.postingFirst, source: 'ins', refColumn: 'event_id', userColumn: 'user_id' })},
+       cache_write_5m_tokens + cache_write_1h_tokens AS cache_write_tokens, prompt_audio_tokens + completion_audio_tokens AS audio_tokens, key_id`)}, ${postingCtes({ firstParam: ONE_STATEMENT_PARAMS.postingFirst, source: 'ins', refColumn: 'event_id', userColumn: 'user_id' })},
    ${lowBalanceOutboxCte({ name: 'low_balances', balances: POSTED_BALANCES_CTE, deltas: BALANCE_DELTAS_CTE, thresholdParam: ONE_STATEMENT_PARAMS.lowBalanceThreshold })},
    ${unpricedOutboxCte({ name: 'unpriced_alerts', source: 'ins', modelsParam: ONE_STATEMENT_PARAMS.unpricedModels })}, rollups_upserted AS (
      ${ROLLUP_INSERT_SQL}
@@ -210,7 +212,7 @@ const INSERT_EVENTS_AND_POST = preparedStatement('usage_insert_events_and_post',
      ORDER BY 1, 2, 3
      ${ROLLUP_ACCUMULATE_SQL}
      RETURNING 1
-   ), grant_guard AS (
+   ), ${spendRollupCte({ name: 'spend_upserted', source: 'ins', balances: POSTED_BALANCES_CTE })}, grant_guard AS (
      -- Credit grants are drawn on the transaction path: a billed user with one unexpired rolls the
      -- whole statement back (CASE: the function is called for such a row only). Users without
      -- grants pay a comparison per account row the upsert returns anyway.

@@ -15,7 +15,8 @@ import type { UsageEventInput } from './usage.schemas.js';
 import { parseUsageEvent } from './usage-event-parse.js';
 import { ARCHIVED_MODEL_UNKNOWN, type ArchivedEvent, type PlannedEvent, type RefundableEvent, type StoredEvent, type WriteOutcome } from './usage.types.js';
 import { formatAttoAsUsd } from '../../common/money/index.js';
-import { chargesOf, UsageWriter } from './usage-writer.js';
+import { chargesOf, spendDeltasOf, UsageWriter } from './usage-writer.js';
+import { SpendRollupRepository } from '../spend/spend-rollup.repository.js';
 import { GrantsService } from '../spend/grants.service.js';
 
 const REPRICE_CHUNK_EVENTS = 500;
@@ -38,6 +39,7 @@ export class UsageService {
     private readonly contributors: ContributorsService,
     private readonly metrics: MetricsService,
     private readonly grants: GrantsService,
+    private readonly spendRollup: SpendRollupRepository,
   ) {
     this.multipliers = multipliersOf(config);
   }
@@ -177,10 +179,13 @@ export class UsageService {
           .filter((p): p is PlannedEvent => p !== null && p.amounts !== null);
         await this.repository.markPriced(client, plans);
         const grantsUntil = new Map<string, Date>();
-        await this.ledger.post(client, plans.map(usageJournalDraft).filter((d): d is JournalDraft => d !== null), new Map(), grantsUntil);
+        const spendRollup = new Set<string>();
+        await this.ledger.post(client, plans.map(usageJournalDraft).filter((d): d is JournalDraft => d !== null), new Map(), grantsUntil, spendRollup);
         // Charged now: grants usable now pay first, as on the write path.
         if (grantsUntil.size > 0) await this.grants.drawForCharges(client, chargesOf(plans), grantsUntil, this.grants.now());
         await this.repository.upsertRollups(client, rollupDeltas(plans));
+        // Priced now: the charge counts in the budgets of users with budgets (rollup by occurred_at day).
+        if (spendRollup.size > 0) await this.spendRollup.addCharges(client, spendDeltasOf(plans, spendRollup));
         return { seen: rows.length, lastId: rows.at(-1)?.id ?? afterId, priced: plans.length };
       });
       priced += chunk.priced;

@@ -1,0 +1,165 @@
+import { Injectable } from '@nestjs/common';
+import type { SqlClient, SqlRunner } from '../../database/database.service.js';
+import { preparedStatement } from '../../database/sql.js';
+import { userAccount } from '../ledger/account-codes.js';
+import type { SpendDelta } from './spend-deltas.js';
+
+/*
+ * user_spend_daily: per user, UTC day of occurred_at, key ('' = none) and model, the charges of
+ * priced events and what was refunded of them: budgets' spent is read from it (BudgetsRepository).
+ * Kept only for users whose account row has spend_rollup (set by their first budget). Every
+ * writer that changes a user's charge in a period holds that account row's lock while it adds
+ * here: the usage write (the one-statement CTE below, or addCharges on the transaction path),
+ * reprice (addCharges) and refunds (addRefund). enable() sets the flag and backfills under the same
+ * lock, so the rollup equals the events at every commit (test/spend/spend-rollup.int-spec.ts,
+ * and the ledger check's `spend_rollup`).
+ */
+
+/** The key column of an event's key_id: '' for none (key ids are never empty). */
+const KEY = (column: string) => `coalesce(${column}, '')`;
+const DAY = (column: string) => `(${column} AT TIME ZONE 'UTC')::date`;
+const ACCUMULATE = `ON CONFLICT (user_id, day, key_id, model) DO UPDATE SET
+         charge_atto = r.charge_atto + excluded.charge_atto,
+         refunded_atto = r.refunded_atto + excluded.refunded_atto`;
+
+/**
+ * The one-statement usage write's part: the charges of the events `source` inserted (it returns
+ * user_id, occurred_at, key_id, model, charge_atto) for the users whose account row `balances`
+ * returned with spend_rollup. The subquery over `balances` is read whole first, so every account
+ * row is locked before a rollup row is. A user without budgets costs an empty hash probe per row.
+ */
+export function spendRollupCte(input: { name: string; source: string; balances: string }): string {
+  return `${input.name} AS (
+     INSERT INTO user_spend_daily AS r (user_id, day, key_id, model, charge_atto)
+     SELECT s.user_id, ${DAY('s.occurred_at')}, ${KEY('s.key_id')}, s.model, sum(s.charge_atto)
+     FROM ${input.source} s
+     WHERE s.charge_atto IS NOT NULL AND s.user_id IN (SELECT a.owner_id FROM ${input.balances} a WHERE a.spend_rollup AND a.kind = 'user')
+     GROUP BY 1, 2, 3, 4
+     ORDER BY 1, 2, 3, 4
+     ${ACCUMULATE}
+     RETURNING 1
+   )`;
+}
+
+/**
+ * What the rollup must hold, from the events and refunds, for the users `users` selects (a SQL
+ * expression over user_id) and the days from $`sinceParam` (a date, or -infinity): the backfill
+ * and the check both read it.
+ */
+export function expectedSpendSql(input: { userFilter: string; since: string }): string {
+  return `SELECT s.user_id, s.day, s.key_id, s.model, sum(s.charge_atto) AS charge_atto, sum(s.refunded_atto) AS refunded_atto FROM (
+     SELECT e.user_id, ${DAY('e.occurred_at')} AS day, ${KEY('e.key_id')} AS key_id, e.model, e.charge_atto, 0 AS refunded_atto
+     FROM usage_events e
+     WHERE ${input.userFilter.replaceAll('$USER', 'e.user_id')} AND e.charge_atto IS NOT NULL AND e.occurred_at >= (${input.since})::timestamp AT TIME ZONE 'UTC'
+     UNION ALL
+     SELECT e.user_id, ${DAY('e.occurred_at')}, ${KEY('e.key_id')}, e.model, 0, r.amount_atto
+     FROM refunds r
+     JOIN usage_event_keys k ON k.event_id = r.event_id
+     JOIN usage_events e ON e.id = k.id AND e.occurred_at = k.occurred_at
+     WHERE ${input.userFilter.replaceAll('$USER', 'r.user_id')} AND k.occurred_at >= (${input.since})::timestamp AT TIME ZONE 'UTC'
+   ) s
+   GROUP BY 1, 2, 3, 4`;
+}
+
+const BACKFILL_SQL = `INSERT INTO user_spend_daily (user_id, day, key_id, model, charge_atto, refunded_atto)
+   ${expectedSpendSql({ userFilter: '$USER = $1', since: `'-infinity'::date` })}`;
+
+/** The users (of those given) whose locked account row has spend_rollup. */
+const FLAGGED = (userColumn: string) => `EXISTS (SELECT 1 FROM accounts a WHERE a.code = 'user:' || ${userColumn} AND a.spend_rollup)`;
+
+/** Charges summed in Node (spendDeltas), of users whose locked account row has the flag. */
+const ADD_CHARGES = preparedStatement('spend_rollup_add_charges', `INSERT INTO user_spend_daily AS r (user_id, day, key_id, model, charge_atto)
+   SELECT * FROM unnest($1::text[], $2::date[], $3::text[], $4::text[], $5::numeric[])
+   ${ACCUMULATE}`);
+
+/** An event archived with its month is in no rollup row (archive deletes them): its refund adds nothing. */
+const ADD_REFUND_SQL = `INSERT INTO user_spend_daily AS r (user_id, day, key_id, model, refunded_atto)
+   SELECT e.user_id, ${DAY('e.occurred_at')}, ${KEY('e.key_id')}, e.model, $2::numeric
+   FROM usage_event_keys k JOIN usage_events e ON e.id = k.id AND e.occurred_at = k.occurred_at
+   WHERE k.event_id = $1 AND ${FLAGGED('e.user_id')}
+   ${ACCUMULATE}`;
+
+@Injectable()
+export class SpendRollupRepository {
+  /**
+   * Under the user's account row lock (taken here, the row created if new): sets spend_rollup and,
+   * the first time, fills the user's rollup from the events and refunds committed so far. A write
+   * that locked the row first has committed when this reads (read committed: the reading
+   * statement's snapshot is taken after the lock is granted); a write after it waits for this
+   * transaction and then sees the flag. Returns true when it backfilled.
+   */
+  async enable(client: SqlClient, userId: string): Promise<boolean> {
+    const code = userAccount(userId);
+    await client.query(`INSERT INTO accounts (code, kind, owner_id, tracked) VALUES ($1, 'user', $2, true) ON CONFLICT (code) DO NOTHING`, [code, userId]);
+    const locked = await client.query<{ spend_rollup: boolean }>('SELECT spend_rollup FROM accounts WHERE code = $1 FOR UPDATE', [code]);
+    if (locked.rows[0]!.spend_rollup) return false;
+    await client.query('UPDATE accounts SET spend_rollup = true WHERE code = $1', [code]);
+    await client.query('DELETE FROM user_spend_daily WHERE user_id = $1', [userId]);
+    await client.query(BACKFILL_SQL, [userId]);
+    return true;
+  }
+
+  /**
+   * Transaction path and reprice: charges written or priced in this transaction, of users whose
+   * account row this transaction locked and got back with spend_rollup (spendDeltas: in key order).
+   */
+  async addCharges(client: SqlClient, deltas: readonly SpendDelta[]): Promise<void> {
+    if (deltas.length === 0) return;
+    await client.query(
+      ADD_CHARGES([deltas.map((d) => d.userId), deltas.map((d) => d.day), deltas.map((d) => d.keyId), deltas.map((d) => d.model), deltas.map((d) => d.chargeAtto.toString())]),
+    );
+  }
+
+  /** A refund, in its transaction after the refund's entry locked the user's account row. */
+  async addRefund(client: SqlClient, eventId: string, amountAtto: bigint): Promise<void> {
+    await client.query(ADD_REFUND_SQL, [eventId, amountAtto.toString()]);
+  }
+
+  /**
+   * Rows of user_spend_daily that differ from the events and refunds (missing on either side
+   * counts; an all-zero row equals no row), for the flagged users, days from `sinceDay` on
+   * (null: all); at most `limit`.
+   */
+  async mismatches(runner: SqlRunner, sinceDay: string | null, limit: number): Promise<{ rows: bigint; mismatched: SpendRollupMismatch[] }> {
+    const since = sinceDay === null ? `'-infinity'::date` : '$1::date';
+    const expected = expectedSpendSql({ userFilter: `$USER IN (SELECT owner_id FROM accounts WHERE spend_rollup AND kind = 'user')`, since });
+    const params = sinceDay === null ? [limit] : [sinceDay, limit];
+    const limitParam = `$${params.length}`;
+    const result = await runner.query<{ user_id: string; day: string; key_id: string; model: string; rollup_charge: string | null; rollup_refunded: string | null; charge: string | null; refunded: string | null; rows: string }>(
+      `WITH expected AS (${expected}),
+         rollup AS (SELECT * FROM user_spend_daily WHERE day >= ${since}),
+         compared AS (
+           SELECT coalesce(r.user_id, x.user_id) AS user_id, to_char(coalesce(r.day, x.day), 'YYYY-MM-DD') AS day, coalesce(r.key_id, x.key_id) AS key_id,
+             coalesce(r.model, x.model) AS model, r.charge_atto AS rollup_charge, r.refunded_atto AS rollup_refunded, x.charge_atto AS charge, x.refunded_atto AS refunded
+           FROM rollup r FULL JOIN expected x ON x.user_id = r.user_id AND x.day = r.day AND x.key_id = r.key_id AND x.model = r.model
+         )
+       SELECT c.*, (SELECT count(*) FROM rollup) AS rows FROM compared c
+       WHERE coalesce(c.rollup_charge, 0) <> coalesce(c.charge, 0) OR coalesce(c.rollup_refunded, 0) <> coalesce(c.refunded, 0)
+       UNION ALL SELECT NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, (SELECT count(*) FROM rollup)
+       ORDER BY 1 NULLS FIRST, 2, 3, 4
+       LIMIT ${limitParam} + 1`,
+      params,
+    );
+    const [total, ...rows] = result.rows;
+    return {
+      rows: BigInt(total!.rows),
+      mismatched: rows.map((r) => ({
+        userId: r.user_id,
+        day: r.day,
+        keyId: r.key_id === '' ? null : r.key_id,
+        model: r.model,
+        rollup: { chargeAtto: BigInt(r.rollup_charge ?? '0'), refundedAtto: BigInt(r.rollup_refunded ?? '0') },
+        events: { chargeAtto: BigInt(r.charge ?? '0'), refundedAtto: BigInt(r.refunded ?? '0') },
+      })),
+    };
+  }
+}
+
+export interface SpendRollupMismatch {
+  userId: string;
+  day: string;
+  keyId: string | null;
+  model: string;
+  rollup: { chargeAtto: bigint; refundedAtto: bigint };
+  events: { chargeAtto: bigint; refundedAtto: bigint };
+}
