@@ -236,9 +236,7 @@ const ROLLUP_GROUP_KEYS: Record<'day' | 'model' | 'contributor', string> = {
 };
 
 /** usage_user_key_daily's group key, as GROUP_KEYS' of the events ('' is an event without key_id). */
-const USER_KEY_GROUP_KEYS: Record<Exclude<SummaryGroup, 'contributor'>, string> = {
-  day: `to_char(r.day, 'YYYY-MM-DD')`,
-  model: 'r.model',
+const USER_KEY_GROUP_KEYS: Record<'user' | 'key', string> = {
   user: 'r.user_id',
   key: `nullif(r.key_id, '')`,
 };
@@ -249,15 +247,14 @@ function placeholder(params: unknown[], value: unknown): string {
   return `$${params.length}`;
 }
 
-/** usage_user_key_daily's rows of the whole days (user, key and model filters apply), but those the cover reads from the events. */
+/** usage_user_key_daily's rows of the whole days (the model filter applies), but those the cover reads from the events. */
 function userKeyRollupPart(filter: ExplorerFilter, days: TimeRange, groupBy: SummaryGroup, cover: RollupCover, params: unknown[]): string {
   const key = USER_KEY_GROUP_KEYS[groupBy as keyof typeof USER_KEY_GROUP_KEYS];
   const p = (value: unknown) => placeholder(params, value);
   const clauses = [`r.day <> ALL (${p(cover.excludedDays)}::date[])`, `date_trunc('month', r.day)::date <> ALL (${p(cover.excludedMonths)}::date[])`];
   if (days.from !== undefined) clauses.push(`r.day >= ${p(days.from.toISOString().slice(0, 10))}::date`);
   if (days.to !== undefined) clauses.push(`r.day < ${p(days.to.toISOString().slice(0, 10))}::date`);
-  if (filter.userId !== undefined) clauses.push(`r.user_id = ${p(filter.userId)}`);
-  if (filter.keyId !== undefined) clauses.push(`r.key_id = ${p(filter.keyId)} AND r.key_id <> ''`);
+  // The plan sends user_id and key_id filters to the events (their indexes): the model filter only.
   if (filter.model !== undefined) clauses.push(`r.model = ${p(filter.model)}`);
   return `SELECT ${key} AS key, sum(r.events) AS events, sum(r.prompt_tokens) AS prompt_tokens, sum(r.completion_tokens) AS completion_tokens,
       sum(r.official_atto) AS official_atto, sum(r.charge_atto) AS charge_atto, sum(r.payout_atto) AS payout_atto, sum(r.margin_atto) AS margin_atto

@@ -40,13 +40,13 @@ describe('planSummary', () => {
     const week = { from: new Date(BASE), to: new Date(BASE + 7 * DAY_MS) };
     expect(planSummary(week, 'day')).toEqual({ rollup: 'contributor', rollupDays: week, eventRanges: [] });
     expect(planSummary({ ...week, model: 'm', contributorId: 'c' }, 'contributor')).toMatchObject({ rollup: 'contributor', rollupDays: week });
-    // usage_user_key_daily (day, user, key, model): user or key, grouped or filtered, without a contributor.
+    // usage_user_key_daily (day, user, key, model): grouped by user or key, without a contributor.
     expect(planSummary(week, 'user')).toEqual({ rollup: 'user_key', rollupDays: week, eventRanges: [] });
     expect(planSummary({ ...week, model: 'm' }, 'key')).toMatchObject({ rollup: 'user_key', rollupDays: week });
-    expect(planSummary({ ...week, userId: 'u' }, 'day')).toMatchObject({ rollup: 'user_key', rollupDays: week });
-    expect(planSummary({ ...week, keyId: 'k' }, 'model')).toMatchObject({ rollup: 'user_key', rollupDays: week });
+    // A user or key filter: the events, by that filter's index.
+    expect(planSummary({ ...week, userId: 'u' }, 'day')).toEqual({ rollup: null, rollupDays: null, eventRanges: [week] });
+    expect(planSummary({ ...week, keyId: 'k' }, 'user')).toEqual({ rollup: null, rollupDays: null, eventRanges: [week] });
     // Neither grain holds a contributor with a user or a key: the events.
-    expect(planSummary({ ...week, userId: 'u' }, 'contributor')).toEqual({ rollup: null, rollupDays: null, eventRanges: [week] });
     expect(planSummary({ ...week, contributorId: 'c' }, 'user')).toEqual({ rollup: null, rollupDays: null, eventRanges: [week] });
   });
 

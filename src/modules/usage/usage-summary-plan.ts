@@ -1,11 +1,11 @@
 // Which part of a usage summary a daily rollup answers and which part the events must.
 // contributor_usage_daily holds the priced events' sums per contributor, UTC day of occurred_at
 // and model, written in the transaction that writes (or reprices) them, so for whole UTC days it
-// equals summing those days' events, without reading them. It has no user or key: a user or key
-// filter or grouping reads usage_user_key_daily instead (per UTC day, user, key and model, kept
-// by the worker up to a frontier of event ids; the repository adds the events above it and reads
-// the days changed since from their events). A contributor filter or grouping with a user or key
-// filter or grouping reads the events; so do the partial days at the edges of from/to.
+// equals summing those days' events, without reading them. It has no user or key: a grouping by
+// user or key reads usage_user_key_daily instead (per UTC day, user, key and model, kept by the
+// worker up to a frontier of event ids; the repository adds the events above it and reads the days
+// changed since from their events). A user_id or key_id filter, or a contributor filter with a
+// grouping by user or key, reads the events; so do the partial days at the edges of from/to.
 import { DAY_MS } from '../earnings/earnings-range.js';
 import type { ExplorerFilter } from './usage-explorer.repository.js';
 import type { SummaryGroup } from './usage-explorer.schemas.js';
@@ -31,11 +31,15 @@ export interface SummaryPlan {
 /** The group-bys contributor_usage_daily's grain (contributor, day, model) can answer. */
 export const ROLLUP_GROUPS: ReadonlySet<SummaryGroup> = new Set(['day', 'model', 'contributor']);
 
-/** The rollup whose grain answers the group-by and the filter, if one does. */
+/**
+ * The rollup whose grain answers the group-by and the filter, if one does. A user_id or key_id
+ * filter reads the events: its index (ending in id) finds that user's or key's events directly,
+ * while usage_user_key_daily, keyed by day first, would read every row of the window's days.
+ */
 export function summaryRollup(filter: SummaryPlanFilter, groupBy: SummaryGroup): SummaryRollup | null {
-  const byUserOrKey = groupBy === 'user' || groupBy === 'key' || filter.userId !== undefined || filter.keyId !== undefined;
-  if (!byUserOrKey) return ROLLUP_GROUPS.has(groupBy) ? 'contributor' : null;
-  return groupBy !== 'contributor' && filter.contributorId === undefined ? 'user_key' : null;
+  if (filter.userId !== undefined || filter.keyId !== undefined) return null;
+  if (groupBy === 'user' || groupBy === 'key') return filter.contributorId === undefined ? 'user_key' : null;
+  return ROLLUP_GROUPS.has(groupBy) ? 'contributor' : null;
 }
 
 function floorDay(t: Date): Date {
