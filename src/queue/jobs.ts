@@ -14,6 +14,7 @@ import {
   JOB_EXPIRE_HOLDS,
   JOB_LEDGER_CHECKPOINT,
   JOB_LEDGER_FULL_PROOF,
+  JOB_USAGE_USER_ROLLUP,
   JOB_LITELLM_BACKFILL,
   QUEUE_LITELLM,
   JOB_SPEND_SWEEP,
@@ -84,6 +85,11 @@ export const USAGE_PARTITIONS_EVERY_MS = 15 * 60_000;
 export const USAGE_PARTITIONS_AHEAD_MONTHS = 3;
 /** A verified ledger checkpoint this often: the check's cost is what was written since. */
 export const LEDGER_CHECKPOINT_EVERY_MS = 10 * 60_000;
+/**
+ * usage_user_key_daily moved to the usage_events frontier this often: a summary by user or key
+ * reads the events above it (ingested since), so this bounds that part to about this long's traffic.
+ */
+export const USAGE_USER_ROLLUP_EVERY_MS = 30_000;
 /**
  * The whole journal proven once a day (UTC, a quiet hour): every posting summed, as ?full=true.
  * The checkpointed check relies on the entries at or below its checkpoint being those it was
@@ -260,6 +266,8 @@ export const JOBS = {
   [JOB_LEDGER_CHECKPOINT]: schedulerJob(QUEUE_HISTORY),
   /** Sums every posting of the journal (the daily proof); a failure is announced as ledger.check_failed. */
   [JOB_LEDGER_FULL_PROOF]: schedulerJob(QUEUE_HISTORY),
+  /** Adds the priced events above usage_user_key_daily's frontier and recomputes the days changed since. */
+  [JOB_USAGE_USER_ROLLUP]: schedulerJob(QUEUE_HISTORY),
   /** Counts the completion tokens of a batch of streams and records their ratios (no content kept). */
   [JOB_USAGE_AUDIT_COUNT]: spec({
     queue: QUEUE_USAGE_AUDIT,
@@ -298,6 +306,7 @@ export const SCHEDULERS = {
   webhookRelay: { id: 'webhook-relay', queue: QUEUE_WEBHOOKS, job: JOB_WEBHOOK_RELAY, repeat: { every: WEBHOOK_RELAY_EVERY_MS } },
   usagePartitions: { id: 'usage-partitions', queue: QUEUE_HISTORY, job: JOB_USAGE_PARTITIONS, repeat: { every: USAGE_PARTITIONS_EVERY_MS } },
   ledgerCheckpoint: { id: 'ledger-checkpoint', queue: QUEUE_HISTORY, job: JOB_LEDGER_CHECKPOINT, repeat: { every: LEDGER_CHECKPOINT_EVERY_MS } },
+  usageUserRollup: { id: 'usage-user-rollup', queue: QUEUE_HISTORY, job: JOB_USAGE_USER_ROLLUP, repeat: { every: USAGE_USER_ROLLUP_EVERY_MS } },
   ledgerFullProof: { id: 'ledger-full-proof', queue: QUEUE_HISTORY, job: JOB_LEDGER_FULL_PROOF, repeat: { pattern: LEDGER_FULL_PROOF_CRON, tz: 'UTC' } },
   earningsMaturity: { id: 'earnings-maturity', queue: QUEUE_EARNINGS, job: JOB_EARNINGS_MATURE, repeat: { every: EARNINGS_MATURITY_EVERY_MS } },
   /** Its interval is USAGE_AUDIT_INTERVAL_SECONDS. */
@@ -317,6 +326,7 @@ export function scheduledJob(
     | typeof JOB_USAGE_PARTITIONS
     | typeof JOB_LEDGER_CHECKPOINT
     | typeof JOB_LEDGER_FULL_PROOF
+    | typeof JOB_USAGE_USER_ROLLUP
     | typeof JOB_EARNINGS_MATURE
     | typeof JOB_USAGE_AUDIT_RUN
     | typeof JOB_LITELLM_BACKFILL,

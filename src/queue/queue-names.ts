@@ -39,6 +39,8 @@ export const QUEUE_HISTORY = 'history';
 export const JOB_USAGE_PARTITIONS = 'usage-partitions';
 export const JOB_LEDGER_CHECKPOINT = 'ledger-checkpoint';
 export const JOB_LEDGER_FULL_PROOF = 'ledger-full-proof';
+/** Moves usage_user_key_daily (the summary by user or key) to the usage_events frontier. */
+export const JOB_USAGE_USER_ROLLUP = 'usage-user-rollup';
 
 /** The usage audit (api.md "Contributor trust"): streams' content counted off the request path, and the periodic verdict. */
 export const QUEUE_USAGE_AUDIT = 'usage-audit';

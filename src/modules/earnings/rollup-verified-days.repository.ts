@@ -1,6 +1,7 @@
-import { Injectable, Logger } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { DatabaseService, type SqlClient } from '../../database/database.service.js';
 import { toBigInt } from '../../database/sql.js';
+import { takeUsageEventsFrontier, type UsageEventsFrontier } from './usage-events-frontier.js';
 import { LISTED_DAYS_SCOPE, ROLLUP_CHECK_TIMEOUT, rollupMismatchSql, toMismatch, type RollupMismatch } from './earnings.repository.js';
 
 const SERIALIZATION_FAILURE = '40001';
@@ -116,10 +117,7 @@ const frontiersDiffer = (states: DayState[]) =>
   new Set(states.filter((d) => d.storedChangeMark !== null).map((d) => d.storedChangeMark)).size > 1;
 
 /** The usage_events frontier and the change mark, taken under one SHARE lock (frontier()). */
-interface Frontier {
-  eventId: bigint;
-  changeId: bigint;
-}
+type Frontier = UsageEventsFrontier;
 
 /**
  * The checkpointed rollup check's state (rollup_verified_days, rollup_verified_sums; migrations
@@ -128,8 +126,6 @@ interface Frontier {
  */
 @Injectable()
 export class RollupVerifiedDaysRepository {
-  private readonly logger = new Logger('RollupVerifiedDays');
-
   constructor(private readonly db: DatabaseService) {}
 
   /**
@@ -213,28 +209,12 @@ export class RollupVerifiedDaysRepository {
   }
 
   /**
-   * The usage_events frontier (as the journal's, docs/history.md): a SHARE lock waits for the
-   * writers in flight and is released at once, so every id at or below max(id) is committed before
-   * the snapshot that follows; under the same lock, the largest change id (the updates and deletes
-   * of usage_events write their change row in their own transaction). Asked by a GET or a /metrics
-   * scrape, it waits FRONTIER_LOCK_TIMEOUT at most: while a SHARE request waits behind a long
-   * writer (a reprice), every new group commit queues behind it. null when the lock is not granted
-   * in time: nothing is stored then.
+   * The usage_events frontier and the change mark (takeUsageEventsFrontier). Asked by a GET or a
+   * /metrics scrape, it waits FRONTIER_LOCK_TIMEOUT at most. null when the lock is not granted in
+   * time: nothing is stored then.
    */
-  private async frontier(): Promise<Frontier | null> {
-    try {
-      return await this.db.transaction(async (client) => {
-        await client.query(`SET LOCAL lock_timeout = '${FRONTIER_LOCK_TIMEOUT}'`);
-        await client.query('LOCK TABLE usage_events IN SHARE MODE');
-        const result = await client.query<{ id: string; change_id: string }>(
-          'SELECT (SELECT coalesce(max(id), 0) FROM usage_events) AS id, (SELECT coalesce(max(id), 0) FROM usage_event_changes) AS change_id',
-        );
-        return { eventId: toBigInt(result.rows[0]!.id), changeId: toBigInt(result.rows[0]!.change_id) };
-      });
-    } catch (error) {
-      this.logger.warn(`usage_events frontier not taken: ${(error as Error).message}`);
-      return null;
-    }
+  private frontier(): Promise<Frontier | null> {
+    return takeUsageEventsFrontier(this.db, FRONTIER_LOCK_TIMEOUT, 'usage_event_changes');
   }
 
   /**

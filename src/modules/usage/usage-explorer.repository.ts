@@ -3,11 +3,12 @@
 // an ordered index read per monthly partition; from/to prune the partitions. Plans and timings at
 // tens of millions of events: docs/usage-explorer.md. Reads go to the replica when there is one.
 import { Injectable } from '@nestjs/common';
-import { DatabaseService } from '../../database/database.service.js';
+import { DatabaseService, type SqlRunner } from '../../database/database.service.js';
 import { toBigInt, toBigIntOrNull } from '../../database/sql.js';
 import type { SummaryGroup } from './usage-explorer.schemas.js';
 import type { EventRow as UsageEventRow } from './usage.repository.js';
-import { planSummary, type TimeRange } from './usage-summary-plan.js';
+import { DAY_MS } from '../earnings/earnings-range.js';
+import { planSummary, type SummaryRollup, type TimeRange } from './usage-summary-plan.js';
 
 export interface ExplorerFilter {
   status?: 'priced' | 'unpriced';
@@ -128,34 +129,94 @@ export class UsageExplorerRepository {
 
   /**
    * Sums of the priced events matching the filter (its status aside) per group, ordered by key, and
-   * over all. Whole UTC days of a day/model/contributor summary come from the daily rollup, the rest
-   * from the events (usage-summary-plan.ts); one statement, so both parts see one snapshot.
+   * over all. Whole UTC days come from a daily rollup where one's grain answers (usage-summary-plan.ts:
+   * contributor_usage_daily, or usage_user_key_daily plus the events above its frontier), the rest
+   * and what the rollup does not cover (rollupCover) from the events; one snapshot.
    */
   async summary(filter: ExplorerFilter, groupBy: SummaryGroup): Promise<{ groups: Array<{ key: string | null } & SummarySums>; totals: SummarySums }> {
     const plan = planSummary(filter, groupBy);
-    const params: unknown[] = [];
-    const parts: string[] = [];
-    if (plan.eventRanges.length > 0) {
-      // The ranges OR-ed in one part: a partition holding both edges is scanned once.
-      const where = whereOf({ ...filter, status: 'priced', from: undefined, to: undefined }, null, params);
-      const ranges = plan.eventRanges.map((range) => rangeClause(range, params)).join(' OR ');
-      parts.push(`SELECT ${GROUP_KEYS[groupBy]} AS key, ${SUMS} FROM usage_events ${where ? `${where} AND` : 'WHERE'} (${ranges}) GROUP BY 1`);
+    const days = plan.rollupDays;
+    if (plan.rollup === null || days === null) {
+      const params: unknown[] = [];
+      return sumParts(this.db.readPool, eventParts(filter, groupBy, plan.eventRanges, params), params);
     }
-    if (plan.rollupDays !== null) parts.push(rollupPart(filter, plan.rollupDays, groupBy, params));
-    // One pass: the groups, and the grand total as the row of GROUPING SETS' empty set.
-    const result = await this.db.readPool.query<SumRow & { total: boolean }>(
-      `SELECT key, grouping(key) = 1 AS total, ${SUMS_OF_SUMS}
-       FROM (${parts.join('\n       UNION ALL ')}) AS part
-       GROUP BY GROUPING SETS ((key), ())
-       ORDER BY total, key COLLATE "C" NULLS LAST`,
-      params,
-    );
-    const groups = result.rows.filter((r) => !r.total).map((r) => ({ key: r.key, ...sumsFromRow(r) }));
-    const totalRow = result.rows.find((r) => r.total);
-    return { groups, totals: totalRow ? sumsFromRow(totalRow) : sumsFromRow(EMPTY_SUMS) };
+    const rollup = plan.rollup;
+    // What the rollup does not cover, then the sums: one snapshot.
+    return this.db.readSnapshot(async (client) => {
+      const cover = await rollupCover(client, days, rollup);
+      const params: unknown[] = [];
+      const parts = eventParts(filter, groupBy, [...plan.eventRanges, ...cover.eventRanges], params);
+      if (rollup === 'contributor') parts.push(rollupPart(filter, days, groupBy, cover, params));
+      else parts.push(userKeyRollupPart(filter, days, groupBy, cover, params), eventsAbovePart(filter, days, groupBy, cover, params));
+      return sumParts(client, parts, params);
+    });
   }
 }
 
+/** The priced events matching the filter in the ranges (OR-ed in one part: a partition holding several is scanned once). */
+function eventParts(filter: ExplorerFilter, groupBy: SummaryGroup, ranges: TimeRange[], params: unknown[]): string[] {
+  if (ranges.length === 0) return [];
+  const where = whereOf({ ...filter, status: 'priced', from: undefined, to: undefined }, null, params);
+  const clauses = ranges.map((range) => rangeClause(range, params)).join(' OR ');
+  return [`SELECT ${GROUP_KEYS[groupBy]} AS key, ${SUMS} FROM usage_events ${where ? `${where} AND` : 'WHERE'} (${clauses}) GROUP BY 1`];
+}
+
+/** The parts' sums per group and over all, in one pass: the grand total is the row of GROUPING SETS' empty set. */
+async function sumParts(runner: SqlRunner, parts: string[], params: unknown[]): Promise<{ groups: Array<{ key: string | null } & SummarySums>; totals: SummarySums }> {
+  const result = await runner.query<SumRow & { total: boolean }>(
+    `SELECT key, grouping(key) = 1 AS total, ${SUMS_OF_SUMS}
+     FROM (${parts.join('\n       UNION ALL ')}) AS part
+     GROUP BY GROUPING SETS ((key), ())
+     ORDER BY total, key COLLATE "C" NULLS LAST`,
+    params,
+  );
+  const groups = result.rows.filter((r) => !r.total).map((r) => ({ key: r.key, ...sumsFromRow(r) }));
+  const totalRow = result.rows.find((r) => r.total);
+  return { groups, totals: totalRow ? sumsFromRow(totalRow) : sumsFromRow(EMPTY_SUMS) };
+}
+
+/**
+ * What a rollup does not cover of the whole days, read from the events instead (eventRanges) and
+ * left out of the rollup (excludedDays, excludedMonths): the archived months (npm run archive drops
+ * their events but not their rollup rows; late events of such a month land in the default
+ * partition) and, for usage_user_key_daily, the days whose events were updated or deleted since
+ * the worker last computed them (a change row). usage_user_key_daily also covers only the priced
+ * events with ids at or below its frontier (throughEventId): the events above it are added.
+ */
+interface RollupCover {
+  throughEventId: bigint;
+  excludedDays: string[];
+  excludedMonths: string[];
+  eventRanges: TimeRange[];
+}
+
+async function rollupCover(client: SqlRunner, days: TimeRange, rollup: SummaryRollup): Promise<RollupCover> {
+  const dayText = (d: Date | undefined) => (d === undefined ? null : d.toISOString().slice(0, 10));
+  const result = await client.query<{ through_event_id: string; changed: string[] | null; archived: string[] | null }>(
+    `SELECT (SELECT through_event_id FROM usage_user_key_rollup_state) AS through_event_id,
+       (SELECT array_agg(DISTINCT to_char(day, 'YYYY-MM-DD')) FROM usage_user_key_changes
+         WHERE $3 AND ($1::date IS NULL OR day >= $1::date) AND ($2::date IS NULL OR day < $2::date)) AS changed,
+       (SELECT array_agg(to_char(month, 'YYYY-MM-DD')) FROM usage_archives
+         WHERE ($1::date IS NULL OR month >= date_trunc('month', $1::date)) AND ($2::date IS NULL OR month < $2::date)) AS archived`,
+    [dayText(days.from), dayText(days.to), rollup === 'user_key'],
+  );
+  const row = result.rows[0]!;
+  const excludedMonths = row.archived ?? [];
+  // A changed day of an archived month is read with its month.
+  const excludedDays = (row.changed ?? []).filter((d) => !excludedMonths.includes(`${d.slice(0, 7)}-01`));
+  const clip = (from: Date, to: Date): TimeRange => ({
+    from: days.from !== undefined && days.from > from ? days.from : from,
+    to: days.to !== undefined && days.to < to ? days.to : to,
+  });
+  const eventRanges = [
+    ...excludedDays.map((d) => clip(new Date(`${d}T00:00:00Z`), new Date(Date.parse(`${d}T00:00:00Z`) + DAY_MS))),
+    ...excludedMonths.map((m) => {
+      const start = new Date(`${m}T00:00:00Z`);
+      return clip(start, new Date(Date.UTC(start.getUTCFullYear(), start.getUTCMonth() + 1, 1)));
+    }),
+  ];
+  return { throughEventId: toBigInt(row.through_event_id ?? '0'), excludedDays, excludedMonths, eventRanges };
+}
 /** occurred_at in [from, to) (an absent bound is open; the plan never gives both absent). */
 function rangeClause(range: TimeRange, params: unknown[]): string {
   const clauses: string[] = [];
@@ -174,20 +235,54 @@ const ROLLUP_GROUP_KEYS: Record<'day' | 'model' | 'contributor', string> = {
   contributor: 'r.contributor_id',
 };
 
+/** usage_user_key_daily's group key, as GROUP_KEYS' of the events ('' is an event without key_id). */
+const USER_KEY_GROUP_KEYS: Record<'user' | 'key', string> = {
+  user: 'r.user_id',
+  key: `nullif(r.key_id, '')`,
+};
+
+/** A parameter's placeholder (its value appended to params). */
+function placeholder(params: unknown[], value: unknown): string {
+  params.push(value);
+  return `$${params.length}`;
+}
+
+/** usage_user_key_daily's rows of the whole days (the model filter applies), but those the cover reads from the events. */
+function userKeyRollupPart(filter: ExplorerFilter, days: TimeRange, groupBy: SummaryGroup, cover: RollupCover, params: unknown[]): string {
+  const key = USER_KEY_GROUP_KEYS[groupBy as keyof typeof USER_KEY_GROUP_KEYS];
+  const p = (value: unknown) => placeholder(params, value);
+  const clauses = [`r.day <> ALL (${p(cover.excludedDays)}::date[])`, `date_trunc('month', r.day)::date <> ALL (${p(cover.excludedMonths)}::date[])`];
+  if (days.from !== undefined) clauses.push(`r.day >= ${p(days.from.toISOString().slice(0, 10))}::date`);
+  if (days.to !== undefined) clauses.push(`r.day < ${p(days.to.toISOString().slice(0, 10))}::date`);
+  // The plan sends user_id and key_id filters to the events (their indexes): the model filter only.
+  if (filter.model !== undefined) clauses.push(`r.model = ${p(filter.model)}`);
+  return `SELECT ${key} AS key, sum(r.events) AS events, sum(r.prompt_tokens) AS prompt_tokens, sum(r.completion_tokens) AS completion_tokens,
+      sum(r.official_atto) AS official_atto, sum(r.charge_atto) AS charge_atto, sum(r.payout_atto) AS payout_atto, sum(r.margin_atto) AS margin_atto
+    FROM usage_user_key_daily r WHERE ${clauses.join(' AND ')} GROUP BY 1`;
+}
+
+/** The priced events of the whole days above the rollup's frontier (each partition's primary key), but those the cover reads whole. */
+function eventsAbovePart(filter: ExplorerFilter, days: TimeRange, groupBy: SummaryGroup, cover: RollupCover, params: unknown[]): string {
+  const where = whereOf({ ...filter, status: 'priced', from: days.from, to: days.to }, null, params);
+  const utcDay = `(occurred_at AT TIME ZONE 'UTC')::date`;
+  const above = [
+    `id > ${placeholder(params, cover.throughEventId.toString())}::bigint`,
+    `${utcDay} <> ALL (${placeholder(params, cover.excludedDays)}::date[])`,
+    `date_trunc('month', ${utcDay})::date <> ALL (${placeholder(params, cover.excludedMonths)}::date[])`,
+  ];
+  return `SELECT ${GROUP_KEYS[groupBy]} AS key, ${SUMS} FROM usage_events ${where ? `${where} AND` : 'WHERE'} ${above.join(' AND ')} GROUP BY 1`;
+}
+
 /**
- * The rollup's rows of the days (contributor and model filters apply; the plan leaves user and key
- * to the events). Months archived (npm run archive) keep their rollup rows but not their events: left
- * out, as the events' sums have them. Without a contributor the days are read per contributor (a
- * loose index scan of the primary key, contributor_id first): one short range per contributor
+ * contributor_usage_daily's rows of the days (contributor and model filters apply; the plan leaves
+ * user and key to usage_user_key_daily), but the archived months' (read from their events,
+ * rollupCover). Without a contributor the days are read per contributor (a loose index scan of the primary key, contributor_id first): one short range per contributor
  * instead of every day of the table.
  */
-function rollupPart(filter: ExplorerFilter, days: TimeRange, groupBy: SummaryGroup, params: unknown[]): string {
+function rollupPart(filter: ExplorerFilter, days: TimeRange, groupBy: SummaryGroup, cover: RollupCover, params: unknown[]): string {
   const key = ROLLUP_GROUP_KEYS[groupBy as keyof typeof ROLLUP_GROUP_KEYS];
-  const param = (value: unknown) => {
-    params.push(value);
-    return `$${params.length}`;
-  };
-  const clauses = [`NOT EXISTS (SELECT 1 FROM usage_archives a WHERE a.month = date_trunc('month', r.day)::date)`];
+  const param = (value: unknown) => placeholder(params, value);
+  const clauses = [`date_trunc('month', r.day)::date <> ALL (${param(cover.excludedMonths)}::date[])`];
   if (days.from !== undefined) clauses.push(`r.day >= ${param(days.from.toISOString().slice(0, 10))}::date`);
   if (days.to !== undefined) clauses.push(`r.day < ${param(days.to.toISOString().slice(0, 10))}::date`);
   if (filter.model !== undefined) clauses.push(`r.model = ${param(filter.model)}`);

@@ -36,25 +36,31 @@ describe('planSummary', () => {
     );
   });
 
-  it('reads the rollup only for what its grain holds (no user, no key)', () => {
+  it('reads each rollup only for what its grain holds', () => {
     const week = { from: new Date(BASE), to: new Date(BASE + 7 * DAY_MS) };
-    expect(planSummary(week, 'day')).toEqual({ rollupDays: week, eventRanges: [] });
-    expect(planSummary({ ...week, model: 'm', contributorId: 'c' }, 'contributor').rollupDays).toEqual(week);
-    expect(planSummary(week, 'user')).toEqual({ rollupDays: null, eventRanges: [week] });
-    expect(planSummary(week, 'key').rollupDays).toBeNull();
-    expect(planSummary({ ...week, userId: 'u' }, 'day').rollupDays).toBeNull();
-    expect(planSummary({ ...week, keyId: 'k' }, 'model').rollupDays).toBeNull();
+    expect(planSummary(week, 'day')).toEqual({ rollup: 'contributor', rollupDays: week, eventRanges: [] });
+    expect(planSummary({ ...week, model: 'm', contributorId: 'c' }, 'contributor')).toMatchObject({ rollup: 'contributor', rollupDays: week });
+    // usage_user_key_daily (day, user, key, model): grouped by user or key, without a contributor.
+    expect(planSummary(week, 'user')).toEqual({ rollup: 'user_key', rollupDays: week, eventRanges: [] });
+    expect(planSummary({ ...week, model: 'm' }, 'key')).toMatchObject({ rollup: 'user_key', rollupDays: week });
+    // A user or key filter: the events, by that filter's index.
+    expect(planSummary({ ...week, userId: 'u' }, 'day')).toEqual({ rollup: null, rollupDays: null, eventRanges: [week] });
+    expect(planSummary({ ...week, keyId: 'k' }, 'user')).toEqual({ rollup: null, rollupDays: null, eventRanges: [week] });
+    // Neither grain holds a contributor with a user or a key: the events.
+    expect(planSummary({ ...week, contributorId: 'c' }, 'user')).toEqual({ rollup: null, rollupDays: null, eventRanges: [week] });
   });
 
   it('reads the partial days at the edges from the events, and less than a whole day from them alone', () => {
     const from = new Date(BASE + 3_600_000); // 01:00Z
     const to = new Date(BASE + 2 * DAY_MS + 60_000); // 00:01Z two days later
     expect(planSummary({ from, to }, 'day')).toEqual({
+      rollup: 'contributor',
       rollupDays: { from: new Date(BASE + DAY_MS), to: new Date(BASE + 2 * DAY_MS) },
       eventRanges: [{ from, to: new Date(BASE + DAY_MS) }, { from: new Date(BASE + 2 * DAY_MS), to }],
     });
     const hours = { from, to: new Date(BASE + DAY_MS + 3_600_000) };
-    expect(planSummary(hours, 'day')).toEqual({ rollupDays: null, eventRanges: [hours] });
-    expect(planSummary({}, 'model')).toEqual({ rollupDays: { from: undefined, to: undefined }, eventRanges: [] });
+    expect(planSummary(hours, 'day')).toEqual({ rollup: null, rollupDays: null, eventRanges: [hours] });
+    expect(planSummary({}, 'model')).toEqual({ rollup: 'contributor', rollupDays: { from: undefined, to: undefined }, eventRanges: [] });
+    expect(planSummary({}, 'user')).toEqual({ rollup: 'user_key', rollupDays: { from: undefined, to: undefined }, eventRanges: [] });
   });
 });
