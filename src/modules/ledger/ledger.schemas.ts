@@ -21,6 +21,7 @@ export const ledgerCheckResponseSchema = z.object({
   rollups: registeredCheckSchema.optional().describe('earnings rollups against the raw events'),
   refunds: registeredCheckSchema.optional(),
   settlement: registeredCheckSchema.optional().describe('paid lines against on-chain transfers'),
+  spend_rollup: registeredCheckSchema.optional().describe("budgeted users' daily spend rollup against their events"),
   timings_ms: z.record(z.string(), z.number()).describe('milliseconds per check'),
 });
 export class LedgerCheckResponseDto extends createZodDto(ledgerCheckResponseSchema) {}
