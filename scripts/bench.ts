@@ -358,6 +358,28 @@ async function measureTwoApiOnly(stack: Stack, cleanup: CleanupStack, plan: Benc
 /** --only batch: a second build to run beside dist/ (its root holds dist/ and package.json), for an A/B in one run. */
 const AB_BUILD_ROOT_ENV = 'BENCH_AB_BUILD_ROOT';
 
+interface AbSide {
+  name: string;
+  process: ManagedProcess;
+  baseUrl: string;
+}
+
+/** The API of dist/ (A) and, with BENCH_AB_BUILD_ROOT, a second API of that build (B, same database and environment plus BENCH_AB_ENV). */
+async function abSides(stack: Stack, cleanup: CleanupStack): Promise<AbSide[]> {
+  const sides: AbSide[] = [{ name: 'A (dist/)', process: stack.api, baseUrl: stack.baseUrl }];
+  const otherRoot = process.env[AB_BUILD_ROOT_ENV];
+  if (!otherRoot) return sides;
+  // BENCH_AB_ENV="NAME=value,...": settings of B's environment only (a setting's A/B on one build).
+  const otherEnv = Object.fromEntries((process.env.BENCH_AB_ENV ?? '').split(',').filter(Boolean).map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)]));
+  const other = await startApi({ runDir: stack.runDir, env: { ...stack.apiEnv, ...otherEnv }, name: 'api-b', buildRoot: otherRoot });
+  cleanup.add('stop api-b', () => other.api.stop());
+  sides.push({ name: `B (${otherRoot})`, process: other.api, baseUrl: other.baseUrl });
+  return sides;
+}
+
+/** ABBA: A then B in odd rounds, B then A in even ones (one side: always it). */
+const abOrder = (sides: readonly AbSide[], round: number): number[] => (sides.length === 1 ? [0] : round % 2 === 1 ? [0, 1] : [1, 0]);
+
 /**
  * --only batch: batch 1000 (BATCH_CONNECTIONS clients), --rounds runs of --duration s, CPU per
  * event of the API and Postgres each run. With BENCH_AB_BUILD_ROOT, the same load on a second API
@@ -366,21 +388,12 @@ const AB_BUILD_ROOT_ENV = 'BENCH_AB_BUILD_ROOT';
 async function measureBatchOnly(stack: Stack, cleanup: CleanupStack, plan: BenchPlan): Promise<void> {
   const loadAvgStart = loadavg();
   const key = await seedAndWarmUp(stack, plan);
-  const sides: Array<{ name: string; process: ManagedProcess; baseUrl: string }> = [{ name: 'A (dist/)', process: stack.api, baseUrl: stack.baseUrl }];
-  const otherRoot = process.env[AB_BUILD_ROOT_ENV];
-  if (otherRoot) {
-    // BENCH_AB_ENV="NAME=value,...": settings of B's environment only (a setting's A/B on one build).
-    const otherEnv = Object.fromEntries((process.env.BENCH_AB_ENV ?? '').split(',').filter(Boolean).map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)]));
-    const other = await startApi({ runDir: stack.runDir, env: { ...stack.apiEnv, ...otherEnv }, name: 'api-b', buildRoot: otherRoot });
-    cleanup.add('stop api-b', () => other.api.stop());
-    sides.push({ name: `B (${otherRoot})`, process: other.api, baseUrl: other.baseUrl });
-    await runBatchLoad({ baseUrl: other.baseUrl, key, size: 100, connections: BATCH_CONNECTIONS, durationS: plan.warmupS, prefix: 'warm-b' });
-  }
+  const sides = await abSides(stack, cleanup);
+  if (sides.length === 2) await runBatchLoad({ baseUrl: sides[1]!.baseUrl, key, size: 100, connections: BATCH_CONNECTIONS, durationS: plan.warmupS, prefix: 'warm-b' });
   const perEvent: number[][] = sides.map(() => []);
   const rates: number[][] = sides.map(() => []);
   for (let round = 1; round <= plan.ingestionRounds; round += 1) {
-    const order = sides.length === 1 ? [0] : round % 2 === 1 ? [0, 1] : [1, 0];
-    for (const i of order) {
+    for (const i of abOrder(sides, round)) {
       const side = sides[i]!;
       await settledEventCounts(stack.databaseUrl);
       const meters = startCpuMeters(stack, [side.process]);
@@ -474,33 +487,42 @@ async function measureTracingOnly(stack: Stack, cleanup: CleanupStack, plan: Ben
 /**
  * --only litellm: LiteLLM push batches of 500 payloads (realistic messages) and /v1/usage-events/batch
  * of 500 with the same events, alternating each round; events/s, CPU per event and the ratio printed.
+ * With BENCH_AB_BUILD_ROOT, both loads on a second API of that build too, the sides in ABBA order,
+ * and each side's ratio.
  */
-async function measureLitellmOnly(stack: Stack, plan: BenchPlan): Promise<void> {
+async function measureLitellmOnly(stack: Stack, cleanup: CleanupStack, plan: BenchPlan): Promise<void> {
   const key = await seedForIngestion({ baseUrl: stack.baseUrl, adminKey: stack.adminKey });
   await seedLitellmDeployments({ baseUrl: stack.baseUrl, adminKey: stack.adminKey });
+  const sides = await abSides(stack, cleanup);
   say(`payload ${litellmPayloadBytes()} bytes (messages and response included), ${LITELLM_BATCH_SIZE} per request, ${BATCH_CONNECTIONS} connections; warm-up ${plan.warmupS} s each`);
-  await runSameEventsBatchLoad({ baseUrl: stack.baseUrl, key, connections: BATCH_CONNECTIONS, durationS: plan.warmupS, prefix: 'warm-b' });
-  await runLitellmLoad({ baseUrl: stack.baseUrl, key, size: LITELLM_BATCH_SIZE, connections: BATCH_CONNECTIONS, durationS: plan.warmupS, prefix: 'warm-l' });
+  for (const side of sides) {
+    await runSameEventsBatchLoad({ baseUrl: side.baseUrl, key, connections: BATCH_CONNECTIONS, durationS: plan.warmupS, prefix: `warm-b${side.process.pid}` });
+    await runLitellmLoad({ baseUrl: side.baseUrl, key, size: LITELLM_BATCH_SIZE, connections: BATCH_CONNECTIONS, durationS: plan.warmupS, prefix: `warm-l${side.process.pid}` });
+  }
   const loadAvgStart = loadavg();
-  const rates = { batch: [] as number[], litellm: [] as number[] };
+  const rates = sides.map(() => ({ batch: [] as number[], litellm: [] as number[] }));
   for (let round = 1; round <= plan.ingestionRounds; round += 1) {
-    for (const phase of ['batch', 'litellm'] as const) {
-      const name = phase === 'batch' ? `batch ${LITELLM_BATCH_SIZE}` : `litellm ${LITELLM_BATCH_SIZE}`;
-      const meters = startCpuMeters(stack);
-      const options = { baseUrl: stack.baseUrl, key, connections: BATCH_CONNECTIONS, durationS: plan.durationS, prefix: `${phase}-r${round}` };
-      const load = phase === 'batch' ? await runSameEventsBatchLoad(options) : await runLitellmLoad({ ...options, size: LITELLM_BATCH_SIZE });
-      const cpu = meters.stop();
-      assertPhaseClean(stack, name, load);
-      rates[phase].push(load.eventsPerSecond);
-      const apiUs = (cpu.apiCores / load.eventsPerSecond) * 1e6;
-      const pgUs = (cpu.postgresCores / load.eventsPerSecond) * 1e6;
-      say(`round ${round} ${name}: ${Math.round(load.eventsPerSecond)} events/s, p99 ${load.latencyP99Ms} ms, CPU per event api ${apiUs.toFixed(0)} us + postgres ${pgUs.toFixed(0)} us`);
+    for (const i of abOrder(sides, round)) {
+      const side = sides[i]!;
+      for (const phase of ['batch', 'litellm'] as const) {
+        const name = `${phase === 'batch' ? 'batch' : 'litellm'} ${LITELLM_BATCH_SIZE}${sides.length === 2 ? `, ${side.name}` : ''}`;
+        const meters = startCpuMeters(stack, [side.process]);
+        const options = { baseUrl: side.baseUrl, key, connections: BATCH_CONNECTIONS, durationS: plan.durationS, prefix: `${phase}${i}-r${round}` };
+        const load = phase === 'batch' ? await runSameEventsBatchLoad(options) : await runLitellmLoad({ ...options, size: LITELLM_BATCH_SIZE });
+        const cpu = meters.stop();
+        assertPhaseClean(stack, name, load, [side.process]);
+        rates[i]![phase].push(load.eventsPerSecond);
+        say(`round ${round} ${name}: ${Math.round(load.eventsPerSecond)} events/s, p99 ${load.latencyP99Ms} ms, CPU per event api ${perEventUs(cpu.apiCores, load.eventsPerSecond).toFixed(0)} us + postgres ${perEventUs(cpu.postgresCores, load.eventsPerSecond).toFixed(0)} us, load ${loadavg()[0]!.toFixed(2)}`);
+      }
     }
   }
   const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
-  const ratio = median(rates.litellm) / median(rates.batch);
   const averages = (l: number[]) => l.map((x) => x.toFixed(2)).join('/');
-  say(`litellm / batch (medians of ${plan.ingestionRounds} round(s)): ${Math.round(median(rates.litellm))} / ${Math.round(median(rates.batch))} events/s = ${ratio.toFixed(2)}x (target >= ${LITELLM_TARGET_RATIO}x) ${ratio >= LITELLM_TARGET_RATIO ? 'MET' : 'NOT MET'}; load average at start ${averages(loadAvgStart)}, at end ${averages(loadavg())}`);
+  sides.forEach((side, i) => {
+    const ratio = median(rates[i]!.litellm) / median(rates[i]!.batch);
+    say(`${sides.length === 2 ? `${side.name}: ` : ''}litellm / batch (medians of ${plan.ingestionRounds} round(s)): ${Math.round(median(rates[i]!.litellm))} / ${Math.round(median(rates[i]!.batch))} events/s = ${ratio.toFixed(2)}x (target >= ${LITELLM_TARGET_RATIO}x) ${ratio >= LITELLM_TARGET_RATIO ? 'MET' : 'NOT MET'}`);
+  });
+  say(`load average at start ${averages(loadAvgStart)}, at end ${averages(loadavg())}`);
 }
 
 /** The floor server (scripts/lib/floor-server.mjs) on the bench database, warmed like the API. */
@@ -1006,7 +1028,7 @@ async function main(): Promise<number> {
       return 0;
     }
     if (plan.onlyLitellm) {
-      await measureLitellmOnly(stack, plan);
+      await measureLitellmOnly(stack, cleanup, plan);
       return 0;
     }
     const figures = await runAll(plan, stack, cleanup);

@@ -466,6 +466,7 @@ npm run bench -- --quick                   # smoke run: short phases, small data
 npm run bench -- --earnings-events 2000000 # another earnings database size
 npm run bench -- --quick --only two-api    # short run: batch 1000 and single on one API vs two (printed only)
 BENCH_AB_BUILD_ROOT=/tmp/other-build npm run bench -- --only batch --rounds 4 --duration 10   # batch 1000: CPU per event and RSS per run; with BENCH_AB_BUILD_ROOT (a tree with dist/ and package.json) or BENCH_AB_ENV="NAME=value", that build or setting beside dist/, ABBA (printed only)
+BENCH_AB_BUILD_ROOT=/tmp/other-build npm run bench -- --only litellm --rounds 4 --duration 8   # LiteLLM push vs batch 500 of the same events; with BENCH_AB_BUILD_ROOT or BENCH_AB_ENV both on that build too, ABBA, each side's ratio (printed only)
 npm run bench -- --only tracing --rounds 2     # batch 1000 and single, tracing off vs on (printed only)
 npm run bench -- --only single --rounds 2 --duration 6   # plain, price-dimension and signed single events: CPU per event (printed only)
 npm run bench -- --only ledger-check       # 440,000 events over 30 days, the checkpointed ledger check timed (printed only)

@@ -3,7 +3,7 @@ import { ApiBearerAuth, ApiBody, ApiOkResponse, ApiTags } from '@nestjs/swagger'
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { APP_CONFIG, type AppConfig } from '../../config/index.js';
 import { DomainError } from '../../common/errors/index.js';
-import { readRawJsonBytes } from '../../common/http/raw-body.js';
+import { withRawJsonBytes } from '../../common/http/raw-body.js';
 import type { Principal } from '../../common/auth/auth.types.js';
 import { CurrentPrincipal } from '../../common/auth/principal.decorator.js';
 import { RateLimited } from '../auth/rate-limited.decorator.js';
@@ -51,9 +51,10 @@ export class LitellmController {
   })
   @ApiOkResponse({ type: LitellmPushResponseDto })
   async push(@Req() req: FastifyRequest) {
-    const bytes = await readRawJsonBytes(req, this.config.LITELLM_BODY_LIMIT_BYTES);
     try {
-      return { results: await this.litellm.push(litellmBodyPayloads(bytes, this.payloadSelection, this.config.LITELLM_MAX_PAYLOADS)) };
+      // Every payload mapped while the body is in hand (the plans hold copies only), then written.
+      const plans = await withRawJsonBytes(req, this.config.LITELLM_BODY_LIMIT_BYTES, (bytes) => this.litellm.plan(litellmBodyPayloads(bytes, this.payloadSelection, this.config.LITELLM_MAX_PAYLOADS)));
+      return { results: await this.litellm.push(plans) };
     } catch (error) {
       if (!(error instanceof LitellmBodyRefused)) throw error;
       if (error.why === 'too_many') throw new DomainError('payload_too_large', `request body holds more than LITELLM_MAX_PAYLOADS (${this.config.LITELLM_MAX_PAYLOADS}) payloads`);

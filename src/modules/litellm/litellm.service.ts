@@ -46,15 +46,19 @@ export class LitellmService implements OnModuleInit {
   }
 
   /**
-   * POST /v1/integrations/litellm: one result per payload, in input order. Every payload is
-   * mapped as it is read (only its plan is kept) before anything is written, so a body refused
-   * half way (LitellmBodyRefused, thrown by the iteration) changes nothing; then the plans are
-   * written a group at a time.
+   * POST /v1/integrations/litellm, first half: every payload mapped as it is read (only its plan
+   * is kept), before anything is written, so a body refused half way (LitellmBodyRefused, thrown
+   * by the iteration) changes nothing. Synchronous: the body can be released once it returns.
    */
-  async push(payloads: Iterable<unknown>): Promise<LitellmResult[]> {
+  plan(payloads: Iterable<unknown>): LitellmPlan[] {
     const options = this.mappingOptions();
     const plans: LitellmPlan[] = [];
     for (const payload of payloads) plans.push(planOf(payload, options));
+    return plans;
+  }
+
+  /** The push's second half: the plans written a group at a time; one result per payload, in input order. */
+  async push(plans: LitellmPlan[]): Promise<LitellmResult[]> {
     const results: LitellmResult[] = [];
     for (let from = 0; from < plans.length; from += PUSH_GROUP_PAYLOADS) {
       for (const result of await this.ingestPlans(plans.slice(from, from + PUSH_GROUP_PAYLOADS), 'push')) results.push(result);

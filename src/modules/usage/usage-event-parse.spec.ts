@@ -1,6 +1,6 @@
 import fc from 'fast-check';
-import { parseUsageEvent, plainUsageEvent } from './usage-event-parse.js';
-import { usageEventSchema } from './usage.schemas.js';
+import { parseUsageEvent, plainMetadata, plainOccurredAt, plainUsageEvent } from './usage-event-parse.js';
+import { METADATA_BYTES_MAX, usageEventSchema } from './usage.schemas.js';
 
 const base = () => ({
   event_id: 'evt-1',
@@ -22,6 +22,22 @@ function expectSameAsSchema(raw: unknown): void {
   } else {
     expect(actual.error?.issues).toEqual(expected.error?.issues);
   }
+}
+
+/** Whatever `plain` proves, `schema` accepts with the same output (identical); `plain` proves at least `provenMin` of 3,000 values. */
+function expectProvenOnlyIfAccepted<T>(values: fc.Arbitrary<T>, plain: (raw: unknown) => unknown, schema: { safeParse(raw: unknown): { success: boolean; data?: unknown } }, provenMin: number): void {
+  let proven = 0;
+  fc.assert(
+    fc.property(values, (value) => {
+      const output = plain(value);
+      if (output === undefined) return;
+      proven += 1;
+      const parsed = schema.safeParse(value);
+      expect(parsed.success && parsed.data).toBe(output);
+    }),
+    { numRuns: 3000 },
+  );
+  expect(proven).toBeGreaterThan(provenMin);
 }
 
 describe('parseUsageEvent: usageEventSchema without zod for plain bodies', () => {
@@ -47,6 +63,47 @@ describe('parseUsageEvent: usageEventSchema without zod for plain bodies', () =>
     };
     expect(plainUsageEvent(raw)).toBeDefined();
     expectSameAsSchema(raw);
+  });
+
+  it('checks a toISOString timestamp and flat metadata without their schemas, outputting what they do', () => {
+    const raw = { ...base(), occurred_at: '2026-12-01T10:00:00.123Z', metadata: { litellm_model_id: 'dep-1', litellm_response_cost_usd: '0.0012345', n: 1.5, ok: true, none: null } };
+    expect(plainOccurredAt(raw.occurred_at)).toBe(raw.occurred_at);
+    expect(plainMetadata(raw.metadata)).toBe(raw.metadata);
+    expectSameAsSchema(raw);
+  });
+
+  it('leaves to the schemas the timestamps and metadata the plain checks cannot prove', () => {
+    for (const text of ['2026-02-30T00:00:00.000Z', '2026-12-01T24:00:00.000Z', '2026-12-01T10:00:60.000Z', '0000-06-01T00:00:00.000Z', '2026-12-01T10:00:00Z', '2026-12-01T10:00:00.123+00:00']) {
+      expect(plainOccurredAt(text)).toBeUndefined();
+      expectSameAsSchema({ ...base(), occurred_at: text });
+    }
+    const many = Object.fromEntries(Array.from({ length: 33 }, (_, i) => [`k${i}`, i]));
+    const exactly = { k: 'x'.repeat(METADATA_BYTES_MAX - '{"k":""}'.length) };
+    const escaped = { k: '"\\'.repeat(METADATA_BYTES_MAX / 4) };
+    for (const metadata of [many, { ['k'.repeat(101)]: 1 }, { '': 1 }, { k: 'José' }, { k: [1] }, { k: {} }, { k: Number.NaN }, { ...exactly, k: `${exactly.k}x` }, escaped, Object.create({ inherited: 1 }) as object]) {
+      expect(plainMetadata(metadata)).toBeUndefined();
+      expectSameAsSchema({ ...base(), metadata });
+    }
+    expect(plainMetadata(exactly)).toBe(exactly);
+    expectSameAsSchema({ ...base(), metadata: exactly });
+    const proto = JSON.parse('{"__proto__":"x","k":1}') as Record<string, unknown>;
+    expect(plainMetadata(proto)).toBe(proto);
+    expectSameAsSchema({ ...base(), metadata: proto });
+  });
+
+  it('proves only timestamps and metadata their schemas accept, with the same output', () => {
+    const shape = usageEventSchema.shape;
+    const digits = (n: number) => fc.stringMatching(new RegExp(`^[0-9]{${n}}$`));
+    // Real instants from just before year 0 to year 9999 (beyond, toISOString writes six-digit
+    // years), and texts of the same form with any digits.
+    const instant = fc.oneof(
+      fc.integer({ min: Date.UTC(-1, 0, 1), max: Date.UTC(9999, 11, 31, 23, 59, 59, 999) }).map((ms) => new Date(ms).toISOString()),
+      fc.tuple(digits(4), digits(2), digits(2), digits(2), digits(2), digits(2), digits(3)).map(([y, mo, d, h, mi, s, f]) => `${y}-${mo}-${d}T${h}:${mi}:${s}.${f}Z`),
+    );
+    expectProvenOnlyIfAccepted(instant, plainOccurredAt, shape.occurred_at, 500);
+    const flat = fc.oneof(fc.string({ maxLength: 40 }), fc.string({ unit: 'binary', maxLength: 8 }), fc.double(), fc.integer(), fc.boolean(), fc.constant(null), fc.constant('x'.repeat(2000)));
+    const metadata = fc.dictionary(fc.oneof(fc.string({ maxLength: 12 }), fc.constant('k'.repeat(100)), fc.constant('k'.repeat(101))), flat, { maxKeys: 36 });
+    expectProvenOnlyIfAccepted(metadata, plainMetadata, shape.metadata, 300);
   });
 
   it.each([
@@ -109,12 +166,12 @@ describe('parseUsageEvent: usageEventSchema without zod for plain bodies', () =>
         user_id: id,
         contributor_id: id,
         model: mostly(fc.constantFrom('openai/gpt-4o', 'm'), fc.oneof(fc.constantFrom('a b', '', 'm'.repeat(201)), fc.string({ maxLength: 8 }))),
-        occurred_at: rare(mostly(fc.constantFrom('2026-12-01T00:00:00Z', '2026-12-01T00:00:00.0001+01:00'), fc.oneof(fc.constantFrom('yesterday', '0000-01-01T00:00:00Z'), fc.constant(1)))),
+        occurred_at: rare(mostly(fc.constantFrom('2026-12-01T00:00:00Z', '2026-12-01T00:00:00.0001+01:00', '2026-12-01T00:00:00.000Z', '2026-02-29T00:00:00.000Z'), fc.oneof(fc.constantFrom('yesterday', '0000-01-01T00:00:00Z'), fc.constant(1)))),
         price_variant: rare(mostly(fc.constantFrom('standard', 'us'), fc.oneof(fc.constantFrom('US', ''), fc.string({ maxLength: 4 })))),
         usage: mostly(usage, fc.constant(null)),
         hold_id: rare(id),
         key_id: rare(id),
-        metadata: rare(mostly(fc.object({ maxDepth: 2 }), fc.oneof(fc.constant(null), fc.constant([1])))),
+        metadata: rare(mostly(fc.oneof(fc.object({ maxDepth: 2 }), fc.dictionary(fc.string({ maxLength: 8 }), fc.oneof(fc.string({ maxLength: 8 }), fc.integer(), fc.constant(null)))), fc.oneof(fc.constant(null), fc.constant([1])))),
         extra: rare(fc.integer(), 20),
       })
       // Absent, not undefined: a body from JSON has no undefined values.

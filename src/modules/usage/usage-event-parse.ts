@@ -6,15 +6,24 @@
 // every 400 and its details come from zod as before. Differentially tested against the schema
 // (usage-event-parse.spec.ts).
 import type { ZodSafeParseResult } from 'zod';
-import { ID_LENGTH_MAX, TOKENS_MAX } from '../../common/validation/fields.js';
+import { ID_LENGTH_MAX, isStorableInstant, TOKENS_MAX } from '../../common/validation/fields.js';
 import { PRICE_VARIANT_PATTERN } from '../pricing/price-rules.js';
 import { usageContainmentProblem } from '../pricing/pricing-math.js';
-import { tokenUsageOf, USAGE_KINDS_AFTER_FIRST_FOUR, usageEventSchema, type UsageEventInput, type UsageInput } from './usage.schemas.js';
+import { METADATA_BYTES_MAX, tokenUsageOf, USAGE_KINDS_AFTER_FIRST_FOUR, usageEventSchema, type UsageEventInput, type UsageInput } from './usage.schemas.js';
 
 /** An id the rule accepts without looking further: 1 to 256 printable ASCII characters (no control character, no surrogate). */
 const PLAIN_ID = /^[\x20-\x7E]+$/;
 /** modelSchema: 1 to 200 printable ASCII characters without spaces. */
 const PLAIN_MODEL = /^[\x21-\x7E]{1,200}$/;
+
+/** toISOString's own form (UTC, milliseconds): what gateways and the LiteLLM mapping send. */
+const ISO_MILLIS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
+/** A metadata key the record schema accepts as it is (1 to 100 printable ASCII characters). */
+const PLAIN_METADATA_KEY = /^[\x20-\x7E]{1,100}$/;
+/** A metadata string value that is storable text as it is (printable ASCII). */
+const PLAIN_TEXT = /^[\x20-\x7E]*$/;
+/** Flat metadata keys checked directly; more go to the schema (which bounds them by METADATA_BYTES_MAX). */
+const PLAIN_METADATA_KEYS_MAX = 32;
 
 const EVENT_KEYS = new Set(['event_id', 'user_id', 'contributor_id', 'model', 'occurred_at', 'price_variant', 'usage', 'hold_id', 'key_id', 'metadata']);
 /** usageSchema's optional kinds, in its order (zod's output order). */
@@ -59,6 +68,49 @@ function plainUsage(raw: unknown): UsageInput | undefined {
   return usageContainmentProblem(tokenUsageOf(parsed)) === null ? parsed : undefined;
 }
 
+/**
+ * timestampSchema's output (the text itself) for a timestamp in toISOString's form that is a real
+ * instant (it reads back to the same text: no 31 November, no hour 24) of a storable year, or
+ * undefined when only the schema can tell.
+ */
+export function plainOccurredAt(raw: unknown): string | undefined {
+  if (typeof raw !== 'string' || !ISO_MILLIS.test(raw)) return undefined;
+  const at = new Date(raw);
+  return !Number.isNaN(at.getTime()) && at.toISOString() === raw && isStorableInstant(raw) ? raw : undefined;
+}
+
+/**
+ * metadataSchema's output (the object itself) for flat metadata: a plain object of at most
+ * PLAIN_METADATA_KEYS_MAX printable-ASCII keys of 1-100 characters whose values are printable-ASCII
+ * strings, finite numbers, booleans or null, at most METADATA_BYTES_MAX bytes of JSON (all ASCII:
+ * its length is its size). Nothing nests, so no depth to check; printable ASCII holds no NUL and
+ * no lone surrogate. Anything else: undefined, the schema decides.
+ */
+export function plainMetadata(raw: unknown): Record<string, unknown> | undefined {
+  if (!isPlainObject(raw)) return undefined;
+  let keys = 0;
+  for (const key in raw) {
+    if (!Object.hasOwn(raw, key)) return undefined;
+    keys += 1;
+    if (keys > PLAIN_METADATA_KEYS_MAX || !PLAIN_METADATA_KEY.test(key)) return undefined;
+    const value = raw[key];
+    if (typeof value === 'string') {
+      if (value.length > METADATA_BYTES_MAX || !PLAIN_TEXT.test(value)) return undefined;
+    } else if (!(value === null || typeof value === 'boolean' || (typeof value === 'number' && Number.isFinite(value)))) {
+      return undefined;
+    }
+  }
+  return JSON.stringify(raw).length <= METADATA_BYTES_MAX ? raw : undefined;
+}
+
+/** A field's output: its plain check's, else its own field schema's (the timestamp and metadata rules are the schema's), undefined when refused. */
+function fieldOutput<T>(raw: unknown, plain: (raw: unknown) => T | undefined, schema: { safeParse(raw: unknown): { success: true; data: T } | { success: false } }): T | undefined {
+  const proven = plain(raw);
+  if (proven !== undefined) return proven;
+  const parsed = schema.safeParse(raw);
+  return parsed.success ? parsed.data : undefined;
+}
+
 /** usageEventSchema's output for a plain body, or undefined when only the schema can tell. */
 export function plainUsageEvent(raw: unknown): UsageEventInput | undefined {
   if (!isPlainObject(raw) || !onlyKeys(raw, EVENT_KEYS)) return undefined;
@@ -72,19 +124,18 @@ export function plainUsageEvent(raw: unknown): UsageEventInput | undefined {
   // In the schema's key order, only the keys sent (as zod outputs them).
   const event: Record<string, unknown> = { event_id, user_id, contributor_id, model };
   if (occurred_at !== undefined) {
-    // The timestamp and metadata rules are the schema's own field schemas.
-    const at = shape.occurred_at.safeParse(occurred_at);
-    if (!at.success) return undefined;
-    event.occurred_at = at.data;
+    const at = fieldOutput(occurred_at, plainOccurredAt, shape.occurred_at);
+    if (at === undefined) return undefined;
+    event.occurred_at = at;
   }
   if (price_variant !== undefined) event.price_variant = price_variant;
   event.usage = usage;
   if (hold_id !== undefined) event.hold_id = hold_id;
   if (key_id !== undefined) event.key_id = key_id;
   if (metadata !== undefined) {
-    const checked = shape.metadata.safeParse(metadata);
-    if (!checked.success) return undefined;
-    event.metadata = checked.data;
+    const checked = fieldOutput(metadata, plainMetadata, shape.metadata);
+    if (checked === undefined) return undefined;
+    event.metadata = checked;
   }
   return event as UsageEventInput;
 }

@@ -157,6 +157,8 @@ export function occurredAtAsPriced(given: Date | null, receivedAt: Date): Date {
  */
 export function canonicalInstant(text: string): string {
   const iso = new Date(text).toISOString();
+  // Already in toISOString's form (what gateways and the LiteLLM mapping send): nothing to re-read.
+  if (iso === text) return iso;
   const fraction = /^[^.]*T\d{2}:\d{2}:\d{2}\.(\d+)/.exec(text)?.[1] ?? '';
   const subMillisecond = fraction.slice(3).replace(/0+$/, '');
   return subMillisecond === '' ? iso : `${iso.slice(0, -1)}${subMillisecond}Z`;
