@@ -20,8 +20,8 @@ import { formatAtto, usdToAtto, type SpendSetting } from './soak-record.js';
 
 /** A charge near the expiry may have read the clock just before it while its transaction began after. */
 const DRAW_AFTER_EXPIRY_SLACK_MS = 5_000;
-/** Between the service's transaction start (created_at) and the soak's record of a PUT. */
-const SETTING_SLACK_MS = 2_000;
+/** Between the service's transaction start (created_at, before any lock wait) and the soak's record of a PUT. */
+const SETTING_SLACK_MS = 10_000;
 
 type Expect = (name: string, ok: boolean, message: () => string) => void;
 

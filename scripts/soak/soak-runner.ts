@@ -205,6 +205,7 @@ export async function runSoak(o: SoakOptions): Promise<SoakReport> {
       topup_requests: stack?.webhooks.topupRequests.healthy.size ?? 0,
       topups_credited: [...record.answeredTopups.values()].filter((a) => a === 'credit').length,
       topups_failed: [...record.answeredTopups.values()].filter((a) => a === 'fail').length,
+      webhooks_by_type: Object.fromEntries([...(stack?.webhooks.byType.healthy ?? new Map<string, Set<string>>())].map(([type, ids]) => [type, ids.size])),
     },
     ok: failures.length === 0 && !opErrors.some((e) => e.startsWith('soak aborted')),
   };
