@@ -4,7 +4,9 @@
 //   soak granted; granted == used (draws less refunds back) + breakage + remaining, per grant and
 //   per user; nothing negative; no draw after expiry (but for a few seconds: which clock reading a
 //   charge near the expiry took is not known); breakage only after expiry, once, recorded as posted,
-//   leaving nothing; at drains every grant expired before the drain is broken.
+//   leaving nothing; at drains every grant expired before the drain is broken, and each draw took
+//   the grants expiring first first (replayed in entry order: all grant postings of a user are made
+//   under its account lock).
 // - topup_within_max / topup_once_per_crossing (at drains): each request asks for the amount of a
 //   setting in force, within the month's max with the month's earlier requests that had not failed;
 //   between two requests of a user the balance (user account + grants, never below the available
@@ -262,4 +264,42 @@ export async function checkBalanceWatch(ctx: SoakContext, expect: Expect): Promi
   }
   const stray = await db.query<{ kind: string; ref: string }>(STRAY_GRANT_POSTINGS_SQL);
   expect('grants_accounted', stray.rows.length === 0, () => `entries of other kinds post to grant accounts: ${JSON.stringify(stray.rows)}`);
+  await checkDrawOrder(db, expect);
+}
+
+/**
+ * The one expiring first first: every posting to a user's grant accounts is made under the user's
+ * account row lock, so entry ids order them as they happened. Replaying them, each grant_use entry
+ * leaves empty every grant of the user that held money before it, was not expired, and expires
+ * before the last one it drew from (ties by grant id). A grant whose expiry is within
+ * DRAW_AFTER_EXPIRY_SLACK_MS of the entry is left out: which side of it the charge's clock read fell is not known.
+ */
+async function checkDrawOrder(db: pg.Pool, expect: Expect): Promise<void> {
+  const grants = new Map((await db.query<{ grant_id: string; user_id: string; expires_ms: number }>(
+    'SELECT grant_id, user_id, (extract(epoch FROM expires_at) * 1000)::float8 AS expires_ms FROM user_grants',
+  )).rows.map((g) => [g.grant_id, g]));
+  const postings = (await db.query<{ id: string; kind: string; ms: number; code: string; amount: string }>(
+    `SELECT j.id::text, j.kind, (extract(epoch FROM j.created_at) * 1000)::float8 AS ms, p.code, p.amount::text AS amount
+     FROM journal_entries j, unnest(j.account_codes, j.amounts_atto) AS p(code, amount)
+     WHERE j.kind IN ('grant', 'grant_use', 'grant_refund', 'grant_breakage') AND p.code LIKE 'grant:%' ORDER BY j.id`,
+  )).rows;
+  const key = (g: { expires_ms: number; grant_id: string }) => [g.expires_ms, g.grant_id] as const;
+  const before = (a: readonly [number, string], b: readonly [number, string]) => a[0] < b[0] || (a[0] === b[0] && a[1] < b[1]);
+  const balance = new Map<string, bigint>();
+  for (let i = 0; i < postings.length; ) {
+    const entry = postings[i]!;
+    const own = [];
+    for (; i < postings.length && postings[i]!.id === entry.id; i++) own.push(postings[i]!);
+    const held = new Map(balance);
+    for (const p of own) balance.set(p.code.slice('grant:'.length), (balance.get(p.code.slice('grant:'.length)) ?? 0n) + BigInt(p.amount));
+    if (entry.kind !== 'grant_use') continue;
+    const drawn = own.map((p) => grants.get(p.code.slice('grant:'.length))).filter((g) => g !== undefined);
+    if (drawn.length === 0) continue;
+    const last = drawn.reduce((a, b) => (before(key(a), key(b)) ? b : a));
+    const skipped = [...grants.values()].filter(
+      (g) => g.user_id === last.user_id && (held.get(g.grant_id) ?? 0n) > 0n && (balance.get(g.grant_id) ?? 0n) > 0n && before(key(g), key(last)) && g.expires_ms > entry.ms + DRAW_AFTER_EXPIRY_SLACK_MS,
+    );
+    expect('grants_accounted', skipped.length === 0, () =>
+      `grant_use ${entry.id} at ${new Date(entry.ms).toISOString()} drew from ${last.grant_id} (expires ${new Date(last.expires_ms).toISOString()}) while ${skipped.map((g) => `${g.grant_id} (expires ${new Date(g.expires_ms).toISOString()}, held ${formatAtto(balance.get(g.grant_id)!)})`).join(', ')} expiring first kept money`);
+  }
 }
