@@ -4,7 +4,7 @@
 // on exit or Ctrl-C.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { closeSync, openSync, readdirSync, readFileSync } from 'node:fs';
+import { closeSync, fstatSync, openSync, readdirSync, readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 
@@ -46,6 +46,8 @@ export interface ManagedProcess {
   /** kill -9 of the whole process group (crash simulation); resolves once it is gone. */
   kill9(): Promise<ExitInfo>;
   logTail(chars?: number): string;
+  /** The log file's size when this process started: what it logs comes after (the file is appended to by every start). */
+  logStartBytes: number;
 }
 
 /**
@@ -54,6 +56,7 @@ export interface ManagedProcess {
  */
 export function spawnService(spec: ServiceSpec): ManagedProcess {
   const logFd = openSync(spec.logPath, 'a');
+  const logStartBytes = fstatSync(logFd).size;
   const child = spawn(spec.command, spec.args, {
     cwd: spec.cwd,
     env: spec.env,
@@ -82,6 +85,7 @@ export function spawnService(spec: ServiceSpec): ManagedProcess {
       return exited;
     },
     logTail: (chars = LOG_TAIL_CHARS) => readTail(spec.logPath, chars),
+    logStartBytes,
   };
 }
 
@@ -175,7 +179,9 @@ export async function waitForLog(service: ManagedProcess, pattern: RegExp, timeo
     if (!service.isRunning()) {
       throw new Error(`${service.spec.name} ended (${service.exitDescription()}) before logging ${pattern} (see ${service.spec.logPath}):\n${service.logTail()}`);
     }
-    if (pattern.test(await readFile(service.spec.logPath, 'utf8').catch(() => ''))) return;
+    // Only what this process logged: a restart on the same log file must not match the last start's line.
+    const logged = await readFile(service.spec.logPath).catch(() => Buffer.alloc(0));
+    if (pattern.test(logged.subarray(service.logStartBytes).toString('utf8'))) return;
     await sleep(READY_POLL_INTERVAL_MS);
   }
   throw new Error(`${service.spec.name} did not log ${pattern} within ${timeoutMs} ms:\n${service.logTail()}`);

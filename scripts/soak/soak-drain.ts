@@ -1,5 +1,5 @@
 // A drain: waits (bounded) until the asynchronous paths have delivered what they took (the SDK
-// outbox flushed, the usage queue empty, LiteLLM's due spend rows pulled) and no settlement is on its
+// outbox flushed, the usage queue empty, LiteLLM's due spend rows pulled, expired grants broken) and no settlement is on its
 // way to the chain, then runs the strict invariants: nothing accepted missing, the SDK outbox lost
 // nothing, USDC on chain == paid, the service's own ledger check ok.
 import { sleep } from '../lib/processes.js';
@@ -12,6 +12,8 @@ const DRAIN_WAIT_MS = 90_000;
 /** A settlement waiting for the hot wallet is retried a minute later: give it two. */
 const SETTLEMENT_WAIT_MS = 180_000;
 const POLL_MS = 500;
+/** The final drain waits for grants expiring within this long, so their breakage is checked. */
+const GRANT_EXPIRY_WAIT_MAX_MS = 100_000;
 
 async function waitUntil(what: string, ctx: SoakContext, done: () => Promise<boolean>, waitMs = DRAIN_WAIT_MS): Promise<boolean> {
   const deadline = Date.now() + waitMs;
@@ -38,14 +40,22 @@ async function sweepRuns(ctx: SoakContext): Promise<number | null> {
 export async function drain(ctx: SoakContext, invariants: Invariants, options: { final?: boolean } = {}): Promise<void> {
   if (options.final) {
     // The last drain lets spend rows dated ahead (the clock step, within the future skew) fall due,
-    // so every row the soak wrote is checked against the pull's bound.
+    // so every row the soak wrote is checked against the pull's bound, and the grants that expire
+    // within the soak's tens of seconds expire, so their breakage is checked too.
     const dueMs = Math.max(0, ...[...ctx.record.events.values()].filter((e) => e.state === 'accepted' && e.path === 'litellm_pull').map((e) => e.occurredMs));
-    const waitMs = Math.min(dueMs - Date.now() + 1_000, CLOCK_OFFSET_MAX_MS + 10_000);
+    const soonMs = Math.max(0, ...[...ctx.record.grants.values()].map((g) => g.expiresAtMs).filter((ms) => ms <= Date.now() + GRANT_EXPIRY_WAIT_MAX_MS));
+    const waitMs = Math.max(Math.min(dueMs - Date.now() + 1_000, CLOCK_OFFSET_MAX_MS + 10_000), soonMs - Date.now() + 1_000);
     if (waitMs > 0) {
-      ctx.log(`final drain: waiting ${Math.round(waitMs / 1000)} s for LiteLLM spend rows dated ahead to fall due`);
+      ctx.log(`final drain: waiting ${Math.round(waitMs / 1000)} s for LiteLLM spend rows dated ahead to fall due and grants to expire`);
       await sleep(waitMs);
     }
   }
+  // Every grant expired by now is broken by the worker's sweep (every 15 s) before the checks.
+  const grantsDueBeforeMs = Date.now();
+  await waitUntil('breakage of expired grants', ctx, async () => {
+    const open = await ctx.stack.db.query<{ n: number }>('SELECT count(*)::int AS n FROM user_grants WHERE expired_at IS NULL AND expires_at <= $1', [new Date(grantsDueBeforeMs)]);
+    return open.rows[0]!.n === 0;
+  });
   await waitUntil('SDK outbox flush', ctx, async () => (await ctx.stack.sdk.flush())?.pending === 0);
   await waitUntil('usage queue', ctx, async () => {
     const c = await ctx.usageQueue.getJobCounts('waiting', 'active', 'delayed', 'prioritized');
@@ -77,6 +87,6 @@ export async function drain(ctx: SoakContext, invariants: Invariants, options: {
   }, SETTLEMENT_WAIT_MS);
   // A reorg may have dropped a payout the finality watch sends again: give it time to converge.
   if (settled) await waitUntil('on-chain USDC == paid', ctx, async () => (await invariants.chainMismatches(ctx)).length === 0);
-  await invariants.afterStep(ctx, { strict: true });
+  await invariants.afterStep(ctx, { strict: true, grantsDueBeforeMs });
   await invariants.strictChecks(ctx, settled);
 }

@@ -9,11 +9,14 @@
 //   queue's and the SDK outbox's by the next drain; a LiteLLM spend row once due, within the pull's
 //   documented number of runs (soak-litellm-pull.ts);
 // - priced_when_price_in_force: no event stays unpriced when a price was in force for it;
-// - user_balances / contributor_accrued: each balance equals the soak's own sum;
+// - user_balances / contributor_accrued: each balance equals the soak's own sum (a user's: its
+//   account plus its grants' accounts, less what breakage took);
 // - holds_never_overspend: held = the sum of active holds (and racing holds, in the op);
 // - budget_alert_once (at drains): each budget threshold announced once per period, only once reached;
 // - budget_never_passed_by_holds: the holds a block budget let through never take it past its
 //   limit with the charges of its events in the period (the soak's own sums; soak-ops-budgets.ts);
+// - grants_accounted, invalid_credit_refused, topup_within_max, topup_once_per_crossing and
+//   balance_alert_once: credit grants, auto top-up and balance thresholds (soak-invariants-spend.ts);
 // - no_5xx_on_valid_input; and at each drain: sdk_outbox_nothing_lost, onchain_usdc_equals_paid,
 //   ledger_check (GET /v1/admin/ledger/check).
 import type pg from 'pg';
@@ -24,16 +27,20 @@ import { formatAtto, SoakRecord, type EventRecord, type Expected } from './soak-
 import { CONTRIBUTORS, LATE_MODEL, USERS } from './soak-schedule.js';
 import { readChain } from './soak-chain.js';
 import { PULL_RUNS_BOUND, pullRowState, SWEEP_RUNS_SQL } from './soak-litellm-pull.js';
+import { checkBalanceWatch, checkGrants } from './soak-invariants-spend.js';
 
 export const INVARIANTS = [
   'ledger_balanced', 'billed_exactly_once', 'accepted_events_stored', 'priced_when_price_in_force', 'user_balances',
   'contributor_accrued', 'holds_never_overspend', 'no_5xx_on_valid_input', 'valid_input_accepted', 'refunds_exact',
   'sdk_outbox_nothing_lost', 'onchain_usdc_equals_paid', 'ledger_check', 'budget_never_passed_by_holds', 'budget_alert_once',
+  'grants_accounted', 'invalid_credit_refused', 'topup_within_max', 'topup_once_per_crossing', 'balance_alert_once',
 ] as const;
 export type InvariantName = (typeof INVARIANTS)[number];
 
 const SYNC_PATHS = new Set(['single', 'batch', 'stream', 'response', 'litellm_push', 'hold']);
 const ATTO_PER_MICRO = 10n ** 12n;
+/** How long a journal entry id skipped by the entries seen is looked for again (no transaction stays open this long). */
+const ENTRY_GAP_WATCH_MS = 300_000;
 
 export interface Failure {
   step: number;
@@ -44,7 +51,9 @@ export interface Failure {
 export class Invariants {
   readonly counts: Record<string, { checks: number; failures: number }> = Object.fromEntries(INVARIANTS.map((n) => [n, { checks: 0, failures: 0 }]));
   readonly failures: Failure[] = [];
-  private lastUsageEntryId = '0';
+  /** The highest journal entry id seen (any kind), and the ids below it not seen yet (first noticed, ms). */
+  private lastEntryId = 0n;
+  private readonly entryGaps = new Map<bigint, number>();
   /** Events whose usage journal entry was seen, with the amounts they were checked against. */
   private readonly billed = new Map<string, Expected>();
   private readonly chargesByUser = new Map<string, bigint>();
@@ -72,7 +81,7 @@ export class Invariants {
   }
 
   /** Every check that can be made at any instant, in one snapshot; strict at drains and at the end. */
-  async afterStep(ctx: SoakContext, options: { strict: boolean }): Promise<void> {
+  async afterStep(ctx: SoakContext, options: { strict: boolean; grantsDueBeforeMs?: number }): Promise<void> {
     // Before the snapshot: a spend row due by now was due before everything the snapshot sees.
     const checkStartMs = Date.now();
     const client = await ctx.stack.db.connect();
@@ -83,7 +92,7 @@ export class Invariants {
       await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
       await this.checkStored(ctx, client, options.strict, checkStartMs);
       await this.checkBilled(ctx, client);
-      await this.checkBalances(ctx, client);
+      await this.checkBalances(ctx, client, options.grantsDueBeforeMs ?? null);
       await client.query('COMMIT');
       client.off('error', ignore);
       client.release();
@@ -144,18 +153,29 @@ export class Invariants {
   }
 
   private async checkBilled(ctx: SoakContext, client: pg.PoolClient): Promise<void> {
-    const entries = await client.query<{ id: string; ref: string; account_codes: string[]; amounts: string[]; official: string | null; charge: string | null; payout: string | null; margin: string | null; archived: boolean; received_ms: number | null }>(
-      `SELECT j.id::text, j.ref, j.account_codes, j.amounts_atto::text[] AS amounts,
+    // Entry ids are drawn when a transaction inserts, not when it commits: an entry below the
+    // highest id seen may still commit later (a usage transaction waiting for a user's account
+    // lock, seed 4711). The ids skipped so far are read again until they appear or are clearly
+    // gone (a rolled-back transaction's id never appears).
+    for (const [id, sinceMs] of this.entryGaps) if (Date.now() - sinceMs > ENTRY_GAP_WATCH_MS) this.entryGaps.delete(id);
+    const entries = await client.query<{ id: string; kind: string; ref: string; account_codes: string[]; amounts: string[]; official: string | null; charge: string | null; payout: string | null; margin: string | null; archived: boolean; received_ms: number | null }>(
+      `SELECT j.id::text, j.kind, j.ref, j.account_codes, j.amounts_atto::text[] AS amounts,
               e.official_atto::text AS official, e.charge_atto::text AS charge, e.payout_atto::text AS payout, e.margin_atto::text AS margin,
               e.event_id IS NULL AS archived, (extract(epoch FROM e.received_at) * 1000)::float8 AS received_ms
        FROM journal_entries j
-       LEFT JOIN usage_event_keys k ON k.event_id = j.ref
+       LEFT JOIN usage_event_keys k ON j.kind = 'usage' AND k.event_id = j.ref
        LEFT JOIN usage_events e ON e.id = k.id AND e.occurred_at = k.occurred_at
-       WHERE j.kind = 'usage' AND j.id > $1::bigint ORDER BY j.id`,
-      [this.lastUsageEntryId],
+       WHERE j.id > $1::bigint OR j.id = ANY($2::bigint[]) ORDER BY j.id`,
+      [this.lastEntryId.toString(), [...this.entryGaps.keys()].map(String)],
     );
     for (const entry of entries.rows) {
-      this.lastUsageEntryId = entry.id;
+      const id = BigInt(entry.id);
+      this.entryGaps.delete(id);
+      if (id > this.lastEntryId) {
+        for (let gap = this.lastEntryId + 1n; gap < id; gap++) this.entryGaps.set(gap, Date.now());
+        this.lastEntryId = id;
+      }
+      if (entry.kind !== 'usage') continue;
       const event = ctx.record.events.get(entry.ref);
       const step = ctx.step;
       if (!event) {
@@ -192,7 +212,7 @@ export class Invariants {
     }
   }
 
-  private async checkBalances(ctx: SoakContext, client: pg.PoolClient): Promise<void> {
+  private async checkBalances(ctx: SoakContext, client: pg.PoolClient, grantsDueBeforeMs: number | null): Promise<void> {
     const ledger = await client.query<{ total: string; mismatched: string[] | null }>(
       `WITH p AS (SELECT account_code, sum(amount_atto) AS s FROM ledger_postings GROUP BY 1)
        SELECT (SELECT coalesce(sum(s), 0) FROM p)::text AS total,
@@ -215,10 +235,17 @@ export class Invariants {
       refundedByUser.set(event.user_id, (refundedByUser.get(event.user_id) ?? 0n) + refundedAtto);
       clawbackByContributor.set(event.contributor_id, (clawbackByContributor.get(event.contributor_id) ?? 0n) + SoakRecord.clawback(refundedAtto, expected));
     }
+    // Grants: the user's money is its account and its grants' accounts; breakage (and a refund's
+    // part that a broken grant had paid) left it for platform:revenue.
+    const grants = await checkGrants(ctx, client, (name, ok, message) => this.expect(ctx.step, name as InvariantName, ok, message), this.chargesByUser, grantsDueBeforeMs);
+    const grantedByUser = new Map<string, bigint>();
+    for (const g of ctx.record.grants.values()) grantedByUser.set(g.userId, (grantedByUser.get(g.userId) ?? 0n) + g.amountAtto);
     for (const user of USERS) {
-      const expected = (ctx.record.credits.get(user) ?? 0n) - (this.chargesByUser.get(user) ?? 0n) + (refundedByUser.get(user) ?? 0n);
-      const actual = balance.get(`user:${user}`) ?? 0n;
-      this.expect(ctx.step, 'user_balances', actual === expected, () => `${user}: balance ${formatAtto(actual)}, the soak's sum ${formatAtto(expected)}`);
+      const g = grants.get(user) ?? { grantAccountsAtto: 0n, lostAtto: 0n };
+      const expected = (ctx.record.credits.get(user) ?? 0n) + (grantedByUser.get(user) ?? 0n) - g.lostAtto - (this.chargesByUser.get(user) ?? 0n) + (refundedByUser.get(user) ?? 0n);
+      const actual = (balance.get(`user:${user}`) ?? 0n) + g.grantAccountsAtto;
+      this.expect(ctx.step, 'user_balances', actual === expected, () =>
+        `${user}: balance ${formatAtto(actual)} (grants ${formatAtto(g.grantAccountsAtto)}), the soak's sum ${formatAtto(expected)} (of which granted ${formatAtto(grantedByUser.get(user) ?? 0n)}, broken or refunded to revenue ${formatAtto(g.lostAtto)})`);
     }
     for (const { id } of CONTRIBUTORS) {
       const expected = (this.payoutsByContributor.get(id) ?? 0n) - (clawbackByContributor.get(id) ?? 0n);
@@ -247,6 +274,8 @@ export class Invariants {
       const repeated = [...alerts.ids].filter(([, ids]) => ids.size > 1).map(([key, ids]) => `${key} x${ids.size}`);
       this.expect(ctx.step, 'budget_alert_once', repeated.length === 0 && alerts.unreached.length === 0, () => `${receiver}: announced more than once ${JSON.stringify(repeated.slice(0, 5))}; before reached ${JSON.stringify(alerts.unreached.slice(0, 5))}`);
     }
+    // Auto top-up requests and balance threshold alerts: once per crossing, within the month's max.
+    await checkBalanceWatch(ctx, (name, ok, message) => this.expect(ctx.step, name as InvariantName, ok, message));
     const check = await ctx.http.request('GET', '/v1/admin/ledger/check');
     // The sections that are not ok in full (a cut answer hid the settlement section of seed 392116518).
     const failing = () => Object.fromEntries(Object.entries((check.json ?? {}) as Record<string, any>).filter(([, v]) => v && typeof v === 'object' && v.ok === false));

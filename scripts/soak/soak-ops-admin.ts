@@ -56,9 +56,49 @@ export async function opHoldRace(ctx: SoakContext, op: Extract<PlannedOp, { op: 
   for (const hold_id of taken) await ctx.http.request('POST', `/v1/holds/${encodeURIComponent(hold_id)}/release`);
 }
 
+/**
+ * A credit: purchased, or a grant that expires (its expires_at from the machine's clock, which the
+ * service reads: the soak's clock steps do not move it), or one the service must refuse and write
+ * nothing for: an invalid grant (400) or an earlier reference with another amount (409).
+ */
 export async function opCredit(ctx: SoakContext, op: Extract<PlannedOp, { op: 'credit' }>): Promise<void> {
-  const answer = await ctx.http.request('POST', `/v1/admin/users/${op.user_id}/credits`, { body: { amount_usd: op.amount_usd, reference: op.reference } });
-  if (expectStatus(ctx, `credit ${op.reference}`, answer, [200, 201])) ctx.record.addCredit(op.user_id, usdToAtto(op.amount_usd));
+  if (op.conflict_of !== undefined) return creditConflict(ctx, op.conflict_of);
+  const grant = op.grant ? { expires_at: new Date(Date.now() + op.grant.expires_in_ms).toISOString(), name: op.grant.name } : undefined;
+  // A negative amount needs a reason: with one, only the grant rule refuses it.
+  const body = { amount_usd: op.amount_usd, reference: op.reference, ...(op.invalid === 'negative_amount' ? { reason: 'soak' } : {}), ...(grant ? { grant } : {}) };
+  const answer = await ctx.http.request('POST', `/v1/admin/users/${op.user_id}/credits`, { body });
+  if (op.invalid !== undefined) return expectRefused(ctx, `invalid grant credit ${op.reference} (${op.invalid})`, answer, 400, op.reference, null);
+  if (!expectStatus(ctx, `credit ${op.reference}`, answer, [200, 201])) return;
+  ctx.record.confirmedCredits.set(op.reference, { user_id: op.user_id, amount_usd: op.amount_usd, ...(grant ? { grant } : {}) });
+  if (grant) ctx.record.addGrant({ grantId: op.reference, userId: op.user_id, amountAtto: usdToAtto(op.amount_usd), expiresAtMs: Date.parse(grant.expires_at) });
+  else ctx.record.addCredit(op.user_id, usdToAtto(op.amount_usd));
+}
+
+/** The same reference as a confirmed credit, one micro-dollar more: 409, and the credit as it was. */
+async function creditConflict(ctx: SoakContext, reference: string): Promise<void> {
+  const original = ctx.record.confirmedCredits.get(reference);
+  if (!original) return; // its answer never came: the soak does not know what the service holds
+  const amount_usd = formatAtto(usdToAtto(original.amount_usd) + 10n ** 12n);
+  const answer = await ctx.http.request('POST', `/v1/admin/users/${original.user_id}/credits`, { body: { amount_usd, reference, ...(original.grant ? { grant: original.grant } : {}) } });
+  await expectRefused(ctx, `conflicting replay of credit ${reference}`, answer, 409, reference, usdToAtto(original.amount_usd));
+}
+
+/**
+ * A credit the service must refuse: that status, and nothing written for the reference (no credit,
+ * or the original credit unchanged). A 5xx or no answer is judged elsewhere (retried, counted).
+ */
+async function expectRefused(ctx: SoakContext, what: string, answer: { status: number; json: any }, status: 400 | 409, reference: string, originalAtto: bigint | null): Promise<void> {
+  if (answer.status === 0 || answer.status >= 500) return;
+  ctx.checked('invalid_credit_refused');
+  if (answer.status !== status) return ctx.fail('invalid_credit_refused', `${what}: HTTP ${answer.status} (expected ${status}) ${JSON.stringify(answer.json).slice(0, 300)}`);
+  ctx.record.refusedCredits[status === 400 ? 'invalid' : 'conflict'] += 1;
+  const stored = await ctx.stack.db
+    .query<{ amount: string | null; grants: number }>('SELECT (SELECT amount_atto::text FROM user_credits WHERE reference = $1) AS amount, (SELECT count(*)::int FROM user_grants WHERE grant_id = $1) AS grants', [reference])
+    .catch(() => null);
+  if (stored === null) return; // Postgres restarting: the balances and grants invariants still see any write
+  const row = stored.rows[0]!;
+  const intact = originalAtto === null ? row.amount === null && row.grants === 0 : row.amount !== null && BigInt(row.amount) === originalAtto;
+  if (!intact) ctx.fail('invalid_credit_refused', `${what}: answered ${status} but the database holds credit ${row.amount} and ${row.grants} grant(s) for ${reference}`);
 }
 
 export async function opRefund(ctx: SoakContext, op: Extract<PlannedOp, { op: 'refund' }>): Promise<void> {

@@ -1,9 +1,10 @@
-// Runs one planned operation of the soak (the executors are in soak-ops-ingest.ts, soak-ops-admin.ts and soak-ops-budgets.ts).
+// Runs one planned operation of the soak (the executors are in soak-ops-ingest.ts, soak-ops-admin.ts, soak-ops-budgets.ts and soak-ops-spend.ts).
 import {
   opAddressChange, opApprove, opArchive, opCredit, opHoldRace, opHoldRelease, opLatePrice, opPartition, opPriceChange, opRefund, opReprice, opSettlement, opWebhookMode,
 } from './soak-ops-admin.js';
 import type { SoakContext } from './soak-ops-context.js';
 import { opBudgetHolds } from './soak-ops-budgets.js';
+import { opAutoTopup, opBalanceAlerts, opTopupAnswer } from './soak-ops-spend.js';
 import { opBatch, opHoldCapture, opLitellmPull, opLitellmPush, opQueue, opResponse, opSdkReport, opSingle, opStream } from './soak-ops-ingest.js';
 import type { PlannedOp } from './soak-schedule.js';
 
@@ -22,6 +23,9 @@ export async function runOp(ctx: SoakContext, op: Exclude<PlannedOp, { op: 'drai
     case 'hold_release': return opHoldRelease(ctx, op);
     case 'hold_race': return opHoldRace(ctx, op);
     case 'credit': return opCredit(ctx, op);
+    case 'auto_topup': return opAutoTopup(ctx, op);
+    case 'balance_alerts': return opBalanceAlerts(ctx, op);
+    case 'topup_answer': return opTopupAnswer(ctx, op);
     case 'refund': return opRefund(ctx, op);
     case 'price_change': return opPriceChange(ctx, op);
     case 'late_price': return opLatePrice(ctx);

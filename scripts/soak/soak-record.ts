@@ -47,6 +47,28 @@ export interface EventRecord {
   sweepRunsWhenDue?: number;
 }
 
+/** A credit grant the service confirmed (its id is the credit's reference). */
+export interface GrantRecord {
+  grantId: string;
+  userId: string;
+  amountAtto: bigint;
+  expiresAtMs: number;
+}
+
+/** A PUT the soak sent (auto top-up settings or balance thresholds), with when it was sent and answered. */
+export interface SpendSetting {
+  userId: string;
+  sentMs: number;
+  /** Infinity until answered (an unknown answer may still have been applied). */
+  doneMs: number;
+  /** false: the service refused it (nothing applied). */
+  applied: boolean;
+  /** Auto top-up (null for thresholds). */
+  topup: { belowAtto: bigint; amountAtto: bigint; maxPerMonthAtto: bigint; enabled: boolean } | null;
+  /** Balance thresholds (null for auto top-up). */
+  thresholdsAtto: bigint[] | null;
+}
+
 export interface Expected {
   officialAtto: bigint;
   chargeAtto: bigint;
@@ -70,6 +92,16 @@ export class SoakRecord {
   settlementIds = new Set<string>();
   /** The charge of every event whose usage journal entry the invariants saw (billed_exactly_once checked it). */
   readonly billedCharge = new Map<string, bigint>();
+  /** Credit grants the service confirmed, by grant id. */
+  readonly grants = new Map<string, GrantRecord>();
+  /** Credits the service confirmed, by reference (a conflicting replay names one of them). */
+  readonly confirmedCredits = new Map<string, { user_id: string; amount_usd: string; grant?: { expires_at: string; name: string } }>();
+  /** Auto top-up and balance threshold PUTs, in the order sent (those ops run alone). */
+  readonly spendSettings: SpendSetting[] = [];
+  /** Top-up requests the soak answered (credited or failed), by request id. */
+  readonly answeredTopups = new Map<string, 'credit' | 'fail'>();
+  /** Invalid credits refused (400), conflicting replays refused (409). */
+  readonly refusedCredits = { invalid: 0, conflict: 0 };
   /** budget_holds: holds let through, refused for a budget (402 budget_exceeded), refused otherwise. */
   readonly budgetHolds = { taken: 0, budget_exceeded: 0, other: 0 };
 
@@ -103,6 +135,10 @@ export class SoakRecord {
 
   addCredit(userId: string, atto: bigint): void {
     this.credits.set(userId, (this.credits.get(userId) ?? 0n) + atto);
+  }
+
+  addGrant(grant: GrantRecord): void {
+    this.grants.set(grant.grantId, grant);
   }
 
   /** Clawback of a refund total: floor(refunded x payout / charge) (api.md). */

@@ -30,6 +30,12 @@ export interface SoakReport {
   budget_holds: { taken: number; budget_exceeded: number; other: number };
   /** Distinct budget threshold alerts the healthy receiver got. */
   budget_alerts: number;
+  /**
+   * Credit grants the service confirmed (of which expiring within the soak), invalid grants (400)
+   * and conflicting replays (409) refused, auto top-up and threshold PUTs, top-up requests the
+   * healthy receiver got and how the soak answered them; distinct webhooks per type it got.
+   */
+  spend: { grants: number; grants_expiring_in_soak: number; invalid_refused: number; conflicts_refused: number; settings_put: number; topup_requests: number; topups_credited: number; topups_failed: number; webhooks_by_type: Record<string, number> };
   ok: boolean;
 }
 

@@ -196,6 +196,17 @@ export async function runSoak(o: SoakOptions): Promise<SoakReport> {
     litellm_pull_runs_to_bill_max: invariants.pullRunsToBillMax,
     budget_holds: record.budgetHolds,
     budget_alerts: stack?.webhooks.budgetAlerts.healthy.ids.size ?? 0,
+    spend: {
+      grants: record.grants.size,
+      grants_expiring_in_soak: [...record.grants.values()].filter((g) => g.expiresAtMs <= Date.now()).length,
+      invalid_refused: record.refusedCredits.invalid,
+      conflicts_refused: record.refusedCredits.conflict,
+      settings_put: record.spendSettings.length,
+      topup_requests: stack?.webhooks.topupRequests.healthy.size ?? 0,
+      topups_credited: [...record.answeredTopups.values()].filter((a) => a === 'credit').length,
+      topups_failed: [...record.answeredTopups.values()].filter((a) => a === 'fail').length,
+      webhooks_by_type: Object.fromEntries([...(stack?.webhooks.byType.healthy ?? new Map<string, Set<string>>())].map(([type, ids]) => [type, ids.size])),
+    },
     ok: failures.length === 0 && !opErrors.some((e) => e.startsWith('soak aborted')),
   };
 }

@@ -55,7 +55,10 @@ export type PlannedOp =
   | { op: 'hold_capture'; api: number; hold_id: string; amount_usd: string; event: PlannedEvent }
   | { op: 'hold_release'; api: number; hold_id: string; user_id: string; amount_usd: string }
   | { op: 'hold_race'; user_id: string; hold_ids: string[]; share_percent: number }
-  | { op: 'credit'; user_id: string; reference: string; amount_usd: string }
+  | { op: 'credit'; user_id: string; reference: string; amount_usd: string; grant?: PlannedGrant; invalid?: InvalidCredit; conflict_of?: string }
+  | { op: 'auto_topup'; user_id: string; enabled: boolean; below_offset_usd: string; amount_usd: string; max_per_month_usd: string }
+  | { op: 'balance_alerts'; user_id: string; offsets_usd: string[] }
+  | { op: 'topup_answer'; answers: TopupAnswer[] }
   | { op: 'refund'; event_id: string; refund_id: string; part: 'full' | 'half' }
   | { op: 'price_change'; model: string; input_usd_per_mtok: string; output_usd_per_mtok: string; cached_input_usd_per_mtok: string }
   | { op: 'late_price' }
@@ -68,6 +71,21 @@ export type PlannedOp =
   | { op: 'webhook_mode'; receiver: 'flaky-slow' | 'flaky-dead'; mode: 'ok' | 'slow' | 'dead' | 'error' }
   | { op: 'budget_holds'; user_id: string; key_id: string; budgets: PlannedBudget[]; holds: PlannedBudgetHold[] }
   | { op: 'drain' };
+
+/**
+ * A credit grant (api.md "Credit grants"): expires_at = the service's clock (the machine's, which
+ * the soak's clock steps do not move) + expires_in_ms when the credit is sent.
+ */
+export interface PlannedGrant {
+  expires_in_ms: number;
+  name: string;
+}
+
+/** A credit the service must refuse with 400 and write nothing for. */
+export type InvalidCredit = 'past_expiry' | 'negative_amount' | 'blank_name' | 'too_far';
+
+/** What a topup_answer op does with each of the oldest unanswered top-up requests, in turn. */
+export type TopupAnswer = 'credit' | 'fail' | 'leave';
 
 /** A budget scoped to one of the soak's keys (only budget_holds events name a key: its spent is the soak's own sum). */
 export interface PlannedBudget {
@@ -108,12 +126,17 @@ export interface Step {
 /** Relative weights of the operations (drain is not drawn: every DRAIN_EVERY steps). */
 const OP_WEIGHTS: Array<[Exclude<OpKind, 'drain'>, number]> = [
   ['single', 14], ['batch', 8], ['stream', 8], ['queue', 8], ['litellm_push', 5], ['litellm_pull', 5], ['sdk_report', 8],
-  ['hold_capture', 5], ['hold_release', 3], ['hold_race', 2], ['credit', 3], ['refund', 6],
+  ['hold_capture', 5], ['hold_release', 3], ['hold_race', 2], ['credit', 6], ['refund', 6],
   ['price_change', 2], ['late_price', 1], ['reprice', 2], ['address_change', 2], ['settlement', 3], ['approve', 2],
   ['partition', 2], ['archive', 1], ['webhook_mode', 2], ['response', 4], ['budget_holds', 4],
+  ['auto_topup', 4], ['balance_alerts', 3], ['topup_answer', 6],
 ];
 /** Run alone (never beside another op), so the soak's own record knows their order. */
-const SOLO_OPS = new Set<OpKind>(['price_change', 'late_price', 'hold_race', 'archive', 'budget_holds']);
+const SOLO_OPS = new Set<OpKind>(['price_change', 'late_price', 'hold_race', 'archive', 'budget_holds', 'auto_topup', 'balance_alerts']);
+/** Grants that expire within the soak (the worker's sweep breaks them), and far ones. */
+const GRANT_SOON_MS = [15_000, 90_000] as const;
+const GRANT_FAR_DAYS = [1, 60] as const;
+const DAY_MS = 86_400_000;
 /** Keys per user that budget_holds uses (events elsewhere name none). */
 const BUDGET_KEYS_PER_USER = 2;
 const FAULT_WEIGHTS: Array<[FaultKind, number]> = [
@@ -149,7 +172,10 @@ export class SoakSchedule {
   /** Events planned before the current step (a refund targets one of them, never one of its own step). */
   private refundableCount = 0;
   private readonly refundedThisStep = new Set<string>();
-  private hash = createHash('sha256').update('soak-schedule-v2').digest('hex');
+  /** Credits planned in earlier steps (a conflicting replay names one of them). */
+  private readonly plannedCredits: string[] = [];
+  private creditableCount = 0;
+  private hash = createHash('sha256').update('soak-schedule-v3').digest('hex');
 
   constructor(readonly seed: number) {
     this.random = seededRandom(seed);
@@ -169,6 +195,7 @@ export class SoakSchedule {
     const index = this.nextIndex++;
     const step: Step = { index, ops: [] };
     this.refundableCount = this.plannedEventIds.length;
+    this.creditableCount = this.plannedCredits.length;
     this.refundedThisStep.clear();
     if (index % DRAIN_EVERY === DRAIN_EVERY - 1) {
       step.ops.push({ op: 'drain' });
@@ -260,7 +287,21 @@ export class SoakSchedule {
       case 'hold_race':
         return { op: 'hold_race', user_id: this.pick(USERS), hold_ids: Array.from({ length: 4 }, () => `soak${this.seed}-h${this.holdCounter++}`), share_percent: this.int(30, 45) };
       case 'credit':
-        return { op: 'credit', user_id: this.pick(USERS), reference: `soak${this.seed}-credit${this.otherCounter++}`, amount_usd: this.usd(1, 500, 6) };
+        return this.credit();
+      case 'auto_topup':
+        return {
+          op: 'auto_topup',
+          user_id: this.pick(USERS),
+          enabled: this.random() < 0.85,
+          // Relative to the user's available balance when the op runs: above it asks at once.
+          below_offset_usd: this.signedUsd(-0.3, 0.5),
+          amount_usd: this.usd(0.05, 1, 2),
+          max_per_month_usd: this.usd(0, 4, 2),
+        };
+      case 'balance_alerts':
+        return { op: 'balance_alerts', user_id: this.pick(USERS), offsets_usd: this.random() < 0.15 ? [] : Array.from({ length: this.int(1, 3) }, () => this.signedUsd(-0.5, 0.5)) };
+      case 'topup_answer':
+        return { op: 'topup_answer', answers: Array.from({ length: this.int(1, 3) }, () => weighted<TopupAnswer>(this.random, [['credit', 6], ['fail', 2], ['leave', 2]])) };
       case 'refund': {
         // Two refunds of one event in one step would race the soak's own arithmetic: one per event.
         const candidates = this.plannedEventIds.slice(0, this.refundableCount);
@@ -298,6 +339,45 @@ export class SoakSchedule {
       case 'webhook_mode':
         return { op: 'webhook_mode', receiver: this.pick(['flaky-slow', 'flaky-dead'] as const), mode: this.pick(['ok', 'slow', 'dead', 'error'] as const) };
     }
+  }
+
+  /** A signed amount in USD with two decimals, distinct thresholds by construction of the cents. */
+  private signedUsd(min: number, max: number): string {
+    const cents = this.int(Math.round(min * 100), Math.round(max * 100));
+    return (cents / 100).toFixed(2);
+  }
+
+  /**
+   * A credit: plain purchased credit, a grant (60% expiring within the soak, in tens of seconds),
+   * an invalid grant the service must refuse (400, nothing written), or a replay of an earlier
+   * credit's reference with another amount (409).
+   */
+  private credit(): PlannedOp {
+    const user_id = this.pick(USERS);
+    const reference = `soak${this.seed}-credit${this.otherCounter++}`;
+    const roll = this.random();
+    if (roll < 0.07 && this.creditableCount > 0) {
+      const conflict_of = this.plannedCredits[Math.floor(this.random() * this.creditableCount)]!;
+      return { op: 'credit', user_id, reference: conflict_of, amount_usd: this.usd(0.01, 1, 6), conflict_of };
+    }
+    const grant = (): PlannedGrant => ({
+      expires_in_ms: this.random() < 0.6 ? this.int(...GRANT_SOON_MS) : this.int(GRANT_FAR_DAYS[0] * DAY_MS, GRANT_FAR_DAYS[1] * DAY_MS),
+      name: `soak grant ${this.otherCounter}`,
+    });
+    if (roll < 0.17) {
+      const invalid = this.pick(['past_expiry', 'negative_amount', 'blank_name', 'too_far'] as const);
+      const g = grant();
+      const bad: PlannedGrant =
+        invalid === 'past_expiry' ? { ...g, expires_in_ms: -this.int(1_000, 3_600_000) }
+        : invalid === 'too_far' ? { ...g, expires_in_ms: 731 * DAY_MS + this.int(0, DAY_MS) }
+        : invalid === 'blank_name' ? { ...g, name: ' '.repeat(this.int(1, 3)) }
+        : g;
+      return { op: 'credit', user_id, reference, amount_usd: invalid === 'negative_amount' ? `-${this.usd(0.01, 2, 2)}` : this.usd(0.05, 3, 2), grant: bad, invalid };
+    }
+    this.plannedCredits.push(reference);
+    if (roll < 0.6) return { op: 'credit', user_id, reference, amount_usd: this.usd(0.05, 3, 2), grant: grant() };
+    // Small enough that a top-up threshold just above the balance can be crossed again.
+    return { op: 'credit', user_id, reference, amount_usd: this.usd(0.1, 5, 6) };
   }
 
   /**

@@ -21,13 +21,26 @@ export interface WebhookReceivers {
    * threshold), and alerts whose spent was below threshold x limit in their own data.
    */
   budgetAlerts: Record<ReceiverName, { ids: Map<string, Set<string>>; unreached: string[] }>;
+  /** Distinct webhook-ids per event type per receiver. */
+  byType: Record<ReceiverName, Map<string, Set<string>>>;
+  /** user.topup_requested per receiver, in the order they first arrived: webhook-ids per request id. */
+  topupRequests: Record<ReceiverName, Map<string, TopupRequestSeen>>;
   close(): Promise<void>;
+}
+
+export interface TopupRequestSeen {
+  request_id: string;
+  user_id: string;
+  amount_usd: string;
+  ids: Set<string>;
 }
 
 export async function startWebhookReceivers(): Promise<WebhookReceivers> {
   const modes: Record<ReceiverName, ReceiverMode> = { healthy: 'ok', 'flaky-slow': 'ok', 'flaky-dead': 'ok' };
   const received = Object.fromEntries(RECEIVER_NAMES.map((n) => [n, { requests: 0, ids: new Set<string>() }])) as WebhookReceivers['received'];
   const budgetAlerts = Object.fromEntries(RECEIVER_NAMES.map((n) => [n, { ids: new Map<string, Set<string>>(), unreached: [] as string[] }])) as WebhookReceivers['budgetAlerts'];
+  const topupRequests = Object.fromEntries(RECEIVER_NAMES.map((n) => [n, new Map<string, TopupRequestSeen>()])) as WebhookReceivers['topupRequests'];
+  const byType = Object.fromEntries(RECEIVER_NAMES.map((n) => [n, new Map<string, Set<string>>()])) as WebhookReceivers['byType'];
   const servers: Server[] = [];
   const urls = {} as Record<ReceiverName, string>;
   for (const name of RECEIVER_NAMES) {
@@ -39,7 +52,7 @@ export async function startWebhookReceivers(): Promise<WebhookReceivers> {
         const id = req.headers['webhook-id'];
         if (typeof id === 'string') {
           received[name].ids.add(id);
-          noteBudgetAlert(budgetAlerts[name], id, Buffer.concat(chunks).toString('utf8'));
+          noteSpendEvent(budgetAlerts[name], topupRequests[name], byType[name], id, Buffer.concat(chunks).toString('utf8'));
         }
         const mode = modes[name];
         if (mode === 'dead') return req.socket.destroy();
@@ -59,6 +72,8 @@ export async function startWebhookReceivers(): Promise<WebhookReceivers> {
     urls,
     received,
     budgetAlerts,
+    topupRequests,
+    byType,
     setMode: (name, mode) => {
       modes[name] = mode;
     },
@@ -78,11 +93,19 @@ function reached(spentUsd: string, thresholdText: string, limitUsd: string): boo
   return atto(spentUsd) * 10n ** BigInt(decimals.length) >= atto(limitUsd) * BigInt(`${whole}${decimals}`);
 }
 
-function noteBudgetAlert(into: WebhookReceivers['budgetAlerts'][ReceiverName], webhookId: string, body: string): void {
+function noteSpendEvent(into: WebhookReceivers['budgetAlerts'][ReceiverName], topups: Map<string, TopupRequestSeen>, byType: Map<string, Set<string>>, webhookId: string, body: string): void {
   let event: { type?: string; data?: Record<string, string> };
   try {
     event = JSON.parse(body);
   } catch {
+    return;
+  }
+  if (typeof event.type === 'string') byType.set(event.type, (byType.get(event.type) ?? new Set<string>()).add(webhookId));
+  if (event.type === 'user.topup_requested' && event.data) {
+    const d = event.data;
+    const seen = topups.get(d.request_id!) ?? { request_id: d.request_id!, user_id: d.user_id!, amount_usd: d.amount_usd!, ids: new Set<string>() };
+    seen.ids.add(webhookId);
+    topups.set(d.request_id!, seen);
     return;
   }
   if (event.type !== 'user.budget_threshold_crossed' || !event.data) return;

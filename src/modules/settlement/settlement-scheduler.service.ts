@@ -1,21 +1,26 @@
 import { InjectQueue } from '@nestjs/bullmq';
-import { Inject, Injectable, Logger, type OnApplicationBootstrap } from '@nestjs/common';
+import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import type { Queue } from 'bullmq';
 import { APP_CONFIG, type AppConfig } from '../../config/index.js';
 import { SCHEDULERS, scheduledJob } from '../../queue/jobs.js';
 import { QUEUE_SETTLEMENT } from '../../queue/queue-names.js';
 import { PAYOUT_CHAIN, type PayoutChainHandle } from '../chain/payout-chain.provider.js';
+import { isDatabaseUnavailable } from '../../common/errors/database-errors.js';
 import { SettlementService } from './creation/settlement.service.js';
 
 const { settlementRun, settlementFinality } = SCHEDULERS;
+/** While Postgres is unavailable at the worker's start, the re-enqueue is tried again this often, this long. */
+const REQUEUE_RETRY_MS = 1_000;
+const REQUEUE_RETRY_FOR_MS = 10 * 60_000;
 
 /**
  * Worker start: (re)declares the cron scheduler and the finality re-check, and re-enqueues sends a
  * crash or Redis loss left behind.
  */
 @Injectable()
-export class SettlementSchedulerService implements OnApplicationBootstrap {
+export class SettlementSchedulerService implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger('SettlementScheduler');
+  private stopped = false;
 
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
@@ -39,7 +44,35 @@ export class SettlementSchedulerService implements OnApplicationBootstrap {
     } else {
       await this.queue.removeJobScheduler(settlementRun.id);
     }
+    try {
+      await this.requeue();
+    } catch (error) {
+      // Postgres restarting as the worker starts (seed 90210 of the soak): the worker starts all
+      // the same (its other jobs wait for the database themselves) and re-enqueues once it is back.
+      if (!isDatabaseUnavailable(error)) throw error;
+      this.logger.warn(`database unavailable at start (${(error as Error).message}); re-enqueueing unfinished settlements once it is back`);
+      void this.requeueWhenAvailable(Date.now() + REQUEUE_RETRY_FOR_MS);
+    }
+  }
+
+  onApplicationShutdown(): void {
+    this.stopped = true;
+  }
+
+  private async requeue(): Promise<void> {
     const requeued = await this.settlements.requeueSendable();
     if (requeued > 0) this.logger.log(`re-enqueued ${requeued} unfinished settlement(s)`);
+  }
+
+  private async requeueWhenAvailable(untilMs: number): Promise<void> {
+    for (;;) {
+      await new Promise((resolve) => setTimeout(resolve, REQUEUE_RETRY_MS).unref());
+      if (this.stopped) return;
+      try {
+        return await this.requeue();
+      } catch (error) {
+        if (!isDatabaseUnavailable(error) || Date.now() > untilMs) return void this.logger.error(`re-enqueueing unfinished settlements failed: ${(error as Error).message}`);
+      }
+    }
   }
 }
