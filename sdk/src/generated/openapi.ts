@@ -1536,6 +1536,12 @@ export interface components {
             } & {
                 [key: string]: unknown;
             };
+            /** @description budgeted users' daily spend rollup against their events */
+            spend_rollup?: {
+                ok: boolean;
+            } & {
+                [key: string]: unknown;
+            };
             /** @description milliseconds per check */
             timings_ms: {
                 [key: string]: number;
