@@ -41,8 +41,11 @@ export class SettlementProcessor extends JobProcessor {
     return this.reconciliation.reconcileSettlement(payload.settlement_id);
   }
 
+  /** Also repairs a send job lost between an approval's commit and its enqueue (API killed there). */
   @OnJob(JOB_SETTLEMENT_FINALITY)
-  recheckFinality(): Promise<unknown> {
-    return this.finality.runScheduled();
+  async recheckFinality(): Promise<unknown> {
+    const finality = await this.finality.runScheduled();
+    const sendJobsAdded = await this.settlements.addMissingSendJobs();
+    return { finality, send_jobs_added: sendJobsAdded };
   }
 }

@@ -42,10 +42,24 @@ export class SettlementQueueProducer implements OnModuleDestroy {
     await queue.add(JOB_SETTLEMENT_SEND, payload, jobOptions(JOB_SETTLEMENT_SEND, payload));
   }
 
-  /** Best effort after a commit: a lost enqueue is repaired by the worker's sweep. */
+  /**
+   * The periodic repair (the finality job): a send job only where none exists at all, as when the
+   * API died between committing an approval and enqueueing its send. A finished or failed job is
+   * left to the worker's start (ensureSendJob), so a settlement awaiting finality is not sent again
+   * every interval.
+   */
+  async addSendJobIfMissing(settlementId: string): Promise<boolean> {
+    const queue = this.get();
+    if (await queue.getJob(settlementId)) return false;
+    const payload = { settlement_id: settlementId };
+    await queue.add(JOB_SETTLEMENT_SEND, payload, jobOptions(JOB_SETTLEMENT_SEND, payload));
+    return true;
+  }
+
+  /** Best effort after a commit: a lost enqueue is repaired by the finality job (addSendJobIfMissing) within 15 s. */
   async ensureSendJobQuietly(settlementId: string): Promise<void> {
     await this.ensureSendJob(settlementId).catch((error: Error) =>
-      this.logger.warn(`could not enqueue send of settlement ${settlementId} (the worker sweep will): ${error.message}`),
+      this.logger.warn(`could not enqueue send of settlement ${settlementId} (the finality job will within 15 s): ${error.message}`),
     );
   }
 

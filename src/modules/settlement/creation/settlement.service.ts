@@ -196,6 +196,14 @@ export class SettlementService {
     return ids.length;
   }
 
+  /** Approved, unfinished settlements whose send job is missing get one (the finality job, every 15 s). */
+  async addMissingSendJobs(): Promise<number> {
+    const ids = await this.repository.listSendable(SWEEP_SETTLEMENTS_MAX);
+    let added = 0;
+    for (const id of ids) if (await this.producer.addSendJobIfMissing(id)) added += 1;
+    return added;
+  }
+
   /** For the admin overview per day: USDC paid out by UTC day of confirmation. */
   paidMicroUsdcPerDay(fromDay: string, toDay: string): Promise<Map<string, bigint>> {
     return this.repository.paidMicroUsdcPerDay(fromDay, toDay);
