@@ -164,4 +164,29 @@ describe('spend rollup (real Postgres)', () => {
     await db.query(`INSERT INTO user_spend_daily (user_id, day, key_id, model, charge_atto, refunded_atto) VALUES ($1, $2, $3, $4, $5, $6)`, [user_id, day, key_id, model, s.charge_atto, s.refunded_atto]);
     await expectLedgerClean(t);
   });
+
+  it('is switched off and dropped with the last budget, and backfilled again by a new first budget', async () => {
+    const user = 'u_sr_first';
+    const flag = async () => (await db.query<{ spend_rollup: boolean }>('SELECT spend_rollup FROM accounts WHERE code = $1', [`user:${user}`])).rows[0]!.spend_rollup;
+    const rows = async () => Number((await db.query<{ n: string }>('SELECT count(*) AS n FROM user_spend_daily WHERE user_id = $1', [user])).rows[0]!.n);
+    expect(await flag()).toBe(true);
+    await t.admin(t.http.delete(`/v1/admin/users/${user}/budgets/gpt`)).expect(204);
+    // One budget left: the rollup stays.
+    expect(await flag()).toBe(true);
+    expect(await rows()).toBeGreaterThan(0);
+    await t.admin(t.http.delete(`/v1/admin/users/${user}/budgets/all`)).expect(204);
+    expect(await flag()).toBe(false);
+    expect(await rows()).toBe(0);
+    await t.admin(t.http.delete(`/v1/admin/users/${user}/budgets/all`)).expect(404);
+    // Written without a budget: no rollup row.
+    await t.admin(t.http.post('/v1/usage-events/batch')).send({ events: [event(user), event(user)] }).expect(200);
+    expect(await rows()).toBe(0);
+    // A new first budget backfills everything, the events written meanwhile included.
+    const put = await t.admin(t.http.put(`/v1/admin/users/${user}/budgets/all`)).send({ limit_usd: '1000', period: 'total', action: 'block' }).expect(201);
+    expect(atto((put.body as Spent).spent_usd)).toBe(await spentFromEvents(user, null, null));
+    expect(await flag()).toBe(true);
+    const check = await t.admin(t.http.get('/v1/admin/ledger/check?full=true')).expect(200);
+    expect(check.body.spend_rollup).toMatchObject({ ok: true, mismatched: [] });
+    await expectLedgerClean(t);
+  });
 });

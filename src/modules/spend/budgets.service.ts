@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { DatabaseService, type SqlRunner } from '../../database/database.service.js';
 import { DomainError, notFound } from '../../common/errors/index.js';
 import { formatAttoAsUsd } from '../../common/money/index.js';
+import { userAccount } from '../ledger/account-codes.js';
 import { WebhookOutbox, type WebhookEventInput } from '../webhooks/webhook-outbox.service.js';
 import { periodKey, periodRange, type PeriodRange } from './budget-periods.js';
 import { budgetApplies, exceededBudget, remainingAtto, thresholdsReached, type Budget, type BudgetFigures, type BudgetScope } from './budget-rules.js';
@@ -45,7 +46,13 @@ export class BudgetsService {
   }
 
   async delete(userId: string, budgetId: string): Promise<void> {
-    if (!(await this.budgets.delete(this.db.pool, userId, budgetId))) throw notFound('budget');
+    await this.db.transaction(async (client) => {
+      // The account row lock first, as put() takes it: the last budget's deletion switches the
+      // spend rollup off in the same order as every write that reads the flag.
+      const locked = await client.query('SELECT 1 FROM accounts WHERE code = $1 FOR UPDATE', [userAccount(userId)]);
+      if (!(await this.budgets.delete(client, userId, budgetId))) throw notFound('budget');
+      if (locked.rowCount !== 0) await this.spendRollup.disableWithoutBudgets(client, userId);
+    });
   }
 
   async list(userId: string): Promise<BudgetView[]> {

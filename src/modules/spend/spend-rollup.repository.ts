@@ -100,6 +100,22 @@ export class SpendRollupRepository {
   }
 
   /**
+   * Under the user's account row lock (the order of enable and of every write): when the user has
+   * no budget left, clears spend_rollup and drops the rollup, so writes stop paying for it; a later
+   * first budget backfills again. Returns true when it switched the rollup off.
+   */
+  async disableWithoutBudgets(client: SqlClient, userId: string): Promise<boolean> {
+    const code = userAccount(userId);
+    const locked = await client.query<{ spend_rollup: boolean }>('SELECT spend_rollup FROM accounts WHERE code = $1 FOR UPDATE', [code]);
+    if (!locked.rows[0]?.spend_rollup) return false;
+    const left = await client.query('SELECT 1 FROM user_budgets WHERE user_id = $1 LIMIT 1', [userId]);
+    if (left.rowCount !== 0) return false;
+    await client.query('UPDATE accounts SET spend_rollup = false WHERE code = $1', [code]);
+    await client.query('DELETE FROM user_spend_daily WHERE user_id = $1', [userId]);
+    return true;
+  }
+
+  /**
    * Transaction path and reprice: charges written or priced in this transaction, of users whose
    * account row this transaction locked and got back with spend_rollup (spendDeltas: in key order).
    */
