@@ -39,8 +39,10 @@ export async function startTracing(processKind: 'api' | 'worker', env: NodeJS.Pr
     // Outgoing URLs leave as scheme, host and port (RPC keys and webhook tokens live in paths).
     traceExporter: new UrlRedactingExporter(new exporterModule.OTLPTraceExporter(), { recordUrlPaths: config.recordUrlPaths }),
     instrumentations: [
-      // Outgoing calls only inside a trace (no root spans for background polling).
-      new http.HttpInstrumentation({ requireParentforOutgoingSpans: true }),
+      // Outgoing calls only inside a trace (no root spans for background polling). The incoming
+      // side is off: the API's server span comes from Fastify's hooks (common/tracing/http-tracing.ts),
+      // without wrapping the server's emit and binding every request's and response's emitters.
+      new http.HttpInstrumentation({ requireParentforOutgoingSpans: true, disableIncomingRequestInstrumentation: true }),
       // No pool-checkout spans: two per query of the hot path, and a slow checkout shows as the
       // gap before a query anyway. The statement text is cut to its start: the group commit's
       // kilobytes of SQL were encoded into every one of its spans (common/tracing/db-statement.ts).

@@ -3,6 +3,7 @@
 // OTLP/HTTP receiver on 127.0.0.1, and the spans they send are checked by trace id.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { request as httpRequest } from 'node:http';
 import { writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Queue } from 'bullmq';
@@ -80,7 +81,8 @@ afterAll(async () => {
 describe('tracing (OTEL_EXPORTER_OTLP_ENDPOINT set)', () => {
   it("continues the caller's trace: HTTP, group commit and Postgres spans; the response and the log lines carry it", async () => {
     const traceId = randomBytes(16).toString('hex');
-    const res = await t.http.post('/v1/usage-events').set('Authorization', `Bearer ${TEST_ADMIN_KEY}`).set('traceparent', traceparentOf(traceId)).send(exampleEvent({ event_id: 'otel-http-1' })).expect(201);
+    const callerSpanId = randomBytes(8).toString('hex');
+    const res = await t.http.post('/v1/usage-events?via=test').set('Authorization', `Bearer ${TEST_ADMIN_KEY}`).set('traceparent', `00-${traceId}-${callerSpanId}-01`).send(exampleEvent({ event_id: 'otel-http-1' })).expect(201);
     expect(res.headers.traceparent).toMatch(new RegExp(`^00-${traceId}-[0-9a-f]{16}-01$`));
     const responseSpanId = String(res.headers.traceparent).split('-')[2];
 
@@ -94,6 +96,11 @@ describe('tracing (OTEL_EXPORTER_OTLP_ENDPOINT set)', () => {
     expect(server.name).toBe('POST /v1/usage-events');
     expect(server.kind).toBe(2); // SERVER
     expect(server.attributes['http.route']).toBe('/v1/usage-events');
+    expect(server.attributes).toMatchObject({ 'http.request.method': 'POST', 'url.path': '/v1/usage-events', 'http.response.status_code': 201 });
+    expect(server.parentSpanId).toBe(callerSpanId);
+    expect(Object.keys(server.attributes).some((key) => key.startsWith('url.query') || key === 'http.target')).toBe(false);
+    // One server span per request (no second one from an http instrumentation).
+    expect(spans.filter((s) => s.kind === 2)).toHaveLength(1);
     const commit = spans.find((s) => s.name === 'usage.group_commit')!;
     expect(commit.attributes['usage.group_commit.events']).toBe(1);
     expect(commit.links.map((l) => l.spanId)).toContain(server.spanId);
@@ -109,6 +116,30 @@ describe('tracing (OTEL_EXPORTER_OTLP_ENDPOINT set)', () => {
     const logged = api.stdout.filter((line) => line.includes(traceId)).map((line) => JSON.parse(line) as Record<string, unknown>);
     expect(logged.length).toBeGreaterThan(0);
     expect(logged.find((l) => l.msg === 'request completed')).toMatchObject({ trace_id: traceId, span_id: responseSpanId });
+  });
+
+  it('keeps the server span active in the handler when the body arrives in pieces after the headers', async () => {
+    // A body's later chunks are socket reads outside the span's context: the handler (and the
+    // group commit it joins) must still see the request's span.
+    const traceId = randomBytes(16).toString('hex');
+    const body = Buffer.from(JSON.stringify(exampleEvent({ event_id: 'otel-http-split' })));
+    const answer = await new Promise<{ status: number; traceparent: string }>((resolve, reject) => {
+      const req = httpRequest(`${baseUrl}/v1/usage-events`, { method: 'POST', headers: { authorization: `Bearer ${TEST_ADMIN_KEY}`, 'content-type': 'application/json', 'content-length': body.length, traceparent: traceparentOf(traceId) } }, (res) => {
+        res.resume();
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, traceparent: String(res.headers.traceparent) }));
+      });
+      req.on('error', reject);
+      req.flushHeaders();
+      setTimeout(() => {
+        req.write(body.subarray(0, 10));
+        setTimeout(() => req.end(body.subarray(10)), 50);
+      }, 50);
+    });
+    expect(answer.status).toBe(201);
+    const serverSpanId = answer.traceparent.split('-')[2];
+    expect(answer.traceparent).toMatch(new RegExp(`^00-${traceId}-[0-9a-f]{16}-01$`));
+    const commit = await waitFor(async () => receiver.spans.find((s) => s.name === 'usage.group_commit' && s.links.some((l) => l.spanId === serverSpanId)), SPAN_WAIT_MS);
+    expect(commit.attributes['usage.group_commit.events']).toBeGreaterThanOrEqual(1);
   });
 
   it('answers traceparent on a request without one (a new trace)', async () => {
