@@ -40,6 +40,23 @@ function runAs(): { uid?: number; gid?: number } {
   return { uid: Number(uid), gid: Number(gid) };
 }
 
+/** Pids whose parent is `parentPid` (from /proc; none where /proc is absent). */
+function childPids(parentPid: number): number[] {
+  if (!existsSync('/proc')) return [];
+  const pids: number[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      // Field 4 of stat, after the command name in parentheses (which may hold spaces).
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      if (Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) === parentPid) pids.push(Number(entry));
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return pids;
+}
+
 async function answers(url: string): Promise<boolean> {
   const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 1_000 });
   try {
@@ -92,7 +109,23 @@ export async function startOwnPostgres(input: { logDir: string }): Promise<OwnPo
   const isRunning = () => child !== null && child.exitCode === null && child.signalCode === null;
 
   const start = async () => {
-    if (isRunning()) return;
+    const deadline = Date.now() + START_TIMEOUT_MS;
+    // After a crash() the old backends may still hold the shared memory: postgres gives each
+    // backend a process group of its own (setsid), so killing the postmaster's group leaves them to
+    // notice its death, and a new postmaster refuses to start beside them (soak seed 956388684,
+    // step 989, under load). A crash() kills the backends it can see; a start that meets one still
+    // attached waits for it and tries again.
+    for (;;) {
+      const log = await startOnce(deadline);
+      if (log === null) return;
+      if (!log.includes('pre-existing shared memory block') || Date.now() > deadline) throw new Error(`own postgres exited during start (see ${input.logDir}/postgres.${incarnation}.log)`);
+      await sleep(200);
+    }
+  };
+
+  /** One postmaster start: null once it answers, or the log of a start that exited. */
+  const startOnce = async (deadline: number): Promise<string | null> => {
+    if (isRunning()) return null;
     incarnation += 1;
     const logFd = openSync(join(input.logDir, `postgres.${incarnation}.log`), 'a');
     // Its own process group (detached), so crash() can kill the postmaster and all backends at once.
@@ -104,12 +137,12 @@ export async function startOwnPostgres(input: { logDir: string }): Promise<OwnPo
     closeSync(logFd);
     child = proc;
     exited = new Promise((resolve) => proc.once('exit', () => resolve()));
-    const deadline = Date.now() + START_TIMEOUT_MS;
     while (!(await answers(adminUrl))) {
-      if (!isRunning()) throw new Error(`own postgres exited during start (see ${input.logDir}/postgres.${incarnation}.log)`);
+      if (!isRunning()) return readFileSync(join(input.logDir, `postgres.${incarnation}.log`), 'utf8');
       if (Date.now() > deadline) throw new Error(`own postgres not answering within ${START_TIMEOUT_MS} ms`);
       await sleep(POLL_MS);
     }
+    return null;
   };
 
   const waitExit = async () => {
@@ -129,7 +162,11 @@ export async function startOwnPostgres(input: { logDir: string }): Promise<OwnPo
 
   const crash = async () => {
     if (!isRunning()) return;
-    killGroup(child!.pid!, 'SIGKILL');
+    const postmasterPid = child!.pid!;
+    // The backends lead process groups of their own: killed one by one, as a machine crash would.
+    const backends = childPids(postmasterPid);
+    killGroup(postmasterPid, 'SIGKILL');
+    for (const pid of backends) killGroup(pid, 'SIGKILL');
     await waitExit();
   };
 

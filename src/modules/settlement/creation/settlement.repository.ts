@@ -34,11 +34,11 @@ export class SettlementRepository {
     return result.rows[0] ? toSettlement(result.rows[0]) : null;
   }
 
-  /** Settlements a send job must exist for (approved, not finished). */
-  async listSendable(limit: number): Promise<string[]> {
+  /** Settlements a send job must exist for (approved, not finished), or those of `statuses` among them. */
+  async listSendable(limit: number, statuses: ReadonlyArray<'queued' | 'submitting'> = ['queued', 'submitting']): Promise<string[]> {
     const result = await this.db.pool.query<{ id: string }>(
-      `SELECT id FROM settlements WHERE status IN ('queued', 'submitting') ORDER BY created_at LIMIT $1`,
-      [limit],
+      `SELECT id FROM settlements WHERE status = ANY($2::text[]) ORDER BY created_at LIMIT $1`,
+      [limit, statuses],
     );
     return result.rows.map((r) => r.id);
   }

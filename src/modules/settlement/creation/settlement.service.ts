@@ -196,9 +196,13 @@ export class SettlementService {
     return ids.length;
   }
 
-  /** Approved, unfinished settlements whose send job is missing get one (the finality job, every 15 s). */
+  /**
+   * Approved settlements not yet sending (`queued`) whose send job is missing get one (the finality
+   * job, every 15 s). A `submitting` one has had its job run (its finished job may be trimmed from
+   * Redis): the finality watch and the worker's start look after it, never a second send here.
+   */
   async addMissingSendJobs(): Promise<number> {
-    const ids = await this.repository.listSendable(SWEEP_SETTLEMENTS_MAX);
+    const ids = await this.repository.listSendable(SWEEP_SETTLEMENTS_MAX, ['queued']);
     let added = 0;
     for (const id of ids) if (await this.producer.addSendJobIfMissing(id)) added += 1;
     return added;
