@@ -116,8 +116,24 @@ export class SettlementRepository {
     );
   }
 
-  async setReconciliation(client: SqlClient, id: string, reconciliation: unknown): Promise<void> {
-    await client.query(`UPDATE settlements SET reconciliation = $2::jsonb, updated_at = now() WHERE id = $1`, [id, JSON.stringify(reconciliation)]);
+  /**
+   * Stores a reconciliation unless one that read the chain later is stored already (two runs of one
+   * settlement overlap when a reorganisation enqueues another while one reads: the older view must
+   * not overwrite the newer). Returns whether it was stored.
+   */
+  async setReconciliation(client: SqlClient, id: string, reconciliation: { checked_at: string }): Promise<boolean> {
+    const result = await client.query(
+      `UPDATE settlements SET reconciliation = $2::jsonb, updated_at = now()
+       WHERE id = $1 AND (reconciliation IS NULL OR (reconciliation->>'checked_at')::timestamptz <= $3::timestamptz)`,
+      [id, JSON.stringify(reconciliation), reconciliation.checked_at],
+    );
+    return result.rowCount === 1;
+  }
+
+  /** The database's clock: one clock for every worker, so reconciliations order by when they began. */
+  async databaseNow(): Promise<Date> {
+    const result = await this.db.pool.query<{ now: Date }>('SELECT clock_timestamp() AS now');
+    return result.rows[0]!.now;
   }
 
   /** Newest first; the cursor is (created_at in microseconds, id) of the last row seen. */

@@ -37,6 +37,9 @@ export class ReconciliationService {
     const client = this.chain.require();
     const settlement = await this.settlements.findById(settlementId);
     if (!settlement) throw notFound('settlement');
+    // Taken before the chain is read: a run that began later (after a reorganisation moved a
+    // payout) is never overwritten by this one's older view.
+    const checkedAt = await this.settlements.databaseNow();
     const mined = await this.txs.minedBlocks(settlementId);
     const transfers: TransferLog[] = [];
     if (mined.fromBlock !== null && mined.toBlock !== null) {
@@ -52,7 +55,7 @@ export class ReconciliationService {
       paidLines: paid.map((l) => ({ lineId: l.id, txHash: l.txHash as Hex, recipient: l.payoutAddress, amountMicroUsdc: l.amountMicroUsdc })),
       transfers,
       txHashes: mined.txHashes,
-      now: new Date(),
+      now: checkedAt,
     });
     await this.db.transaction(async (sql) => {
       await this.settlements.setReconciliation(sql, settlementId, result);

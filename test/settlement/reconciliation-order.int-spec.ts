@@ -1,0 +1,43 @@
+// Two reconciliations of one settlement overlapping (found by the seeded soak, seed 297073627, step
+// 1399): a reorganisation moved a payout to a new block and enqueued a reconciliation while an
+// earlier one was reading the old block range; the later run stored `ok`, then the earlier one,
+// finishing last, stored `missing_on_chain` from its older view, and the ledger check's settlement
+// section stayed failing for a payout that was on chain. A reconciliation that began earlier must
+// never overwrite one that began later.
+import { creditPayable, registerContributors, sqlRows, startSettlementHarness, USD_ATTO, type SettlementHarness } from './support/settlement-harness.js';
+
+let h: SettlementHarness;
+
+beforeAll(async () => {
+  h = await startSettlementHarness('settlement_reconciliation_order');
+});
+afterAll(async () => {
+  await h?.close();
+});
+
+describe('reconciliations of one settlement that overlap', () => {
+  it('keep the one that read the chain last', async () => {
+    await registerContributors(h, ['ro-a']);
+    await creditPayable(h, [{ contributorId: 'ro-a', payoutAtto: 2n * USD_ATTO }]);
+    const created = await h.settlements.createSettlement({ trigger: 'admin', dryRun: false });
+    if (created.kind !== 'created') throw new Error('expected a settlement');
+    const settlementId = created.settlement.id;
+    expect(await h.sender.sendSettlement(settlementId)).toEqual({ kind: 'finished', status: 'confirmed' });
+
+    const fresh = await h.reconciliation.reconcileSettlement(settlementId);
+    expect(fresh.ok).toBe(true);
+    // What an earlier run, still reading the block range before the reorganisation, would store
+    // when it finishes after the later one: the payout missing on chain, checked earlier.
+    const stale = { ...fresh, ok: false, missing_on_chain: 1, checked_at: new Date(Date.parse(fresh.checked_at) - 1_000).toISOString() };
+    const stored = await h.db.transaction((sql) => h.settlements['repository'].setReconciliation(sql, settlementId, stale));
+    expect(stored).toBe(false);
+    const [row] = await sqlRows<{ ok: string; checked_at: string }>(h, `SELECT reconciliation->>'ok' AS ok, reconciliation->>'checked_at' AS checked_at FROM settlements WHERE id = $1`, [settlementId]);
+    expect(row).toEqual({ ok: 'true', checked_at: fresh.checked_at });
+
+    // A later run is stored, and the ledger check's settlement section reads it.
+    const later = await h.reconciliation.reconcileSettlement(settlementId);
+    expect(Date.parse(later.checked_at)).toBeGreaterThan(Date.parse(fresh.checked_at));
+    const [after] = await sqlRows<{ checked_at: string }>(h, `SELECT reconciliation->>'checked_at' AS checked_at FROM settlements WHERE id = $1`, [settlementId]);
+    expect(after!.checked_at).toBe(later.checked_at);
+  });
+});
