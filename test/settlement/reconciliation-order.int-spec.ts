@@ -40,4 +40,22 @@ describe('reconciliations of one settlement that overlap', () => {
     const [after] = await sqlRows<{ checked_at: string }>(h, `SELECT reconciliation->>'checked_at' AS checked_at FROM settlements WHERE id = $1`, [settlementId]);
     expect(after!.checked_at).toBe(later.checked_at);
   });
+
+  it('stores no verdict while a payout is reorganised out and not yet mined again', async () => {
+    await registerContributors(h, ['ro-b']);
+    await creditPayable(h, [{ contributorId: 'ro-b', payoutAtto: 3n * USD_ATTO }]);
+    const created = await h.settlements.createSettlement({ trigger: 'admin', dryRun: false });
+    if (created.kind !== 'created') throw new Error('expected a settlement');
+    const settlementId = created.settlement.id;
+    expect(await h.sender.sendSettlement(settlementId)).toEqual({ kind: 'finished', status: 'confirmed' });
+    const before = await h.reconciliation.reconcileSettlement(settlementId);
+    expect(before.ok).toBe(true);
+    // As the finality watch leaves a booked payout reorganised out of its block and sent again
+    // (seed 890868151, step 1639): confirmed, its block unknown until it is seen mined again.
+    await h.db.pool.query(`UPDATE settlement_txs SET block_number = NULL, block_hash = NULL, reorg_count = reorg_count + 1 WHERE settlement_id = $1`, [settlementId]);
+    const during = await h.reconciliation.reconcileSettlement(settlementId);
+    expect(during.ok).toBe(false);
+    const [row] = await sqlRows<{ ok: string; checked_at: string }>(h, `SELECT reconciliation->>'ok' AS ok, reconciliation->>'checked_at' AS checked_at FROM settlements WHERE id = $1`, [settlementId]);
+    expect(row).toEqual({ ok: 'true', checked_at: before.checked_at });
+  });
 });

@@ -175,13 +175,14 @@ export class PayoutTxRepository {
   }
 
   /** Blocks holding the settlement's mined transactions, for reconciliation. */
-  async minedBlocks(settlementId: string): Promise<{ txHashes: string[]; fromBlock: bigint | null; toBlock: bigint | null }> {
-    const result = await this.db.pool.query<{ hashes: string[] | null; lo: string | null; hi: string | null }>(
-      `SELECT array_agg(tx_hash) AS hashes, min(block_number) AS lo, max(block_number) AS hi
+  /** `outOfBlock`: booked payouts reorganised out and sent again, not yet seen in a block. */
+  async minedBlocks(settlementId: string): Promise<{ txHashes: string[]; fromBlock: bigint | null; toBlock: bigint | null; outOfBlock: number }> {
+    const result = await this.db.pool.query<{ hashes: string[] | null; lo: string | null; hi: string | null; out_of_block: number }>(
+      `SELECT array_agg(tx_hash) AS hashes, min(block_number) AS lo, max(block_number) AS hi, count(*) FILTER (WHERE block_number IS NULL)::int AS out_of_block
        FROM settlement_txs WHERE settlement_id = $1 AND status = 'confirmed'`,
       [settlementId],
     );
     const row = result.rows[0]!;
-    return { txHashes: row.hashes ?? [], fromBlock: row.lo === null ? null : toBigInt(row.lo), toBlock: row.hi === null ? null : toBigInt(row.hi) };
+    return { txHashes: row.hashes ?? [], fromBlock: row.lo === null ? null : toBigInt(row.lo), toBlock: row.hi === null ? null : toBigInt(row.hi), outOfBlock: row.out_of_block };
   }
 }

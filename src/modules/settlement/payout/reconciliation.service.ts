@@ -57,6 +57,9 @@ export class ReconciliationService {
       txHashes: mined.txHashes,
       now: checkedAt,
     });
+    // A payout reorganised out and not yet seen mined again would read as missing on chain: no
+    // verdict is stored meanwhile; the finality watch reconciles again once it sees it mined.
+    if (mined.outOfBlock > 0) return result;
     await this.db.transaction(async (sql) => {
       await this.settlements.setReconciliation(sql, settlementId, result);
       if (actor) await this.audit.recordWithSql(sql, actor, { action: 'settlement.reconcile', target: settlementId, after: { ok: result.ok } });
