@@ -272,7 +272,8 @@ describe('an operator resolves a reconciliation failure (audited, history kept)'
     }
     await h.db.pool.query('UPDATE contributors SET payout_address = $2 WHERE id = $1', ['self-pay', randomAddress()]);
     // The batch contract paid the hot wallet: on chain that is a refund, so the paid line is missing.
-    const found = (await h.t.admin(h.t.http.post(`/v1/admin/settlements/${settlementId}/reconcile`)).expect(200)).body;
+    const { stored: foundStored, ...found } = (await h.t.admin(h.t.http.post(`/v1/admin/settlements/${settlementId}/reconcile`)).expect(200)).body;
+    expect(foundStored).toBe(true);
     expect(found).toMatchObject({ ok: false, missing_on_chain: 1 });
     expect(await ledgerCheck()).toMatchObject({ ok: false, settlement: { ok: false, reconciliation_failures: 1 } });
 

@@ -174,15 +174,22 @@ export class PayoutTxRepository {
     return result.rowCount ?? 0;
   }
 
-  /** Blocks holding the settlement's mined transactions, for reconciliation. */
-  /** `outOfBlock`: booked payouts reorganised out and sent again, not yet seen in a block. */
-  async minedBlocks(settlementId: string): Promise<{ txHashes: string[]; fromBlock: bigint | null; toBlock: bigint | null; outOfBlock: number }> {
-    const result = await this.db.pool.query<{ hashes: string[] | null; lo: string | null; hi: string | null; out_of_block: number }>(
-      `SELECT array_agg(tx_hash) AS hashes, min(block_number) AS lo, max(block_number) AS hi, count(*) FILTER (WHERE block_number IS NULL)::int AS out_of_block
-       FROM settlement_txs WHERE settlement_id = $1 AND status = 'confirmed'`,
+  /**
+   * The settlement's booked (confirmed) payouts, for reconciliation: their hashes, the blocks they
+   * are booked in, and `outOfBlock`, those reorganised out and sent again, not yet seen in a block.
+   */
+  async minedBlocks(settlementId: string): Promise<{ txHashes: string[]; fromBlock: bigint | null; toBlock: bigint | null; outOfBlock: number; bookedBlockHashes: Map<string, string> }> {
+    const result = await this.db.pool.query<{ tx_hash: string; block_number: string | null; block_hash: string | null }>(
+      `SELECT tx_hash, block_number, block_hash FROM settlement_txs WHERE settlement_id = $1 AND status = 'confirmed'`,
       [settlementId],
     );
-    const row = result.rows[0]!;
-    return { txHashes: row.hashes ?? [], fromBlock: row.lo === null ? null : toBigInt(row.lo), toBlock: row.hi === null ? null : toBigInt(row.hi), outOfBlock: row.out_of_block };
+    const blocks = result.rows.filter((r) => r.block_number !== null).map((r) => toBigInt(r.block_number!));
+    return {
+      txHashes: result.rows.map((r) => r.tx_hash),
+      fromBlock: blocks.length === 0 ? null : blocks.reduce((a, b) => (b < a ? b : a)),
+      toBlock: blocks.length === 0 ? null : blocks.reduce((a, b) => (b > a ? b : a)),
+      outOfBlock: result.rows.filter((r) => r.block_number === null).length,
+      bookedBlockHashes: new Map(result.rows.filter((r) => r.block_hash !== null).map((r) => [r.tx_hash, r.block_hash!])),
+    };
   }
 }

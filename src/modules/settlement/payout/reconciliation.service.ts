@@ -6,7 +6,7 @@ import { DatabaseService } from '../../../database/database.service.js';
 import { AuditService } from '../../audit/audit.service.js';
 import { LedgerService } from '../../ledger/ledger.service.js';
 import type { Principal } from '../../../common/auth/auth.types.js';
-import { TRANSFER_LOG_BLOCK_RANGE_MAX } from '../../chain/payout-chain.client.js';
+import { TRANSFER_LOG_BLOCK_RANGE_MAX, type PayoutChainClient } from '../../chain/payout-chain.client.js';
 import type { TransferLog } from '../../chain/payout-chain.types.js';
 import { PAYOUT_CHAIN, type PayoutChainHandle } from '../../chain/payout-chain.provider.js';
 import { PayoutTxRepository } from './payout-tx.repository.js';
@@ -18,6 +18,13 @@ import { JOURNAL_SETTLEMENT_PAID, JOURNAL_SETTLEMENT_REORGED } from '../creation
 
 /** Log queries per reconciliation: bounds a settlement whose transactions span a huge block range. */
 const LOG_QUERIES_MAX = 100;
+
+const NOT_STORED_OUT_OF_BLOCK = 'a payout is reorganised out of its block and not yet mined again; the finality watch reconciles again once it is';
+const NOT_STORED_CHAIN_MOVED = 'a payout is no longer in the block it is booked in (a reorganisation the finality watch has not booked yet); it reconciles again once it has';
+const NOT_STORED_NEWER_RUN = 'a reconciliation that began later is already stored';
+
+/** One run: the findings, and whether they became the settlement's stored reconciliation. */
+export type ReconciliationRun = Reconciliation & { stored: boolean; not_stored_because?: string };
 
 /** On-chain Transfer events vs paid lines, stored on the settlement; plus the ledger-check totals. */
 @Injectable()
@@ -33,7 +40,12 @@ export class ReconciliationService {
     private readonly resolutions: ReconciliationResolutionRepository,
   ) {}
 
-  async reconcileSettlement(settlementId: string, actor?: Principal): Promise<Reconciliation> {
+  /**
+   * Reconciles now and stores the result, unless the chain has moved under the ledger's bookings:
+   * then `stored` is false with the reason, and the finality watch reconciles again once it has
+   * booked where the payouts are now.
+   */
+  async reconcileSettlement(settlementId: string, actor?: Principal): Promise<ReconciliationRun> {
     const client = this.chain.require();
     const settlement = await this.settlements.findById(settlementId);
     if (!settlement) throw notFound('settlement');
@@ -59,12 +71,27 @@ export class ReconciliationService {
     });
     // A payout reorganised out and not yet seen mined again would read as missing on chain: no
     // verdict is stored meanwhile; the finality watch reconciles again once it sees it mined.
-    if (mined.outOfBlock > 0) return result;
-    await this.db.transaction(async (sql) => {
-      await this.settlements.setReconciliation(sql, settlementId, result);
-      if (actor) await this.audit.recordWithSql(sql, actor, { action: 'settlement.reconcile', target: settlementId, after: { ok: result.ok } });
+    if (mined.outOfBlock > 0) return { ...result, stored: false, not_stored_because: NOT_STORED_OUT_OF_BLOCK };
+    // A reorganisation the finality watch has not seen yet reads the same way (seed 890868151,
+    // step 1639): a failure is stored only if every payout is still in the block it is booked in.
+    if (!result.ok && !(await this.bookingsStillOnChain(client, mined.bookedBlockHashes))) {
+      return { ...result, stored: false, not_stored_because: NOT_STORED_CHAIN_MOVED };
+    }
+    const stored = await this.db.transaction(async (sql) => {
+      const written = await this.settlements.setReconciliation(sql, settlementId, result);
+      if (actor) await this.audit.recordWithSql(sql, actor, { action: 'settlement.reconcile', target: settlementId, after: { ok: result.ok, stored: written } });
+      return written;
     });
-    return result;
+    return stored ? { ...result, stored } : { ...result, stored, not_stored_because: NOT_STORED_NEWER_RUN };
+  }
+
+  /** Every booked payout's receipt is in the block the ledger booked it in. */
+  private async bookingsStillOnChain(client: PayoutChainClient, bookedBlockHashes: ReadonlyMap<string, string>): Promise<boolean> {
+    for (const [txHash, blockHash] of bookedBlockHashes) {
+      const receipt = await client.getReceipt(txHash as Hex);
+      if (!receipt || receipt.blockHash.toLowerCase() !== blockHash.toLowerCase()) return false;
+    }
+    return true;
   }
 
   /**
