@@ -1,6 +1,6 @@
 import { Injectable, type OnModuleInit } from '@nestjs/common';
 import { formatAttoAsUsd } from '../../common/money/index.js';
-import { LedgerCheckRegistry, type LedgerCheckOptions } from '../ledger/ledger-check-extension.js';
+import { LedgerCheckRegistry, recentWindowStartDay, type LedgerCheckOptions } from '../ledger/ledger-check-extension.js';
 import type { RollupSums } from './rollup-sums.js';
 import { EarningsRepository, type RollupMismatch } from './earnings.repository.js';
 import { RollupVerifiedDaysRepository } from './rollup-verified-days.repository.js';
@@ -53,7 +53,7 @@ export class RollupCheck implements OnModuleInit {
       const found = await this.repository.findRollupMismatches(ROLLUP_MISMATCHES_REPORTED_MAX, null);
       return { ok: found.mismatches.length === 0, since_day: null, rollup_rows: found.rollupRows.toString(), mismatched: mismatched(found) };
     }
-    const sinceDay = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() - 1, 1)).toISOString().slice(0, 10);
+    const sinceDay = recentWindowStartDay(now);
     const found = await this.verifiedDays.findMismatchesSinceVerified(ROLLUP_MISMATCHES_REPORTED_MAX, sinceDay);
     return {
       ok: found.mismatches.length === 0,

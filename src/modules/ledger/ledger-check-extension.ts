@@ -14,6 +14,14 @@ export interface LedgerCheckOptions {
   full: boolean;
 }
 
+/**
+ * The first day (YYYY-MM-DD, UTC) a check without `full` reads: the first of the previous UTC month,
+ * so the current and the previous month's partitions (what budgets and earnings periods read).
+ */
+export function recentWindowStartDay(now: Date): string {
+  return new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() - 1, 1)).toISOString().slice(0, 10);
+}
+
 @Injectable()
 export class LedgerCheckRegistry {
   private readonly extensions: LedgerCheckExtension[] = [];

@@ -1,7 +1,7 @@
 import { Injectable, type OnModuleInit } from '@nestjs/common';
 import { DatabaseService } from '../../database/database.service.js';
 import { formatAttoAsUsd } from '../../common/money/index.js';
-import { LedgerCheckRegistry, type LedgerCheckOptions } from '../ledger/ledger-check-extension.js';
+import { LedgerCheckRegistry, recentWindowStartDay, type LedgerCheckOptions } from '../ledger/ledger-check-extension.js';
 import { SpendRollupRepository } from './spend-rollup.repository.js';
 
 const MISMATCHES_REPORTED_MAX = 100;
@@ -27,8 +27,7 @@ export class SpendRollupCheck implements OnModuleInit {
   }
 
   async run(options: LedgerCheckOptions = { full: true }) {
-    const now = new Date();
-    const sinceDay = options.full ? null : new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() - 1, 1)).toISOString().slice(0, 10);
+    const sinceDay = options.full ? null : recentWindowStartDay(new Date());
     const found = await this.repository.mismatches(this.db.pool, sinceDay, MISMATCHES_REPORTED_MAX);
     const usd = (s: { chargeAtto: bigint; refundedAtto: bigint }) => ({ charge_usd: formatAttoAsUsd(s.chargeAtto), refunded_usd: formatAttoAsUsd(s.refundedAtto) });
     return {
