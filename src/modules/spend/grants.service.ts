@@ -80,6 +80,11 @@ export class GrantsService {
     return { grants, grantedAtto: usableGrantsAtto(grants.filter((g) => g.expiredAt === null), at) };
   }
 
+  /** What all users' grants can pay at the clock's now (their part of the users' balance). */
+  usableTotalAtto(runner: SqlRunner = this.db.pool): Promise<bigint> {
+    return this.repository.usableTotal(runner, this.clock.now());
+  }
+
   /** For a hold, under the user's account lock: what the user's grants can pay now (0 without grants: no query). */
   async usableUnderLock(client: SqlClient, userId: string, grantsUntil: Date | null | undefined): Promise<bigint> {
     const at = this.clock.now();
