@@ -2,9 +2,10 @@
 // (docs/spend-controls.md "The backfill"), on real Postgres: the user's writes (single events,
 // batches on the transaction path, refunds) go on while it reads, and the rollup is exact after
 // it (the ledger check's spend_rollup, full, and each budget's spent against the events); a
-// replayed PUT and a backfill left half done are exact too.
+// replayed PUT and a backfill left half done are exact too. The history is read in chunks.
 import pg from 'pg';
 import { parseUsdToAtto } from '../../src/common/money/index.js';
+import { SpendRollupRepository } from '../../src/modules/spend/spend-rollup.repository.js';
 import { GPT4O, seedBilling } from '../support/billing-fixtures.js';
 import { testAppForSuite } from '../support/test-app.js';
 
@@ -66,6 +67,8 @@ describe('first budget backfill outside the account lock', () => {
       [HISTORY_EVENTS, USER],
     );
     await db.query('ANALYZE usage_events');
+    // The history read in chunks of an odd size: many statements, a last chunk of the rest.
+    t.app.get(SpendRollupRepository).backfillChunkEvents = 7001;
   });
   afterAll(async () => {
     await db.end();
