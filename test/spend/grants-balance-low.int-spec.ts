@@ -94,6 +94,18 @@ describe('user.balance_low with credit grants', () => {
     expect(await lows('u_low2')).toEqual([{ user_id: 'u_low2', balance_usd: '0.35', previous_balance_usd: '0.45', threshold_usd: '0.4' }]);
   });
 
+  it("a refund of a grant-paid event announces nothing (its grant part goes back from the user's account to the grant)", async () => {
+    await credit('u_low4', { amount_usd: '0.3', reference: 'buy-u_low4' }); // already below 0.40
+    await credit('u_low4', { amount_usd: '1', reference: 'grant-u_low4', grant: { expires_at: new Date(Date.now() + 48 * HOUR).toISOString() } });
+    const paid = await ingest('u_low4'); // the grant pays it: purchased stays 0.30
+    expect(await lows('u_low4')).toEqual([]);
+    // The refund credits 0.26 to the user's account (0.56), its grant part takes it back (0.30):
+    // judged on purchased alone, that second entry "crossed" 0.40; the balance only went up.
+    await t.admin(t.http.post(`/v1/admin/usage-events/${paid.event_id}/refunds`)).send({ refund_id: 'low4-r', amount_usd: usd(chargeAtto), reason: 'test' }).expect(201);
+    expect(await balanceAtto('u_low4')).toBe(atto('1.3'));
+    expect(await lows('u_low4')).toEqual([]);
+  });
+
   it('a user without grants is judged on purchased credit as before (the one-statement write)', async () => {
     await credit('u_low3', { amount_usd: '0.5', reference: 'buy-u_low3' });
     await ingest('u_low3');
