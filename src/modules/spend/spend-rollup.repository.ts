@@ -242,7 +242,7 @@ export class SpendRollupRepository {
   }
 
   /**
-   * Under the user's account row lock (the order of enable and of every write): when the user has
+   * Under the user's account row lock (the order of withCompleteRollup and of every write): when the user has
    * no budget left, clears spend_rollup and drops the rollup, so writes stop paying for it; a later
    * first budget backfills again. Returns true when it switched the rollup off.
    */
