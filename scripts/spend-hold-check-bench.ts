@@ -2,9 +2,8 @@
 // budgets on the user, as BudgetsService.checkHold runs it (its budgets, their spent from the
 // user's spend rollup, and the held amounts), on a fresh database seeded with one user's events
 // among other users'. Prints p50/p95 in milliseconds.
-import { randomBytes } from 'node:crypto';
 import pg from 'pg';
-import { migrate } from './lib/migrate.js';
+import { poolDatabase, withScratchDatabase } from './lib/pool-database.js';
 import { BudgetsRepository } from '../src/modules/spend/budgets.repository.js';
 import { SpendRollupRepository } from '../src/modules/spend/spend-rollup.repository.js';
 import { periodRange, type BudgetPeriod } from '../src/modules/spend/budget-periods.js';
@@ -14,13 +13,9 @@ const BASE_URL = process.env.TEST_PG_URL ?? 'postgresql://postgres@127.0.0.1:543
 const USER_EVENTS = Number(process.env.USER_EVENTS ?? 3000);
 const OTHER_EVENTS = Number(process.env.OTHER_EVENTS ?? 100_000);
 const RUNS = Number(process.env.RUNS ?? 500);
-const name = `spend_bench_${randomBytes(4).toString('hex')}`;
 
-const admin = new pg.Client({ connectionString: `${BASE_URL}/postgres` });
-await admin.connect();
-try {
-  await migrate(`${BASE_URL}/${name}`);
-  const pool = new pg.Pool({ connectionString: `${BASE_URL}/${name}`, max: 2 });
+await withScratchDatabase(BASE_URL, 'spend_bench', async (url) => {
+  const pool = new pg.Pool({ connectionString: url, max: 2 });
   pool.on('error', () => undefined); // the database is dropped at the end, connections and all
   const now = new Date();
   // Events over the last 40 days: the bench user's, among OTHER_EVENTS of 1000 other users.
@@ -32,26 +27,16 @@ try {
     [USER_EVENTS, OTHER_EVENTS, now.toISOString()],
   );
   await pool.query(`INSERT INTO accounts (code, kind, owner_id, balance_atto) VALUES ('user:u_bench', 'user', 'u_bench', 10 ^ 24)`);
-  // As the user's first budget does (BudgetsService.put): the spend rollup switched on and backfilled.
-  const backfill = await pool.connect();
-  try {
-    await backfill.query('BEGIN');
-    await new SpendRollupRepository().enable(backfill, 'u_bench');
-    await backfill.query('COMMIT');
-  } finally {
-    backfill.release();
-  }
-  await pool.query('ANALYZE');
-  const periods: BudgetPeriod[] = ['day', 'week', 'month', 'total', 'day', 'week', 'month', 'day', 'week', 'month'];
-  for (const [i, period] of periods.entries()) {
-    await pool.query(`INSERT INTO user_budgets (user_id, budget_id, limit_atto, period, key_id, model, action) VALUES ('u_bench', $1, 10 ^ 24, $2, $3, $4, 'block')`, [
-      `b${i}`,
-      period,
-      i % 3 === 1 ? 'k1' : null,
-      i % 4 === 2 ? 'm1' : null,
-    ]);
-  }
   const repository = new BudgetsRepository();
+  // As the user's first budget does (BudgetsService.put): the spend rollup switched on and
+  // backfilled, and the budgets written under the account lock.
+  const periods: BudgetPeriod[] = ['day', 'week', 'month', 'total', 'day', 'week', 'month', 'day', 'week', 'month'];
+  await new SpendRollupRepository(poolDatabase(pool)).withCompleteRollup('u_bench', async (client) => {
+    for (const [i, period] of periods.entries()) {
+      await repository.upsert(client, { userId: 'u_bench', budgetId: `b${i}`, limitAtto: 10n ** 24n, period, keyId: i % 3 === 1 ? 'k1' : null, model: i % 4 === 2 ? 'm1' : null, action: 'block', alertAt: [] });
+    }
+  });
+  await pool.query('ANALYZE');
   if (process.env.EXPLAIN) {
     const explaining = { query: (text: string, values: unknown[]) => pool.query(`EXPLAIN (ANALYZE, BUFFERS) ${text}`, values).then((r) => { console.log(r.rows.map((row) => row['QUERY PLAN']).join('\n')); return { rows: [] }; }) };
     const budgets = await repository.listForUser(pool, 'u_bench');
@@ -78,10 +63,4 @@ try {
   const at = (q: number) => timesMs[Math.floor(q * (timesMs.length - 1))]!.toFixed(3);
   console.log(`hold budget check, 10 budgets, ${USER_EVENTS} events of the user in 40 days (${OTHER_EVENTS} of others): p50 ${at(0.5)} ms, p95 ${at(0.95)} ms over ${RUNS} runs`);
   await pool.end();
-} catch (error) {
-  console.error(`bench failed: ${(error as Error).message}`);
-  process.exitCode = 1;
-} finally {
-  await admin.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
-  await admin.end();
-}
+});

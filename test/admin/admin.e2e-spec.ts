@@ -151,6 +151,7 @@ describe('admin: contributors, adjustments, audit log, overview', () => {
       revenue_usd: '0',
       refunded_usd: '0',
       users_balance_usd: '0',
+      granted_usd: '0',
       held_usd: '0',
       contributors_pending_usd: '0',
       contributors_payable_usd: formatAttoAsUsd(payableAtto),

@@ -262,6 +262,30 @@ describe('credit grants', () => {
     expect(later.body.data).toEqual([expect.objectContaining({ user_id: 'u_list', balance_usd: '0', granted_usd: '0' })]);
   });
 
+  it('the admin overview counts unexpired grants in users_balance_usd, and shows them as granted_usd', async () => {
+    const overview = async () => (await t.admin(t.http.get('/v1/admin/overview')).expect(200)).body;
+    // Every user's balance_usd summed: what the overview's users balance must equal.
+    const users = async () => {
+      const res = await t.admin(t.http.get('/v1/admin/users?limit=200')).expect(200);
+      expect(res.body.next_cursor).toBeNull();
+      return res.body.data.reduce((sum: { balance: bigint; granted: bigint }, u: { balance_usd: string; granted_usd: string }) => ({ balance: sum.balance + atto(u.balance_usd), granted: sum.granted + atto(u.granted_usd) }), { balance: 0n, granted: 0n });
+    };
+    const before = await overview();
+    await credit('u_ov', { amount_usd: '1', reference: 'ov-buy' }).expect(201);
+    await grant('u_ov', 'ov-g', '3', inHours(2)).expect(201);
+    const withGrant = await overview();
+    expect(atto(withGrant.users_balance_usd) - atto(before.users_balance_usd)).toBe(atto('4'));
+    expect(atto(withGrant.granted_usd) - atto(before.granted_usd)).toBe(atto('3'));
+    const listed = await users();
+    expect(withGrant).toMatchObject({ users_balance_usd: formatAttoAsUsd(listed.balance), granted_usd: formatAttoAsUsd(listed.granted) });
+    // Past the grant's expiry, before any breakage: its remainder is no longer the user's (as balance_usd shows).
+    clock.standAt(inHours(2));
+    const expired = await overview();
+    expect(atto(withGrant.users_balance_usd) - atto(expired.users_balance_usd)).toBeGreaterThanOrEqual(atto('3'));
+    const listedLater = await users();
+    expect(expired).toMatchObject({ users_balance_usd: formatAttoAsUsd(listedLater.balance), granted_usd: formatAttoAsUsd(listedLater.granted) });
+  });
+
   it('the full ledger check (every entry of the journal) is ok after all of it', async () => {
     await t.app.get(GrantsService).breakDue(new Date(Date.now() + 1000 * HOUR));
     const full = await t.admin(t.http.get('/v1/admin/ledger/check?full=true')).expect(200);

@@ -1668,6 +1668,8 @@ export interface components {
             contributors_payable_usd: string;
             /** @description Earnings still maturing (PAYOUT_MATURITY_DAYS), not yet payable */
             contributors_pending_usd: string;
+            /** @description The unexpired credit grants' part of users_balance_usd */
+            granted_usd: string;
             held_usd: string;
             /** @description null when settlement is not configured; usdc/native null (with error) when the RPC cannot be read */
             hot_wallet: {
@@ -1692,6 +1694,7 @@ export interface components {
             /** @description Margin kept: usage margin minus what refunds reversed */
             revenue_usd: string;
             unpriced_events: number;
+            /** @description Users' balances: purchased credit + what unexpired credit grants hold (as each user's balance_usd) */
             users_balance_usd: string;
         };
         PayoutAddressChallengeResponseDto: {

@@ -55,6 +55,7 @@ export function overviewBody(o: AdminOverview) {
     revenue_usd: formatAttoAsUsd(o.marginAtto),
     refunded_usd: formatAttoAsUsd(o.refundedAtto),
     users_balance_usd: formatAttoAsUsd(o.usersBalanceAtto),
+    granted_usd: formatAttoAsUsd(o.usersGrantedAtto),
     held_usd: formatAttoAsUsd(o.usersHeldAtto),
     contributors_pending_usd: formatAttoAsUsd(o.pendingAtto),
     contributors_payable_usd: formatAttoAsUsd(o.payableAtto),

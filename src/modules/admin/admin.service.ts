@@ -5,6 +5,8 @@ import { cursorAttoSchema, cursorIdSchema, cursorRowIdSchema, decodeCursor, enco
 import { microUsdcToAtto } from '../../common/money/index.js';
 import { APP_CONFIG, type AppConfig } from '../../config/index.js';
 import { AuditService } from '../audit/audit.service.js';
+import { DatabaseService } from '../../database/database.service.js';
+import { GrantsService } from '../spend/grants.service.js';
 import { formatDay, resolveEarningsRange } from '../earnings/earnings-range.js';
 import { LedgerService, type ContributorCursor, type ContributorSort } from '../ledger/ledger.service.js';
 import { SettlementService } from '../settlement/creation/settlement.service.js';
@@ -26,7 +28,10 @@ export interface AdminOverview {
   refundedAtto: bigint;
   /** Contributor earnings still maturing (PAYOUT_MATURITY_DAYS). */
   pendingAtto: bigint;
+  /** Users' balances as each user's balance shows them: purchased credit + what unexpired grants hold. */
   usersBalanceAtto: bigint;
+  /** The unexpired grants' part of usersBalanceAtto. */
+  usersGrantedAtto: bigint;
   usersHeldAtto: bigint;
   payableAtto: bigint;
   inSettlementAtto: bigint;
@@ -46,6 +51,8 @@ export class AdminService {
     private readonly usage: UsageService,
     private readonly audit: AuditService,
     private readonly settlement: SettlementService,
+    private readonly grants: GrantsService,
+    private readonly db: DatabaseService,
   ) {}
 
   async listContributors(input: { sort: ContributorSort; limit: number; cursor?: string; search?: string }) {
@@ -89,13 +96,16 @@ export class AdminService {
 
   /**
    * Platform totals. charged/revenue come from the daily rollup (revenue = the platform's margin
-   * on priced usage); balances are stored account balances summed by kind; the hot wallet and the
+   * on priced usage); balances are stored account balances summed by kind, the users' with what
+   * their unexpired grants hold (read in one snapshot: a grant draw moving money between a grant
+   * and its user is counted once); the hot wallet and the
    * last settlement come from the settlement module (hot_wallet is null when settlement is off).
    */
   async overview(): Promise<AdminOverview> {
-    const [usage, byKind, unpriced, lastSettlement, hotWallet] = await Promise.all([
+    const [usage, [byKind, grantedAtto], unpriced, lastSettlement, hotWallet] = await Promise.all([
       this.repository.usageTotals(),
-      this.ledger.totalsByAccountKind(),
+      // One snapshot of the primary (as the balances were read before grants): repeatable read.
+      this.db.transaction(async (client) => [await this.ledger.totalsByAccountKind(client), await this.grants.usableTotalAtto(client)] as const, 'repeatable read'),
       this.usage.countUnpriced(),
       this.settlement.lastSettlementSummary(),
       this.settlement.hotWalletStatus(),
@@ -106,7 +116,8 @@ export class AdminService {
       marginAtto: usage.marginAtto - usage.marginReversedAtto,
       refundedAtto: usage.refundedAtto,
       pendingAtto: byKind.get('contributor_pending')?.balanceAtto ?? 0n,
-      usersBalanceAtto: byKind.get('user')?.balanceAtto ?? 0n,
+      usersBalanceAtto: (byKind.get('user')?.balanceAtto ?? 0n) + grantedAtto,
+      usersGrantedAtto: grantedAtto,
       usersHeldAtto: byKind.get('user')?.heldAtto ?? 0n,
       payableAtto: byKind.get('contributor_payable')?.balanceAtto ?? 0n,
       inSettlementAtto: byKind.get('contributor_in_settlement')?.balanceAtto ?? 0n,

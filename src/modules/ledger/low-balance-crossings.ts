@@ -1,4 +1,7 @@
 // user.balance_low: which user balances crossed below the threshold in one balance update. Pure.
+// The balance is the user's balance_usd: purchased credit (the user's account) + what unexpired
+// grants hold; the ledger passes the first alone only for users without unexpired grants, the
+// grants service adds the grants for the others (PostOptions.lowBalance).
 // A crossing is a move from at least the threshold to below it, so each one is seen exactly once:
 // the balance row is locked while it changes, and it must climb back to the threshold (a top-up)
 // before it can cross again. Only the deltas the ledger already applies are looked at: the hot
@@ -12,12 +15,19 @@ export interface BalanceCrossing {
   balanceAtto: bigint;
 }
 
+/** A change of a user's balance: what it moved by and the balance after. */
+export interface LowBalanceChange {
+  userId: string;
+  deltaAtto: bigint;
+  balanceAtto: bigint;
+}
+
 export function isCrossingBelow(input: { previousAtto: bigint; balanceAtto: bigint; thresholdAtto: bigint }): boolean {
   return input.previousAtto >= input.thresholdAtto && input.balanceAtto < input.thresholdAtto;
 }
 
 /** From each user account's delta and its balance after the update. */
-export function lowBalanceCrossings(input: { changes: ReadonlyArray<{ userId: string; deltaAtto: bigint; balanceAtto: bigint }>; thresholdAtto: bigint }): BalanceCrossing[] {
+export function lowBalanceCrossings(input: { changes: readonly LowBalanceChange[]; thresholdAtto: bigint }): BalanceCrossing[] {
   const crossings: BalanceCrossing[] = [];
   for (const change of input.changes) {
     const previousAtto = change.balanceAtto - change.deltaAtto;

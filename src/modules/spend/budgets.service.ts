@@ -35,10 +35,10 @@ export class BudgetsService {
   ) {}
 
   async put(budget: Budget): Promise<{ view: BudgetView; created: boolean }> {
-    return this.db.transaction(async (client) => {
-      // The user's account row lock first (the lock order of every write), then the spend rollup
-      // the budget reads: switched on and backfilled the first time, under that lock.
-      await this.spendRollup.enable(client, budget.userId);
+    // Under the user's account row lock (the lock order of every write), once the spend rollup the
+    // budget reads is on and complete: the first budget backfills it, reading the user's history
+    // outside that lock, and is written with the backfill's last step.
+    return this.spendRollup.withCompleteRollup(budget.userId, async (client) => {
       const created = await this.budgets.upsert(client, budget);
       const [view] = await this.views(client, budget.userId, [budget], this.clock.now());
       return { view: view!, created };

@@ -78,6 +78,15 @@ export class GrantsRepository {
     return result.rows.map(grantFromRow);
   }
 
+  /** What all users' grants usable at `at` hold (the admin overview): grants not broken, expiring after `at`. */
+  async usableTotal(runner: SqlRunner, at: Date): Promise<bigint> {
+    const result = await runner.query<{ total: string }>(
+      `SELECT coalesce(sum(a.balance_atto), 0) AS total FROM ${GRANT_FROM} WHERE g.expired_at IS NULL AND g.expires_at > $1 AND a.balance_atto > 0`,
+      [at],
+    );
+    return toBigInt(result.rows[0]!.total);
+  }
+
   /** Grants of the given ids (a refund's), locked: breakage of one waits, or is seen done. */
   async lockMany(client: SqlClient, grantIds: readonly string[]): Promise<GrantRecord[]> {
     const result = await client.query<GrantRow>(

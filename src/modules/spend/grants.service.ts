@@ -4,7 +4,7 @@ import { DomainError } from '../../common/errors/index.js';
 import { grantAccount, userAccount } from '../ledger/account-codes.js';
 import { grantBreakageDraft, grantDraft, grantRefundDraft, grantUseDraft } from '../ledger/journal-kinds.js';
 import type { JournalDraft } from '../ledger/journal-draft.js';
-import { LedgerService } from '../ledger/ledger.service.js';
+import { LedgerService, type LowBalanceChange } from '../ledger/ledger.service.js';
 import { drawCharges, grantUsableAt, refundToGrants, usableGrantsAtto } from './grant-allocation.js';
 import { GrantsRepository, type GrantRecord } from './grants.repository.js';
 import { SpendClock } from './spend-clock.js';
@@ -17,6 +17,11 @@ const BREAKAGE_BATCH = 200;
 export interface GrantInput {
   expiresAt: Date;
   name: string | null;
+}
+
+/** Users' balance changes with what their grants usable at `at` hold added to the balance after. */
+function withGranted(changes: readonly LowBalanceChange[], grants: readonly GrantRecord[], at: Date): LowBalanceChange[] {
+  return changes.map((c) => ({ ...c, balanceAtto: c.balanceAtto + usableGrantsAtto(grants.filter((g) => g.userId === c.userId), at) }));
 }
 
 /** A grant as the balance shows it: an expired one (or one at or past expires_at) has nothing left to spend. */
@@ -75,6 +80,11 @@ export class GrantsService {
     return { grants, grantedAtto: usableGrantsAtto(grants.filter((g) => g.expiredAt === null), at) };
   }
 
+  /** What all users' grants can pay at the clock's now (their part of the users' balance). */
+  usableTotalAtto(runner: SqlRunner = this.db.pool): Promise<bigint> {
+    return this.repository.usableTotal(runner, this.clock.now());
+  }
+
   /** For a hold, under the user's account lock: what the user's grants can pay now (0 without grants: no query). */
   async usableUnderLock(client: SqlClient, userId: string, grantsUntil: Date | null | undefined): Promise<bigint> {
     const at = this.clock.now();
@@ -91,13 +101,22 @@ export class GrantsService {
    * In a usage transaction, after the charges were posted (the users' account rows locked by that
    * upsert, which returned grants_until): each charge of a user whose grants_until is after now
    * takes from the user's usable grants, the one expiring first first, in the given order; a
-   * grant_use entry per event moves the draws back to the user's account.
+   * grant_use entry per event moves the draws back to the user's account. `deferred`: the post's
+   * user.balance_low changes of grant holders (PostOptions.lowBalance), judged here on purchased +
+   * the grants read for the draw, before it (the draw moves money within the balance).
    */
-  async drawForCharges(client: SqlClient, charges: ReadonlyArray<{ eventId: string; userId: string; chargeAtto: bigint }>, grantsUntil: ReadonlyMap<string, Date>, at: Date): Promise<number> {
+  async drawForCharges(
+    client: SqlClient,
+    charges: ReadonlyArray<{ eventId: string; userId: string; chargeAtto: bigint }>,
+    grantsUntil: ReadonlyMap<string, Date>,
+    at: Date,
+    deferred: readonly LowBalanceChange[] = [],
+  ): Promise<number> {
     const withGrants = charges.filter((c) => c.chargeAtto > 0n && (grantsUntil.get(userAccount(c.userId))?.getTime() ?? 0) > at.getTime());
-    if (withGrants.length === 0) return 0;
-    const users = [...new Set(withGrants.map((c) => c.userId))];
+    if (withGrants.length === 0 && deferred.length === 0) return 0;
+    const users = [...new Set([...withGrants.map((c) => c.userId), ...deferred.map((c) => c.userId)])];
     const grants = await this.repository.usableOfUsers(client, users, at);
+    await this.ledger.announceLowBalances(client, withGranted(deferred, grants, at));
     const drafts: JournalDraft[] = [];
     for (const userId of users) {
       const own = grants.filter((g) => g.userId === userId);
@@ -105,8 +124,16 @@ export class GrantsService {
       const { draws } = drawCharges(own, withGrants.filter((c) => c.userId === userId).map((c) => ({ ref: c.eventId, amountAtto: c.chargeAtto })), at);
       for (const d of draws) drafts.push(grantUseDraft({ eventId: d.ref, userId, draws: d.draws }));
     }
-    if (drafts.length > 0) await this.ledger.post(client, drafts);
+    // Moves within the users' balances: no crossing.
+    if (drafts.length > 0) await this.ledger.post(client, drafts, { lowBalance: 'none' });
     return drafts.length;
+  }
+
+  /** user.balance_low of the grant holders a post deferred (their rows locked by it): on purchased + usable grants. */
+  async announceLowBalances(client: SqlClient, deferred: readonly LowBalanceChange[], at: Date): Promise<void> {
+    if (deferred.length === 0) return;
+    const grants = await this.repository.usableOfUsers(client, [...new Set(deferred.map((c) => c.userId))], at);
+    await this.ledger.announceLowBalances(client, withGranted(deferred, grants, at));
   }
 
   /**
@@ -120,9 +147,11 @@ export class GrantsService {
     if (parts.length === 0) return;
     // Locked: a breakage running now either finished (expired_at set: the part is revenue) or waits.
     const grants = new Map((await this.repository.lockMany(client, parts.map((p) => p.grantId))).map((g) => [g.grantId, g]));
+    // Part of a refund, which as a whole never lowers the user's balance: no balance_low.
     await this.ledger.postOne(
       client,
       grantRefundDraft({ refundId: input.refundId, userId: input.userId, parts: parts.map((p) => ({ ...p, broken: grants.get(p.grantId)?.expiredAt != null })) }),
+      { lowBalance: 'none' },
     );
   }
 

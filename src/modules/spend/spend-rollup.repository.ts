@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import type { SqlClient, SqlRunner } from '../../database/database.service.js';
+import { DatabaseService, type SqlClient, type SqlRunner } from '../../database/database.service.js';
+import { assert } from '../../common/errors/index.js';
 import { preparedStatement } from '../../database/sql.js';
 import { userAccount } from '../ledger/account-codes.js';
 import type { SpendDelta } from './spend-deltas.js';
@@ -10,9 +11,10 @@ import type { SpendDelta } from './spend-deltas.js';
  * Kept only for users whose account row has spend_rollup (set by their first budget). Every
  * writer that changes a user's charge in a period holds that account row's lock while it adds
  * here: the usage write (the one-statement CTE below, or addCharges on the transaction path),
- * reprice (addCharges) and refunds (addRefund). enable() sets the flag and backfills under the same
- * lock, so the rollup equals the events at every commit (test/spend/spend-rollup.int-spec.ts,
- * and the ledger check's `spend_rollup`).
+ * reprice (addCharges) and refunds (addRefund). withCompleteRollup() sets the flag under the same
+ * lock and backfills what came before from a snapshot taken under it, so the rollup of a user with
+ * a budget equals the events at every commit (test/spend/spend-rollup.int-spec.ts,
+ * test/spend/budget-backfill.int-spec.ts and the ledger check's `spend_rollup`).
  */
 
 /** The key column of an event's key_id: '' for none (key ids are never empty). */
@@ -61,8 +63,35 @@ export function expectedSpendSql(input: { userFilter: string; since: string }): 
    GROUP BY 1, 2, 3, 4`;
 }
 
-const BACKFILL_SQL = `INSERT INTO user_spend_daily (user_id, day, key_id, model, charge_atto, refunded_atto)
-   ${expectedSpendSql({ userFilter: '$USER = $1', since: `'-infinity'::date` })}`;
+/**
+ * The backfill's read, in its snapshot, a chunk at a time so no statement grows with the history:
+ * the id that ends the next BACKFILL_CHUNK_EVENTS events of the user (null: the rest is the last
+ * chunk; usage_events_user_id_id_idx), then those events' charges summed per day, key and model.
+ */
+const CHUNK_END_SQL = 'SELECT id FROM usage_events WHERE user_id = $1 AND id > $2 ORDER BY id OFFSET $3 - 1 LIMIT 1';
+// Grouped by the date, formatted after: grouped by the text, the planner sorted on disk instead of hashing.
+const CHUNK_SUMS_SQL = `SELECT to_char(day, 'YYYY-MM-DD') AS day, key_id, model, charge_atto, 0 AS refunded_atto FROM (
+     SELECT ${DAY('occurred_at')} AS day, ${KEY('key_id')} AS key_id, model, sum(charge_atto) AS charge_atto
+     FROM usage_events WHERE user_id = $1 AND id > $2 AND ($3::bigint IS NULL OR id <= $3) AND charge_atto IS NOT NULL
+     GROUP BY 1, 2, 3) x`;
+/** The user's refunds (far fewer than events: one statement), on the day, key and model of their event. */
+const REFUND_SUMS_SQL = `SELECT to_char(day, 'YYYY-MM-DD') AS day, key_id, model, 0 AS charge_atto, refunded_atto FROM (
+     SELECT ${DAY('e.occurred_at')} AS day, ${KEY('e.key_id')} AS key_id, e.model, sum(r.amount_atto) AS refunded_atto
+     FROM refunds r
+     JOIN usage_event_keys k ON k.event_id = r.event_id
+     JOIN usage_events e ON e.id = k.id AND e.occurred_at = k.occurred_at
+     WHERE r.user_id = $1
+     GROUP BY 1, 2, 3) x`;
+/** Events per statement of the backfill's read (about a second each at load 7 on the 2-core machine). */
+const BACKFILL_CHUNK_EVENTS = 500_000;
+
+/** The backfill's sums added to what writes added since its snapshot (rows in key order, as every writer's). */
+const ADD_SUMS = preparedStatement('spend_rollup_add_sums', `INSERT INTO user_spend_daily AS r (user_id, day, key_id, model, charge_atto, refunded_atto)
+   SELECT * FROM unnest($1::text[], $2::date[], $3::text[], $4::text[], $5::numeric[], $6::numeric[])
+   ${ACCUMULATE}`);
+
+/** Flagged users with a budget: their rollup is complete (a first budget commits with its backfill's sums). */
+const COMPLETE_ROLLUP_USERS = `SELECT a.owner_id FROM accounts a WHERE a.spend_rollup AND a.kind = 'user' AND EXISTS (SELECT 1 FROM user_budgets b WHERE b.user_id = a.owner_id)`;
 
 /** The users (of those given) whose locked account row has spend_rollup. */
 const FLAGGED = (userColumn: string) => `EXISTS (SELECT 1 FROM accounts a WHERE a.code = 'user:' || ${userColumn} AND a.spend_rollup)`;
@@ -79,28 +108,141 @@ const ADD_REFUND_SQL = `INSERT INTO user_spend_daily AS r (user_id, day, key_id,
    WHERE k.event_id = $1 AND ${FLAGGED('e.user_id')}
    ${ACCUMULATE}`;
 
+interface SumRow {
+  day: string;
+  key_id: string;
+  model: string;
+  charge_atto: string;
+  refunded_atto: string;
+}
+
+/** Rollup rows added per statement by the backfill's locked step. */
+const SUMS_PER_STATEMENT_MAX = 5000;
+
+/** BEGIN ... COMMIT on a checked-out connection (the backfill keeps its advisory lock's session across transactions). */
+async function inTransaction<T>(client: SqlClient, fn: () => Promise<T>): Promise<T> {
+  await client.query('BEGIN');
+  try {
+    const value = await fn();
+    await client.query('COMMIT');
+    return value;
+  } catch (error) {
+    await client.query('ROLLBACK').catch(() => undefined);
+    throw error;
+  }
+}
+
 @Injectable()
 export class SpendRollupRepository {
+  constructor(private readonly db: DatabaseService) {}
+
+  /** Events per statement of the backfill's read (a test sets a small one to read many chunks). */
+  backfillChunkEvents = BACKFILL_CHUNK_EVENTS;
+
   /**
-   * Under the user's account row lock (taken here, the row created if new): sets spend_rollup and,
-   * the first time, fills the user's rollup from the events and refunds committed so far. A write
-   * that locked the row first has committed when this reads (read committed: the reading
-   * statement's snapshot is taken after the lock is granted); a write after it waits for this
-   * transaction and then sees the flag. Returns true when it backfilled.
+   * Runs `write` (a budget's upsert) under the user's account row lock once the user's spend
+   * rollup is on and complete, backfilling it first if needed WITHOUT holding that lock while the
+   * user's history is read (docs/spend-controls.md "The backfill"):
+   * 1. under the lock (short): set spend_rollup, drop any rows, and fix a REPEATABLE READ snapshot
+   *    on a second connection. Writes that locked the row before are committed and in the
+   *    snapshot; writes after wait for this commit, then see the flag and add their own charges
+   *    and refunds to the rollup (an event inserted before its writer's lock, or a reprice's
+   *    update, commits after it: never in the snapshot).
+   * 2. no lock: sum the user's events (a chunk of ids per statement) and refunds in that snapshot.
+   * 3. under the lock again: add the sums to what writes added since, and run `write`, in one
+   *    transaction; the locked part is proportional to the rollup's rows, not to the events.
+   * A first budget is written in step 3, so a flagged user without a budget has an incomplete
+   * rollup (a crash between 1 and 3): the next first budget starts again at 1, and the ledger
+   * check looks only at users with a budget. One backfill of a user at a time (a session
+   * advisory lock), so two first budgets never interleave their steps.
    */
-  async enable(client: SqlClient, userId: string): Promise<boolean> {
+  async withCompleteRollup<T>(userId: string, write: (client: SqlClient) => Promise<T>): Promise<T> {
+    const ready = await this.db.transaction(async (client) => ((await this.lockAccount(client, userId)).complete ? { value: await write(client) } : null));
+    if (ready) return ready.value;
+    // Both connections are taken before any lock: a pool drained by writers waiting for the account row cannot stall us.
+    const holder = await this.db.pool.connect();
+    const reader = await this.db.pool.connect();
+    let broken = false;
+    try {
+      await holder.query('SELECT pg_advisory_lock(hashtextextended($1, 0))', [`spend_backfill:${userId}`]);
+      const first = await inTransaction(holder, async () => {
+        const account = await this.lockAccount(holder, userId);
+        if (account.complete) return { value: await write(holder) }; // another first budget finished meanwhile
+        await holder.query('UPDATE accounts SET spend_rollup = true WHERE code = $1', [userAccount(userId)]);
+        await holder.query('DELETE FROM user_spend_daily WHERE user_id = $1', [userId]);
+        await reader.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
+        await reader.query('SELECT 1'); // the snapshot, taken while this transaction holds the row
+        return null;
+      });
+      if (first) return first.value;
+      const sums = await this.historySums(reader, userId);
+      await reader.query('COMMIT');
+      return await inTransaction(holder, async () => {
+        const account = await this.lockAccount(holder, userId);
+        assert(account.flagged && !account.complete, `spend rollup of ${userId} changed during its backfill`);
+        await this.addSums(holder, userId, sums);
+        return write(holder);
+      });
+    } catch (error) {
+      broken = true;
+      await reader.query('ROLLBACK').catch(() => undefined);
+      throw error;
+    } finally {
+      await holder.query('SELECT pg_advisory_unlock_all()').catch(() => {
+        broken = true;
+      });
+      holder.release(broken);
+      reader.release(broken);
+    }
+  }
+
+  /** The user's account row, locked (created at 0 if new: the lock order of every write). */
+  private async lockAccount(client: SqlClient, userId: string): Promise<{ flagged: boolean; complete: boolean }> {
     const code = userAccount(userId);
     await client.query(`INSERT INTO accounts (code, kind, owner_id, tracked) VALUES ($1, 'user', $2, true) ON CONFLICT (code) DO NOTHING`, [code, userId]);
-    const locked = await client.query<{ spend_rollup: boolean }>('SELECT spend_rollup FROM accounts WHERE code = $1 FOR UPDATE', [code]);
-    if (locked.rows[0]!.spend_rollup) return false;
-    await client.query('UPDATE accounts SET spend_rollup = true WHERE code = $1', [code]);
-    await client.query('DELETE FROM user_spend_daily WHERE user_id = $1', [userId]);
-    await client.query(BACKFILL_SQL, [userId]);
-    return true;
+    const locked = await client.query<{ spend_rollup: boolean; budgeted: boolean }>(
+      'SELECT spend_rollup, EXISTS (SELECT 1 FROM user_budgets WHERE user_id = $2) AS budgeted FROM accounts WHERE code = $1 FOR UPDATE',
+      [code, userId],
+    );
+    const row = locked.rows[0]!;
+    return { flagged: row.spend_rollup, complete: row.spend_rollup && row.budgeted };
+  }
+
+  /** In the backfill's snapshot: the user's events (chunk by chunk) and refunds, summed per day, key and model, in key order. */
+  private async historySums(reader: SqlClient, userId: string): Promise<SumRow[]> {
+    const sums = new Map<string, { day: string; key_id: string; model: string; charge: bigint; refunded: bigint }>();
+    const add = (rows: readonly SumRow[]) => {
+      for (const r of rows) {
+        const key = `${r.day}\u0000${r.key_id}\u0000${r.model}`;
+        const sum = sums.get(key) ?? { day: r.day, key_id: r.key_id, model: r.model, charge: 0n, refunded: 0n };
+        sum.charge += BigInt(r.charge_atto);
+        sum.refunded += BigInt(r.refunded_atto);
+        sums.set(key, sum);
+      }
+    };
+    let afterId = '0';
+    for (;;) {
+      const end = (await reader.query<{ id: string }>(CHUNK_END_SQL, [userId, afterId, this.backfillChunkEvents])).rows[0]?.id ?? null;
+      add((await reader.query<SumRow>(CHUNK_SUMS_SQL, [userId, afterId, end])).rows);
+      if (end === null) break;
+      afterId = end;
+    }
+    add((await reader.query<SumRow>(REFUND_SUMS_SQL, [userId])).rows);
+    // Key order (day, key, model; bytewise as the rows' keys), as every writer adds rows.
+    return [...sums.values()]
+      .sort((a, b) => (a.day !== b.day ? (a.day < b.day ? -1 : 1) : a.key_id !== b.key_id ? (a.key_id < b.key_id ? -1 : 1) : a.model < b.model ? -1 : a.model > b.model ? 1 : 0))
+      .map((s) => ({ day: s.day, key_id: s.key_id, model: s.model, charge_atto: s.charge.toString(), refunded_atto: s.refunded.toString() }));
+  }
+
+  private async addSums(client: SqlClient, userId: string, rows: readonly SumRow[]): Promise<void> {
+    for (let i = 0; i < rows.length; i += SUMS_PER_STATEMENT_MAX) {
+      const chunk = rows.slice(i, i + SUMS_PER_STATEMENT_MAX);
+      await client.query(ADD_SUMS([chunk.map(() => userId), chunk.map((r) => r.day), chunk.map((r) => r.key_id), chunk.map((r) => r.model), chunk.map((r) => r.charge_atto), chunk.map((r) => r.refunded_atto)]));
+    }
   }
 
   /**
-   * Under the user's account row lock (the order of enable and of every write): when the user has
+   * Under the user's account row lock (the order of withCompleteRollup and of every write): when the user has
    * no budget left, clears spend_rollup and drops the rollup, so writes stop paying for it; a later
    * first budget backfills again. Returns true when it switched the rollup off.
    */
@@ -138,12 +280,12 @@ export class SpendRollupRepository {
    */
   async mismatches(runner: SqlRunner, sinceDay: string | null, limit: number): Promise<{ rows: bigint; mismatched: SpendRollupMismatch[] }> {
     const since = sinceDay === null ? `'-infinity'::date` : '$1::date';
-    const expected = expectedSpendSql({ userFilter: `$USER IN (SELECT owner_id FROM accounts WHERE spend_rollup AND kind = 'user')`, since });
+    const expected = expectedSpendSql({ userFilter: `$USER IN (${COMPLETE_ROLLUP_USERS})`, since });
     const params = sinceDay === null ? [limit] : [sinceDay, limit];
     const limitParam = `$${params.length}`;
     const result = await runner.query<{ user_id: string; day: string; key_id: string; model: string; rollup_charge: string | null; rollup_refunded: string | null; charge: string | null; refunded: string | null; rows: string }>(
       `WITH expected AS (${expected}),
-         rollup AS (SELECT * FROM user_spend_daily WHERE day >= ${since}),
+         rollup AS (SELECT * FROM user_spend_daily WHERE day >= ${since} AND user_id IN (${COMPLETE_ROLLUP_USERS})),
          compared AS (
            SELECT coalesce(r.user_id, x.user_id) AS user_id, to_char(coalesce(r.day, x.day), 'YYYY-MM-DD') AS day, coalesce(r.key_id, x.key_id) AS key_id,
              coalesce(r.model, x.model) AS model, r.charge_atto AS rollup_charge, r.refunded_atto AS rollup_refunded, x.charge_atto AS charge, x.refunded_atto AS refunded

@@ -4,7 +4,7 @@ import { DatabaseService } from '../../database/database.service.js';
 import { isDatabaseUnavailable } from '../../common/errors/database-errors.js';
 import { ContributorsService } from '../contributors/contributors.service.js';
 import { HoldsService } from '../holds/holds.service.js';
-import { LedgerService } from '../ledger/ledger.service.js';
+import { LedgerService, type LowBalanceChange } from '../ledger/ledger.service.js';
 import { batchedPostingParams } from '../ledger/batched-posting.js';
 import type { JournalDraft } from '../ledger/journal-draft.js';
 import { PricingService } from '../pricing/pricing.service.js';
@@ -267,11 +267,13 @@ export class UsageWriter {
     for (const userId of billedUsers) if (!heldDeltas.has(`user:${userId}`)) heldDeltas.set(`user:${userId}`, 0n);
     const grantsUntil = new Map<string, Date>();
     const spendRollup = new Set<string>();
-    await this.ledger.post(client, drafts, heldDeltas, grantsUntil, spendRollup);
-    // Users with unexpired grants (their account rows are locked by that post): grants pay first.
+    const deferred: LowBalanceChange[] = [];
+    await this.ledger.post(client, drafts, { heldDeltas, grantsUntil, spendRollup, lowBalance: { grantsAt, deferred } });
+    // Users with unexpired grants (their account rows are locked by that post): grants pay first,
+    // and their balance_low counts the grants.
     if (grantsUntil.size > 0) {
       this.grantHolders.saw(grantsUntil);
-      await this.grants.drawForCharges(client, chargesOf(fresh), grantsUntil, grantsAt);
+      await this.grants.drawForCharges(client, chargesOf(fresh), grantsUntil, grantsAt, deferred);
     }
     await this.repository.upsertRollups(client, rollupDeltas(fresh));
     // Users with budgets (account rows locked by that post): their spend rollup.

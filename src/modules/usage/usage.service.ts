@@ -4,7 +4,7 @@ import { APP_CONFIG, type AppConfig } from '../../config/index.js';
 import { DatabaseService } from '../../database/database.service.js';
 import { DomainError, notFound, zodIssuesToFields, type FieldIssue } from '../../common/errors/index.js';
 import { ContributorsService } from '../contributors/contributors.service.js';
-import { LedgerService } from '../ledger/ledger.service.js';
+import { LedgerService, type LowBalanceChange } from '../ledger/ledger.service.js';
 import type { JournalDraft } from '../ledger/journal-draft.js';
 import { PricingService } from '../pricing/pricing.service.js';
 import { MetricsService } from '../health/metrics.service.js';
@@ -180,9 +180,10 @@ export class UsageService {
         await this.repository.markPriced(client, plans);
         const grantsUntil = new Map<string, Date>();
         const spendRollup = new Set<string>();
-        await this.ledger.post(client, plans.map(usageJournalDraft).filter((d): d is JournalDraft => d !== null), new Map(), grantsUntil, spendRollup);
-        // Charged now: grants usable now pay first, as on the write path.
-        if (grantsUntil.size > 0) await this.grants.drawForCharges(client, chargesOf(plans), grantsUntil, this.grants.now());
+        const [grantsAt, deferred] = [this.grants.now(), [] as LowBalanceChange[]];
+        await this.ledger.post(client, plans.map(usageJournalDraft).filter((d): d is JournalDraft => d !== null), { grantsUntil, spendRollup, lowBalance: { grantsAt, deferred } });
+        // Charged now: grants usable now pay first, as on the write path (balance_low counts them).
+        if (grantsUntil.size > 0) await this.grants.drawForCharges(client, chargesOf(plans), grantsUntil, grantsAt, deferred);
         await this.repository.upsertRollups(client, rollupDeltas(plans));
         // Priced now: the charge counts in the budgets of users with budgets (rollup by occurred_at day).
         if (spendRollup.size > 0) await this.spendRollup.addCharges(client, spendDeltasOf(plans, spendRollup));

@@ -3,12 +3,13 @@ import { DatabaseService } from '../../database/database.service.js';
 import { DomainError, notFound } from '../../common/errors/index.js';
 import { userAccount } from '../ledger/account-codes.js';
 import { userCreditDraft } from '../ledger/journal-kinds.js';
-import { LedgerService, type AccountBalance } from '../ledger/ledger.service.js';
+import { LedgerService, type AccountBalance, type LowBalanceChange } from '../ledger/ledger.service.js';
+import type { JournalDraft } from '../ledger/journal-draft.js';
 import { AuditService } from '../audit/audit.service.js';
 import type { Principal } from '../../common/auth/auth.types.js';
 import { BalanceWatchService } from '../spend/balance-watch.service.js';
 import { GrantsService, type GrantInput, type GrantView } from '../spend/grants.service.js';
-import type { SqlRunner } from '../../database/database.service.js';
+import type { SqlClient, SqlRunner } from '../../database/database.service.js';
 import { UsersRepository, type ListedUser } from './users.repository.js';
 
 export interface UserBalance {
@@ -63,7 +64,7 @@ export class UsersService {
       const kind = grant ? 'grant' : draft.kind;
       const journalEntryId = grant
         ? await this.grants.create(client, { reference: input.reference, userId: input.userId, amountAtto: input.amountAtto, grant, ...memo })
-        : await this.ledger.postOne(client, draft);
+        : await this.adjust(client, draft);
       await this.users.insertCreditIfNew(client, { ...input, journalEntryId });
       // Balance thresholds and auto top-up see the new balance (re-armed by a top-up, crossed by an adjustment).
       await this.balanceWatch.afterCredit(client, input.userId, input.reference);
@@ -82,6 +83,14 @@ export class UsersService {
       });
       return { balance, replayed: false };
     });
+  }
+
+  /** A top-up or an adjustment; a grant holder's balance_low counts the grants (read only for one). */
+  private async adjust(client: SqlClient, draft: JournalDraft): Promise<bigint> {
+    const [grantsAt, deferred] = [this.grants.now(), [] as LowBalanceChange[]];
+    const journalEntryId = await this.ledger.postOne(client, draft, { lowBalance: { grantsAt, deferred } });
+    await this.grants.announceLowBalances(client, deferred, grantsAt);
+    return journalEntryId;
   }
 
   list(input: { q?: string; limit: number; afterId: string | null }): Promise<ListedUser[]> {

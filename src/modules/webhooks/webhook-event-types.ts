@@ -55,7 +55,7 @@ export const WEBHOOK_EVENT_SCHEMAS = {
   'user.balance_low': z
     .object({ user_id: z.string(), balance_usd: usd, previous_balance_usd: usd, threshold_usd: usd })
     .strict()
-    .describe('the balance went from at least the threshold to below it (once per crossing)'),
+    .describe("the user's balance (balance_usd: purchased credit + unexpired grants' remainders) went from at least the threshold to below it (once per crossing); both balances include grants"),
   'user.budget_threshold_crossed': z
     .object({ user_id: z.string(), budget_id: z.string(), threshold: z.string().describe('fraction of the limit, as set in alert_at'), spent_usd: usd, limit_usd: usd, period_start: timestamp.nullable().describe('null for a total budget') })
     .strict()
