@@ -6,8 +6,9 @@
 // (litellm_sync_state.sweep_runs), the queue's finished jobs, the outbox's deliveries, the grants
 // broken, the settlements' and payouts' changes of state. A loaded machine is waited for as long as
 // the work moves; wall-clock time ends a wait only after SOAK_DRAIN_STALL_MAX_S (600 s) without any
-// progress at all (then the drain's later waits end after their notice: one ceiling per drain). A LiteLLM row still unbilled after the pull's documented number of completed
-// runs fails at once: that is a loss, whatever the load.
+// progress at all (then the drain's later waits end after their notice: one ceiling per drain). A
+// LiteLLM row still unbilled after the pull's documented number of completed runs fails at once:
+// that is a loss, whatever the load.
 import { sleep } from '../lib/processes.js';
 import type { Invariants } from './soak-invariants.js';
 import type { SoakContext } from './soak-ops-context.js';
