@@ -26,7 +26,7 @@ import type { SoakContext } from './soak-ops-context.js';
 import { formatAtto, SoakRecord, type EventRecord, type Expected } from './soak-record.js';
 import { CONTRIBUTORS, LATE_MODEL, USERS } from './soak-schedule.js';
 import { readChain } from './soak-chain.js';
-import { PULL_RUNS_BOUND, pullRowState, SWEEP_RUNS_SQL } from './soak-litellm-pull.js';
+import { overdueMessage, pullRowState, SWEEP_RUNS_SQL } from './soak-litellm-pull.js';
 import { checkBalanceWatch, checkGrants } from './soak-invariants-spend.js';
 
 export const INVARIANTS = [
@@ -122,8 +122,7 @@ export class Invariants {
         if (event.path === 'litellm_pull') {
           const state = pullRowState(event, nowMs, sweepRuns);
           if (state === 'overdue') {
-            this.expect(ctx.step, 'accepted_events_stored', false, () =>
-              `${event.event_id} (litellm_pull, written at step ${event.acceptedStep}, endTime ${event.occurredAt}) is not stored after ${sweepRuns - event.sweepRunsWhenDue!} completed pull runs since it was due (documented: within ${PULL_RUNS_BOUND - 1})`);
+            this.expect(ctx.step, 'accepted_events_stored', false, () => overdueMessage(event, sweepRuns));
             event.state = 'refused'; // reported once
           }
           continue;

@@ -12,6 +12,7 @@
 //   row and swept every slice. Past c + LATE_SWEEP_SLICES + 1 an unbilled row is a failure.
 import { LATE_SWEEP_SLICES } from '../../src/modules/litellm/litellm-late-sweep.js';
 import type { EventRecord } from './soak-record.js';
+import type { Observation } from './soak-wait.js';
 
 /** Completed pull runs after the count read once the row was due, by which it must be billed. */
 export const PULL_RUNS_BOUND = LATE_SWEEP_SLICES + 1;
@@ -30,3 +31,42 @@ export function pullRowState(event: EventRecord, nowMs: number, sweepRuns: numbe
 
 /** The pull's count of completed runs (0 before its first). */
 export const SWEEP_RUNS_SQL = `SELECT coalesce((SELECT sweep_runs FROM litellm_sync_state WHERE path = 'pull'), 0)::int AS runs`;
+
+/** The failure of a due row still unbilled past the bound (the invariant's and the drain's words). */
+export function overdueMessage(event: EventRecord, sweepRuns: number): string {
+  return `${event.event_id} (litellm_pull, written at step ${event.acceptedStep}, endTime ${event.occurredAt}) is not stored after ${sweepRuns - event.sweepRunsWhenDue!} completed pull runs since it was due (documented: within ${PULL_RUNS_BOUND - 1})`;
+}
+
+interface Queryable {
+  query<R extends object>(sql: string, values?: unknown[]): Promise<{ rows: R[] }>;
+}
+
+export type PullObservation = Observation & { runs: number; unbilled: EventRecord[] };
+
+/**
+ * One observation of the pull for a drain, in one statement (one snapshot): the count of completed
+ * runs (the progress mark) and which of `rows` are stored. Done when every due row is stored; lost
+ * when a due row is unbilled past the bound (pullRowState, which also records the count when a row
+ * is first seen due); `overdue` gets the rows past it.
+ */
+export async function observePull(db: Queryable, rows: EventRecord[], overdue: EventRecord[] = []): Promise<PullObservation> {
+  // Taken before the snapshot: a row due by now was due (and written) before everything it sees.
+  const nowMs = Date.now();
+  const result = await db.query<{ runs: number; stored: string[] }>(
+    `SELECT coalesce((SELECT sweep_runs FROM litellm_sync_state WHERE path = 'pull'), 0)::int AS runs,
+            ARRAY(SELECT event_id FROM usage_event_keys WHERE event_id = ANY($1::text[])) AS stored`,
+    [rows.map((e) => e.event_id)],
+  );
+  const { runs, stored } = result.rows[0]!;
+  const storedIds = new Set(stored);
+  const unbilled = rows.filter((e) => !storedIds.has(e.event_id) && e.occurredMs <= nowMs);
+  overdue.length = 0;
+  for (const event of unbilled) if (pullRowState(event, nowMs, runs) === 'overdue') overdue.push(event);
+  return {
+    done: unbilled.length === 0,
+    progress: runs,
+    runs,
+    unbilled,
+    lost: overdue.length > 0 ? `${overdue.length} due LiteLLM spend rows unbilled after ${PULL_RUNS_BOUND} completed pull runs since they were due (count ${runs})` : null,
+  };
+}

@@ -76,6 +76,15 @@ export interface Expected {
   marginAtto: bigint;
 }
 
+export interface DrainWait {
+  step: number;
+  final: boolean;
+  wait_s: number;
+  pull_runs: number;
+  longest_still_s: number;
+  load: string;
+}
+
 export class SoakRecord {
   readonly prices = new Map<string, PriceVersion[]>();
   readonly events = new Map<string, EventRecord>();
@@ -104,6 +113,8 @@ export class SoakRecord {
   readonly refusedCredits = { invalid: 0, conflict: 0 };
   /** budget_holds: holds let through, refused for a budget (402 budget_exceeded), refused otherwise. */
   readonly budgetHolds = { taken: 0, budget_exceeded: 0, other: 0 };
+  /** Each drain's wait: seconds, completed pull runs meanwhile, the longest spell without progress, the load. */
+  readonly drainWaits: DrainWait[] = [];
 
   addPrice(model: string, version: PriceVersion): void {
     const list = this.prices.get(model) ?? [];

@@ -2,6 +2,7 @@
 // invariants with checks and failures, database_url, duration_s) and its progress lines.
 import { writeFileSync } from 'node:fs';
 import type { Failure } from './soak-invariants.js';
+import type { DrainWait } from './soak-record.js';
 
 export interface SoakReport {
   seed: number;
@@ -26,6 +27,11 @@ export interface SoakReport {
   op_errors: string[];
   /** LiteLLM pull: the most completed pull runs a due spend row waited (bound: LATE_SWEEP_SLICES + 1). */
   litellm_pull_runs_to_bill_max: number;
+  /**
+   * Each drain's wait (soak-drain.ts, in the system's progress): seconds, pull runs completed
+   * meanwhile, the longest spell without any progress, the 1-minute load average at its end.
+   */
+  drain_waits: DrainWait[];
   /** Racing holds of the budget ops: let through, 402 budget_exceeded, other refusals. */
   budget_holds: { taken: number; budget_exceeded: number; other: number };
   /** Distinct budget threshold alerts the healthy receiver got. */

@@ -194,6 +194,7 @@ export async function runSoak(o: SoakOptions): Promise<SoakReport> {
     webhook_deliveries: stack ? Object.fromEntries(Object.entries(stack.webhooks.received).map(([name, r]) => [name, r.ids.size])) : {},
     op_errors: opErrors.slice(0, 100),
     litellm_pull_runs_to_bill_max: invariants.pullRunsToBillMax,
+    drain_waits: record.drainWaits,
     budget_holds: record.budgetHolds,
     budget_alerts: stack?.webhooks.budgetAlerts.healthy.ids.size ?? 0,
     spend: {

@@ -17,8 +17,17 @@ import type { SoakReport } from '../../scripts/soak/soak-report.js';
 
 const REPO_ROOT = new URL('../../', import.meta.url).pathname;
 const CI_MINUTES = Number(process.env.SOAK_CI_MINUTES ?? '2');
-/** Setup (own Postgres, Redis, Anvil, 2 APIs, 2 workers, SDK gateway, each start up to 3 min on a loaded machine) and the final drain. */
-const SOAK_TIMEOUT_MS = (CI_MINUTES + 10) * 60_000;
+/**
+ * A drain waits in the system's progress; with none at all it gives up after this long (the soak's
+ * default is 600 s), once per drain: within the test's time, and far past a loaded machine's pauses.
+ */
+const DRAIN_STALL_MAX_S = process.env.SOAK_DRAIN_STALL_MAX_S ?? '300';
+/**
+ * Setup (own Postgres, Redis, Anvil, 2 APIs, 2 workers, SDK gateway, each start up to 3 min on a
+ * loaded machine), a drain that meets a stuck stack (the ceiling, then a notice per later wait) and
+ * the final drain.
+ */
+const SOAK_TIMEOUT_MS = (CI_MINUTES + 10) * 60_000 + (Number(DRAIN_STALL_MAX_S) + 5 * 90) * 1000;
 
 function plan(seed: number, steps: number): string[] {
   const schedule = new SoakSchedule(seed);
@@ -83,7 +92,7 @@ describe('the seeded soak', () => {
       const child = (soak = spawn(process.execPath, ['--import', 'tsx', 'scripts/soak.ts', '--seed', String(seed), '--minutes', String(CI_MINUTES), '--clean', '--report', reportPath], {
         cwd: REPO_ROOT,
         // The stack's readiness waits read info lines ("worker started"): jest's LOG_LEVEL=warn would hide them.
-        env: { ...process.env, NODE_ENV: 'production', LOG_LEVEL: 'info' },
+        env: { ...process.env, NODE_ENV: 'production', LOG_LEVEL: 'info', SOAK_DRAIN_STALL_MAX_S: DRAIN_STALL_MAX_S },
         stdio: ['ignore', 'pipe', 'pipe'],
       }));
       let output = '';
