@@ -3,6 +3,8 @@
 import { randomBytes } from 'node:crypto';
 import type { Address, Hex } from 'viem';
 import { contributorPayable } from '../../src/modules/ledger/account-codes.js';
+import { HotWalletService } from '../../src/modules/settlement/payout/hot-wallet.service.js';
+import { PayoutLockRepository } from '../../src/modules/settlement/payout/payout-lock.repository.js';
 import { anvil, balancesOf, creditPayable, MICRO_ATTO, registerContributors, sqlRows, startSettlementHarness, usdcAdmin, usdcBalance, USD_ATTO, waitFor, type SettlementHarness } from './support/settlement-harness.js';
 
 let h: SettlementHarness;
@@ -141,12 +143,33 @@ describe('payout sender on Anvil', () => {
   it('lets only one sender use the hot wallet at a time', async () => {
     await seed(['lock-a']);
     const settlementId = await createQueued();
-    const [first, second] = await Promise.all([h.sender.sendSettlement(settlementId), h.sender.sendSettlement(settlementId)]);
+    const waitMs = h.senderOptions.walletWaitMs;
+    h.senderOptions.walletWaitMs = 0;
+    const [first, second] = await Promise.all([h.sender.sendSettlement(settlementId), h.sender.sendSettlement(settlementId)]).finally(() => {
+      h.senderOptions.walletWaitMs = waitMs;
+    });
     expect([first.kind, second.kind].sort()).toEqual(['busy', 'finished']);
+    const busy = [first, second].find((o) => o.kind === 'busy') as { retryAfterMs: number };
+    expect(busy.retryAfterMs).toBeGreaterThanOrEqual(h.senderOptions.busyRetryMs / 2);
+    expect(busy.retryAfterMs).toBeLessThan(h.senderOptions.busyRetryMs * 1.5);
     const again = await h.sender.sendSettlement(settlementId);
     expect(again).toEqual({ kind: 'skipped', reason: 'already confirmed' });
     expect((await balancesOf(h, 'lock-a')).payableAtto).toBe(accruedAtto.get('lock-a')! % MICRO_ATTO);
     expect(contributorPayable('lock-a')).toBe('contributor:lock-a:payable');
+  });
+
+  // The soak (seed 2780419718): a send put back for a busy wallet was retried every 60 s, a multiple
+  // of the finality watch's 15 s period, so every retry met the watch's pass holding the lock and
+  // the settlement stayed queued. A send now waits out a short hold instead of giving up.
+  it('waits for the wallet while another pass holds it for a moment, rather than giving up', async () => {
+    await seed(['lock-b']);
+    const settlementId = await createQueued();
+    const pass = await h.t.app.get(PayoutLockRepository).tryAcquire(h.t.app.get(HotWalletService).chain().hotWalletAddress);
+    expect(pass).not.toBeNull();
+    const released = new Promise<void>((resolve) => setTimeout(() => void pass!.release().then(resolve), 700));
+    const outcome = await h.sender.sendSettlement(settlementId);
+    await released;
+    expect(outcome).toEqual({ kind: 'finished', status: 'confirmed' });
   });
 
   it('keeps usage credits that land while a settlement is being created (payable accounts are locked)', async () => {

@@ -36,10 +36,10 @@ export class HotWalletService {
     return this.handle.require();
   }
 
-  /** Runs fn holding the wallet's sender lock; `busy` when another session holds it. */
-  async exclusive<T>(fn: (chain: PayoutChainClient) => Promise<T>): Promise<Exclusive<T>> {
+  /** Runs fn holding the wallet's sender lock; `busy` when another session holds it (for longer than `waitMs`). */
+  async exclusive<T>(fn: (chain: PayoutChainClient) => Promise<T>, options: { waitMs?: number } = {}): Promise<Exclusive<T>> {
     const chain = this.chain();
-    const lock = await this.locks.tryAcquire(chain.hotWalletAddress);
+    const lock = await this.locks.tryAcquire(chain.hotWalletAddress, options.waitMs ?? 0);
     if (!lock) return { busy: true };
     try {
       return { busy: false, value: await this.held.run(lock, () => fn(chain)) };

@@ -1,4 +1,5 @@
-import { bumpFees } from './payout-sender.options.js';
+import fc from 'fast-check';
+import { bumpFees, busyRetryDelayMs } from './payout-sender.options.js';
 import { batchIdFor, chunk } from './payout-sender.service.js';
 
 describe('payout sender pure helpers', () => {
@@ -18,5 +19,14 @@ describe('payout sender pure helpers', () => {
     expect(batchIdFor('s1', ['a', 'b'])).not.toBe(batchIdFor('s1', ['a']));
     expect(batchIdFor('s1', ['a'])).toMatch(/^0x[0-9a-f]{64}$/);
     expect(chunk([1, 2, 3, 4, 5], 2)).toEqual([[1, 2], [3, 4], [5]]);
+  });
+
+  it('jitters a busy wallet\'s retry within [0.5, 1.5) x base', () => {
+    fc.assert(fc.property(fc.integer({ min: 1_000, max: 600_000 }), fc.double({ min: 0, max: 1, maxExcluded: true, noNaN: true }), (baseMs, random) => {
+      const delayMs = busyRetryDelayMs(baseMs, random);
+      return Number.isInteger(delayMs) && delayMs >= baseMs / 2 - 1 && delayMs < baseMs * 1.5;
+    }));
+    // Spread, not one value: retries do not keep one phase against a periodic holder.
+    expect(new Set([0, 0.25, 0.5, 0.75].map((r) => busyRetryDelayMs(30_000, r))).size).toBe(4);
   });
 });

@@ -10,8 +10,15 @@ export interface PayoutSenderOptions {
   confirmationWaitMs: number;
   /** A transaction pending this long gets a fee-bumped replacement (same nonce, same lines). */
   replaceAfterMs: number;
-  /** Delay before a held settlement (paused token, low balance, busy wallet) is tried again. */
+  /** Delay before a held settlement (paused token, low balance) is tried again. */
   holdRetryMs: number;
+  /**
+   * How long a send waits for the wallet's sender lock while another pass holds it (the finality
+   * watch's pass holds it for a moment every SETTLEMENT_FINALITY_EVERY_MS).
+   */
+  walletWaitMs: number;
+  /** Past that wait (another send holds the wallet), the job is tried again after about this long, jittered. */
+  busyRetryMs: number;
   /** Replacement fees never go above this. */
   maxFeePerGasCapWei: bigint;
   /** While a send waits, how often its mined transactions are re-verified against reorganisations. */
@@ -23,6 +30,8 @@ export const DEFAULT_PAYOUT_SENDER_OPTIONS: PayoutSenderOptions = {
   confirmationWaitMs: 5 * 60_000,
   replaceAfterMs: 3 * 60_000,
   holdRetryMs: 60_000,
+  walletWaitMs: 5_000,
+  busyRetryMs: 30_000,
   maxFeePerGasCapWei: 500n * 10n ** 9n,
   finalityCheckIntervalMs: SETTLEMENT_FINALITY_EVERY_MS,
 };
@@ -36,6 +45,15 @@ export const BATCH_ATTEMPTS_MAX = 5;
 /** Replacement fees: at least +12.5% on both fields (what nodes require to replace). */
 export const FEE_BUMP_NUMERATOR = 1125n;
 export const FEE_BUMP_DENOMINATOR = 1000n;
+
+/**
+ * A busy wallet's retry delay, uniform in [0.5, 1.5) x base: a fixed delay that is a multiple of
+ * the finality watch's period met its pass at the same phase on every retry, and the send was
+ * never taken (the soak, seed 2780419718). `random` is in [0, 1).
+ */
+export function busyRetryDelayMs(baseMs: number, random: number): number {
+  return Math.floor(baseMs / 2 + random * baseMs);
+}
 
 /** Both fee fields bumped by at least 12.5% (rounded up, and by at least 1 wei); null past the cap. */
 export function bumpFees(input: { maxFeePerGasWei: bigint; maxPriorityFeePerGasWei: bigint; capWei: bigint }): { maxFeePerGas: bigint; maxPriorityFeePerGas: bigint } | null {

@@ -10,7 +10,7 @@ import { PAYOUT_LINES_PER_BATCH_MAX } from '../../chain/payout-lines.js';
 import { HotWalletService } from './hot-wallet.service.js';
 import type { LineRefusal } from './payee-screen.js';
 import { PayoutOutcomeService } from './payout-outcome.service.js';
-import { PAYOUT_SENDER_OPTIONS, REVERTED_TXS_PER_SETTLEMENT_MAX, SEND_ROUNDS_MAX, type PayoutSenderOptions } from './payout-sender.options.js';
+import { busyRetryDelayMs, PAYOUT_SENDER_OPTIONS, REVERTED_TXS_PER_SETTLEMENT_MAX, SEND_ROUNDS_MAX, type PayoutSenderOptions } from './payout-sender.options.js';
 import { PayoutTrackerService } from './payout-tracker.service.js';
 import { PayoutTxRepository, type NewPayoutTx } from './payout-tx.repository.js';
 import { SettlementQueueProducer } from '../creation/settlement-queue.producer.js';
@@ -64,8 +64,8 @@ export class PayoutSenderService {
 
   sendSettlement(settlementId: string): Promise<SendOutcome> {
     return withSpan('settlement.send', { attributes: { 'settlement.id': settlementId } }, async (span) => {
-      const run = await this.wallet.exclusive((chain) => this.sendLocked(chain, settlementId));
-      const outcome: SendOutcome = run.busy ? { kind: 'busy', retryAfterMs: this.options.holdRetryMs } : run.value;
+      const run = await this.wallet.exclusive((chain) => this.sendLocked(chain, settlementId), { waitMs: this.options.walletWaitMs });
+      const outcome: SendOutcome = run.busy ? { kind: 'busy', retryAfterMs: busyRetryDelayMs(this.options.busyRetryMs, Math.random()) } : run.value;
       span?.setAttribute('settlement.send.outcome', outcome.kind);
       return outcome;
     });
