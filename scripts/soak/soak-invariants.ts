@@ -34,6 +34,7 @@ export const INVARIANTS = [
   'contributor_accrued', 'holds_never_overspend', 'no_5xx_on_valid_input', 'valid_input_accepted', 'refunds_exact',
   'sdk_outbox_nothing_lost', 'onchain_usdc_equals_paid', 'ledger_check', 'budget_never_passed_by_holds', 'budget_alert_once',
   'grants_accounted', 'invalid_credit_refused', 'topup_within_max', 'topup_once_per_crossing', 'balance_alert_once',
+  'settlements_progress',
 ] as const;
 export type InvariantName = (typeof INVARIANTS)[number];
 
@@ -264,6 +265,10 @@ export class Invariants {
   async strictChecks(ctx: SoakContext, onchainSettled: boolean): Promise<void> {
     const refused = ctx.stack.sdk.refused();
     this.expect(ctx.step, 'sdk_outbox_nothing_lost', refused.length === 0, () => `the ledger refused SDK reports for good: ${JSON.stringify(refused.slice(0, 5))}`);
+    // Liveness: a settlement queued or submitting with no change of its own or of any payout for the
+    // drain's whole stall ceiling is stuck (a send retried in step with the finality watch's pass
+    // stayed queued 10 minutes: bug 15, seed 2780419718).
+    this.expect(ctx.step, 'settlements_progress', onchainSettled, () => 'a settlement stayed queued or submitting with no settlement or payout change for the drain\'s stall ceiling (SOAK_DRAIN_STALL_MAX_S)');
     if (onchainSettled) {
       const mismatches = await this.chainMismatches(ctx);
       this.expect(ctx.step, 'onchain_usdc_equals_paid', mismatches.length === 0, () => mismatches.join('; '));
