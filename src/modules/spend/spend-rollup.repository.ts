@@ -279,13 +279,17 @@ export class SpendRollupRepository {
    * (null: all); at most `limit`.
    */
   async mismatches(runner: SqlRunner, sinceDay: string | null, limit: number): Promise<{ rows: bigint; mismatched: SpendRollupMismatch[] }> {
-    const since = sinceDay === null ? `'-infinity'::date` : '$1::date';
-    const expected = expectedSpendSql({ userFilter: `$USER IN (${COMPLETE_ROLLUP_USERS})`, since });
-    const params = sinceDay === null ? [limit] : [sinceDay, limit];
+    // The users first, then their events by user_id: given as a subquery, the planner could not know
+    // how few they are and read every event of the window (150 ms at 7.5M events with no budget at all).
+    const users = (await runner.query<{ owner_id: string }>(COMPLETE_ROLLUP_USERS)).rows.map((r) => r.owner_id);
+    if (users.length === 0) return { rows: 0n, mismatched: [] };
+    const since = sinceDay === null ? `'-infinity'::date` : '$2::date';
+    const expected = expectedSpendSql({ userFilter: '$USER = ANY($1::text[])', since });
+    const params = sinceDay === null ? [users, limit] : [users, sinceDay, limit];
     const limitParam = `$${params.length}`;
     const result = await runner.query<{ user_id: string; day: string; key_id: string; model: string; rollup_charge: string | null; rollup_refunded: string | null; charge: string | null; refunded: string | null; rows: string }>(
       `WITH expected AS (${expected}),
-         rollup AS (SELECT * FROM user_spend_daily WHERE day >= ${since} AND user_id IN (${COMPLETE_ROLLUP_USERS})),
+         rollup AS (SELECT * FROM user_spend_daily WHERE day >= ${since} AND user_id = ANY($1::text[])),
          compared AS (
            SELECT coalesce(r.user_id, x.user_id) AS user_id, to_char(coalesce(r.day, x.day), 'YYYY-MM-DD') AS day, coalesce(r.key_id, x.key_id) AS key_id,
              coalesce(r.model, x.model) AS model, r.charge_atto AS rollup_charge, r.refunded_atto AS rollup_refunded, x.charge_atto AS charge, x.refunded_atto AS refunded
