@@ -17,14 +17,19 @@ afterAll(async () => {
   await h?.close();
 });
 
+/** One contributor paid `payoutAtto` by a settlement sent and confirmed on Anvil. */
+async function confirmedSettlement(contributorId: string, payoutAtto: bigint): Promise<string> {
+  await registerContributors(h, [contributorId]);
+  await creditPayable(h, [{ contributorId, payoutAtto }]);
+  const created = await h.settlements.createSettlement({ trigger: 'admin', dryRun: false });
+  if (created.kind !== 'created') throw new Error('expected a settlement');
+  expect(await h.sender.sendSettlement(created.settlement.id)).toEqual({ kind: 'finished', status: 'confirmed' });
+  return created.settlement.id;
+}
+
 describe('reconciliations of one settlement that overlap', () => {
   it('keep the one that read the chain last', async () => {
-    await registerContributors(h, ['ro-a']);
-    await creditPayable(h, [{ contributorId: 'ro-a', payoutAtto: 2n * USD_ATTO }]);
-    const created = await h.settlements.createSettlement({ trigger: 'admin', dryRun: false });
-    if (created.kind !== 'created') throw new Error('expected a settlement');
-    const settlementId = created.settlement.id;
-    expect(await h.sender.sendSettlement(settlementId)).toEqual({ kind: 'finished', status: 'confirmed' });
+    const settlementId = await confirmedSettlement('ro-a', 2n * USD_ATTO);
 
     const { stored: freshStored, ...fresh } = await h.reconciliation.reconcileSettlement(settlementId);
     expect(fresh.ok).toBe(true);
@@ -45,12 +50,7 @@ describe('reconciliations of one settlement that overlap', () => {
   });
 
   it('stores no verdict while a payout is reorganised out and not yet mined again', async () => {
-    await registerContributors(h, ['ro-b']);
-    await creditPayable(h, [{ contributorId: 'ro-b', payoutAtto: 3n * USD_ATTO }]);
-    const created = await h.settlements.createSettlement({ trigger: 'admin', dryRun: false });
-    if (created.kind !== 'created') throw new Error('expected a settlement');
-    const settlementId = created.settlement.id;
-    expect(await h.sender.sendSettlement(settlementId)).toEqual({ kind: 'finished', status: 'confirmed' });
+    const settlementId = await confirmedSettlement('ro-b', 3n * USD_ATTO);
     const before = await h.reconciliation.reconcileSettlement(settlementId);
     expect(before.ok).toBe(true);
     // As the finality watch leaves a booked payout reorganised out of its block and sent again
@@ -71,12 +71,7 @@ describe('reconciliations of one settlement that overlap', () => {
   ])('stores no verdict when the chain moved a payout the finality watch has not booked yet: %s', async (_shape, depth, reinclude) => {
     const finality = h.t.app.get(PayoutFinalityService);
     const contributor = `ro-c-${depth}`;
-    await registerContributors(h, [contributor]);
-    await creditPayable(h, [{ contributorId: contributor, payoutAtto: 4n * USD_ATTO }]);
-    const created = await h.settlements.createSettlement({ trigger: 'admin', dryRun: false });
-    if (created.kind !== 'created') throw new Error('expected a settlement');
-    const settlementId = created.settlement.id;
-    expect(await h.sender.sendSettlement(settlementId)).toEqual({ kind: 'finished', status: 'confirmed' });
+    const settlementId = await confirmedSettlement(contributor, 4n * USD_ATTO);
     const before = await h.reconciliation.reconcileSettlement(settlementId);
     expect(before).toMatchObject({ ok: true, stored: true });
     const [tx] = await sqlRows<{ signed_raw: `0x${string}` }>(h, `SELECT signed_raw FROM settlement_txs WHERE settlement_id = $1`, [settlementId]);
