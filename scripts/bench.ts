@@ -39,6 +39,7 @@ import { floorMultiples, startFloorServer, type FloorServer } from './lib/bench-
 import { CleanupStack, cpuMeter, findPidsByCmdline, readMachineBusySeconds, readRssBytes, sampleRss, sleep, type ManagedProcess } from './lib/processes.js';
 import { LEDGER_FETCH_ROUNDS_DEFAULT, measureLedgerFetch } from './lib/ledger-fetch-bench.js';
 import { DAY_MS, nextUtcMidnight } from './lib/utc-day.js';
+import { describeLatency, latencyBreakdown, scrapeMetrics } from './lib/bench-latency.js';
 
 interface BenchPlan {
   quick: boolean;
@@ -814,9 +815,12 @@ async function measureSingle(stack: Stack, key: string, plan: BenchPlan, round: 
   const name = `${apis === 1 ? '' : 'two-api '}${dimensions ? 'single (price dimensions)' : signer ? 'single (signed key)' : 'single'}`;
   const { processes, target } = phaseTarget(stack, apis, SINGLE_CONNECTIONS);
   const before = await settledEventCounts(stack.databaseUrl);
+  const metricsBefore = apis === 1 ? await scrapeMetrics(stack.baseUrl) : undefined;
   const meters = startCpuMeters(stack, processes);
   const load = await runSingleLoad({ baseUrl: target, key, connections: SINGLE_CONNECTIONS, durationS: plan.durationS, prefix: `${apis === 1 ? '' : 'two-'}${dimensions ? 'dims' : signer ? 'signed' : 'single'}-r${round}`, signer, dimensions });
   const cpu = meters.stop();
+  // What the latency is made of (issue 35's p99): the API's own metrics over the window.
+  if (metricsBefore) say(`${name}: ${describeLatency(latencyBreakdown(metricsBefore, await scrapeMetrics(stack.baseUrl)), load.seconds)}`);
   const after = await settledEventCounts(stack.databaseUrl);
   sayCpu(name, cpu);
   assertPhaseClean(stack, name, load, processes);
