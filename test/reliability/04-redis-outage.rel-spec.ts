@@ -18,10 +18,13 @@ import { eventStream, generateEvents, type UsageBody } from './support/usage-ora
 
 /** Jobs published right before each outage, so some are certainly still queued when it hits. */
 const QUEUED_BEFORE_OUTAGE = 2_500;
+/** Jobs of the burst billed when the outage hits: the worker is draining, most of the burst is not done. */
+const DRAINING_BEFORE_OUTAGE = QUEUED_BEFORE_OUTAGE / 10;
 const FREEZE_MS = 5_000;
 const DOWN_MS = 6_000;
 
 interface Outage extends OutageWindow<'SIGSTOP (hang)' | 'kill -9'> {
+  storedQueueJobsWhileHeld: number;
   storedQueueJobsAtStart: number;
   storedQueueJobsAtEnd: number;
   rest: ReturnType<AttemptLog['summary']>;
@@ -54,12 +57,22 @@ describe('reliability 4: Redis outage (own Redis instance)', () => {
     const readiness = readinessProbe(s);
 
     const injectOutage = async (how: Outage['how'], durationMs: number) => {
-      const burst = generateEvents({ prefix: `rel4q${outages.length}`, count: QUEUED_BEFORE_OUTAGE, seed: 4 + outages.length });
+      const prefix = `rel4q${outages.length}`;
+      const burst = generateEvents({ prefix, count: QUEUED_BEFORE_OUTAGE, seed: 4 + outages.length });
       queued.push(...burst);
+      // The worker is held back (the queue paused in Redis) while the burst is published: on a fast
+      // machine it used to bill the whole burst before the outage began, which proved nothing.
+      await s.queue.queue.pause();
       await runPool(burst, 32, async (event) => {
         if (await s.queue.publish(event)) published += 1;
       });
-      const storedQueueJobsAtStart = await storedWithPrefix(s.databaseUrl, `rel4q${outages.length}`);
+      const storedQueueJobsWhileHeld = await storedWithPrefix(s.databaseUrl, prefix);
+      await s.queue.queue.resume();
+      // The outage hits once the worker is draining the burst: a tenth billed, the rest queued or in hand.
+      const storedQueueJobsAtStart = await waitFor(async () => {
+        const stored = await storedWithPrefix(s.databaseUrl, prefix);
+        return stored >= DRAINING_BEFORE_OUTAGE && stored;
+      }, 60_000, 10);
       const downAt = Date.now();
       if (how === 'kill -9') await s.ownRedis.crash();
       else s.ownRedis.freeze();
@@ -70,8 +83,9 @@ describe('reliability 4: Redis outage (own Redis instance)', () => {
       outages.push({
         how,
         downMs: upAt - downAt,
+        storedQueueJobsWhileHeld,
         storedQueueJobsAtStart,
-        storedQueueJobsAtEnd: await storedWithPrefix(s.databaseUrl, `rel4q${outages.length}`),
+        storedQueueJobsAtEnd: await storedWithPrefix(s.databaseUrl, prefix),
         rest: s.admin.log.summary((a) => a.startedAtMs >= downAt && a.startedAtMs < upAt),
         ready,
         readyLatencyMs: readiness.latencyMs(downAt, upAt),
@@ -116,7 +130,10 @@ describe('reliability 4: Redis outage (own Redis instance)', () => {
       expect(Object.keys(outage.rest.byStatus).filter((s) => !/^2\d\d$/.test(s))).toEqual([]);
       expect(Object.keys(outage.ready)).toEqual(['503']);
       expect(outage.readyRedisDown).toBe(Object.values(outage.ready).reduce((a, b) => a + b, 0));
-      // The outage hit while jobs were still queued (otherwise it would prove nothing about them).
+      // The outage hit while the worker was draining and jobs were still queued (otherwise it
+      // would prove nothing about them); the paused queue held the worker back until then.
+      expect(outage.storedQueueJobsWhileHeld).toBe(0);
+      expect(outage.storedQueueJobsAtStart).toBeGreaterThanOrEqual(DRAINING_BEFORE_OUTAGE);
       expect(outage.storedQueueJobsAtStart).toBeLessThan(QUEUED_BEFORE_OUTAGE);
     }
     expect(rest.fiveXx).toBe(0);
