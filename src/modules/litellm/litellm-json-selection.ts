@@ -14,7 +14,8 @@ export interface Selection {
 
 /** A selection made ready for matching key bytes (no decoding of keys that are not selected). */
 export interface CompiledSelection {
-  readonly byLength: ReadonlyMap<number, ReadonlyArray<{ name: string; bytes: Buffer; next: CompiledSelection | true }>>;
+  /** Index: a key's length in bytes (an array, not a Map: one is looked up for every key of a payload). */
+  readonly byLength: ReadonlyArray<ReadonlyArray<{ name: string; bytes: Buffer; next: CompiledSelection | true }> | undefined>;
   readonly byName: ReadonlyMap<string, CompiledSelection | true>;
   /** Longest raw key that may still name a selected key once decoded (each character as a \uXXXX escape). */
   readonly escapedKeyBytesMax: number;
@@ -42,16 +43,18 @@ export function selectionOfPaths(paths: readonly string[]): Selection {
 }
 
 export function compileSelection(selection: Selection): CompiledSelection {
-  const byLength = new Map<number, Array<{ name: string; bytes: Buffer; next: CompiledSelection | true }>>();
+  const lengths = new Map<number, Array<{ name: string; bytes: Buffer; next: CompiledSelection | true }>>();
   const byName = new Map<string, CompiledSelection | true>();
   for (const name of Object.keys(selection)) {
     const sub = selection[name]!;
     const next = sub === true ? true : compileSelection(sub);
     const bytes = Buffer.from(name, 'utf8');
-    byLength.set(bytes.length, [...(byLength.get(bytes.length) ?? []), { name, bytes, next }]);
+    lengths.set(bytes.length, [...(lengths.get(bytes.length) ?? []), { name, bytes, next }]);
     byName.set(name, next);
   }
   const longest = Math.max(0, ...[...byName.keys()].map((name) => name.length));
+  // Made whole at once: no hole (a holey array reads slower), as long as the longest key.
+  const byLength = Array.from({ length: Math.max(-1, ...lengths.keys()) + 1 }, (_, length) => lengths.get(length));
   return { byLength, byName, escapedKeyBytesMax: longest * '\\uXXXX'.length };
 }
 
@@ -252,7 +255,7 @@ export class SelectiveJsonReader {
       const next = typeof name === 'string' ? selection.byName.get(name) : undefined;
       return next === undefined ? null : { name: name as string, next };
     }
-    const candidates = selection.byLength.get(length);
+    const candidates = length < selection.byLength.length ? selection.byLength[length] : undefined;
     if (candidates === undefined) return null;
     for (const candidate of candidates) {
       let i = 0;
@@ -349,23 +352,25 @@ export class SelectiveJsonReader {
     if (c === 0x74) return this.skipLiteral(TRUE);
     if (c === 0x66) return this.skipLiteral(FALSE);
     if (c === 0x6e) return this.skipLiteral(NULL);
-    // -?(0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?
-    if (c === MINUS) this.at += 1;
-    if (bytes[this.at] === DIGIT_0) this.at += 1;
-    else if (isDigit(bytes[this.at])) while (isDigit(bytes[this.at])) this.at += 1;
+    // -?(0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?, on a local position (stored once: endTime and its kin have 17 digits)
+    let at = this.at;
+    if (c === MINUS) at += 1;
+    if (bytes[at] === DIGIT_0) at += 1;
+    else if (isDigit(bytes[at])) while (isDigit(bytes[at])) at += 1;
     else throw NOT_JSON;
-    if (bytes[this.at] === DOT) {
-      this.at += 1;
-      if (!isDigit(bytes[this.at])) throw NOT_JSON;
-      while (isDigit(bytes[this.at])) this.at += 1;
+    if (bytes[at] === DOT) {
+      at += 1;
+      if (!isDigit(bytes[at])) throw NOT_JSON;
+      while (isDigit(bytes[at])) at += 1;
     }
-    const e = bytes[this.at];
+    const e = bytes[at];
     if (e === 0x65 || e === 0x45) {
-      this.at += 1;
-      if (bytes[this.at] === PLUS || bytes[this.at] === MINUS) this.at += 1;
-      if (!isDigit(bytes[this.at])) throw NOT_JSON;
-      while (isDigit(bytes[this.at])) this.at += 1;
+      at += 1;
+      if (bytes[at] === PLUS || bytes[at] === MINUS) at += 1;
+      if (!isDigit(bytes[at])) throw NOT_JSON;
+      while (isDigit(bytes[at])) at += 1;
     }
+    this.at = at;
   }
 
   private skipLiteral(word: Uint8Array): void {

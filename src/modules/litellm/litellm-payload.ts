@@ -282,11 +282,25 @@ export function floatToDecimalText(value: unknown): string | null {
 /** The value at a dotted path ("metadata.user_api_key_user_id"), or undefined. */
 export function pathValue(value: unknown, path: string): unknown {
   let current: unknown = value;
-  for (const key of path.split('.')) {
+  for (const key of keysOfPath(path)) {
     if (!isPlainObject(current) || !Object.hasOwn(current, key)) return undefined;
     current = current[key];
   }
   return current;
+}
+
+/** Paths whose keys are kept split: the mapping's own and LITELLM_USER_FIELDS (at most 16) are far fewer. */
+const SPLIT_PATHS_MAX = 64;
+const splitPaths = new Map<string, readonly string[]>();
+
+/** A dotted path's keys, split once per path (the mapping reads the same few paths of every payload). */
+function keysOfPath(path: string): readonly string[] {
+  let keys = splitPaths.get(path);
+  if (keys === undefined) {
+    keys = path.split('.');
+    if (splitPaths.size < SPLIT_PATHS_MAX) splitPaths.set(path, keys);
+  }
+  return keys;
 }
 
 function firstText(value: unknown, paths: readonly string[]): string | null {
