@@ -110,7 +110,7 @@ export function parseLitellmBody(bytes: Buffer, selection?: CompiledSelection, p
     });
 }
 
-const WHOLE: CompiledSelection = { byLength: new Map(), byName: new Map(), escapedKeyBytesMax: 0 };
+const WHOLE: CompiledSelection = { byLength: [], byName: new Map(), escapedKeyBytesMax: 0 };
 
 function wholeJson(bytes: Buffer): unknown {
   try {

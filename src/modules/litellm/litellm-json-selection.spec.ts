@@ -68,11 +68,35 @@ describe('the selective JSON reader of the LiteLLM push', () => {
   it('reads past any nesting depth without recursion', () => {
     const deep = `[{"id":"a","m":${'['.repeat(200_000)}${']'.repeat(200_000)}}]`;
     expect(read(deep, ['id'])).toEqual([{ id: 'a' }]);
+    // A read value nested as deep: built to a shallow depth, the rest parsed as before.
+    const deepRead = read(`[{"response":{"usage":${'['.repeat(200_000)}${']'.repeat(200_000)}}}]`, ['response.usage']) as Array<{ response: { usage: unknown } }>;
+    let depth = 0;
+    for (let v = deepRead[0]!.response.usage; Array.isArray(v) && v.length > 0; v = v[0]) depth += 1;
+    expect(depth).toBe(200_000 - 1);
   });
 
   it('delimits the strings of unread parts without checking their text (nothing reads it)', () => {
     expect(read('[{"id":"a","messages":[{"content":"bad \\x escape, raw \u0001 control"}]}]', ['id'])).toEqual([{ id: 'a' }]);
     expect(read('[{"id":"a\\\\","m":"x\\"y\\\\"}]', ['id'])).toEqual([{ id: 'a\\' }]);
+  });
+
+  it('builds a whole read value (response.usage) as JSON.parse of its skeleton does, at any depth (property)', () => {
+    const key = fc.oneof(fc.string({ maxLength: 6 }), fc.constantFrom('__proto__', 'prompt_tokens', 'a"b', 'é', 'k'.repeat(1100)));
+    const leaf = fc.oneof(fc.string({ maxLength: 8 }), fc.string({ unit: 'grapheme', maxLength: 4 }), fc.constantFrom(LONG, 'a\\"b\n', '\u0000'), fc.integer(), fc.double({ noNaN: true, noDefaultInfinity: true }), fc.constantFrom(null, true, false, -0, 1e300));
+    const { tree } = fc.letrec((tie) => ({
+      tree: fc.oneof({ depthSize: 'small', withCrossShrink: true }, leaf, fc.array(tie('tree'), { maxLength: 3 }), fc.dictionary(key, tie('tree'), { maxKeys: 4 })),
+    }));
+    const deep = fc.integer({ min: 30, max: 40 }).map((depth) => JSON.parse(`${'[{"k":'.repeat(depth)}1${'}]'.repeat(depth)}`) as unknown);
+    fc.assert(
+      fc.property(fc.oneof({ weight: 9, arbitrary: tree }, { weight: 1, arbitrary: deep }), fc.constantFrom(0, 1), (usage, indent) => {
+        const text = JSON.stringify([{ id: 'a', response: { usage, choices: [] } }], null, indent);
+        const [whole] = parseLitellmBody(bytes(text)) as Array<{ response: { usage: unknown } }>;
+        const [selected] = read(text, ['response.usage']) as Array<{ response: { usage: unknown } }>;
+        expect(isDeepStrictEqual(selected!.response.usage, whole!.response.usage)).toBe(true);
+        expect(JSON.stringify(selected!.response.usage)).toBe(JSON.stringify(whole!.response.usage));
+      }),
+      { numRuns: 2000 },
+    );
   });
 
   it('refuses every cut of a JSON array body (property)', () => {

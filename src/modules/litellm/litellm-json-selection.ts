@@ -14,7 +14,8 @@ export interface Selection {
 
 /** A selection made ready for matching key bytes (no decoding of keys that are not selected). */
 export interface CompiledSelection {
-  readonly byLength: ReadonlyMap<number, ReadonlyArray<{ name: string; bytes: Buffer; next: CompiledSelection | true }>>;
+  /** Index: a key's length in bytes (an array, not a Map: one is looked up for every key of a payload). */
+  readonly byLength: ReadonlyArray<ReadonlyArray<{ name: string; bytes: Buffer; next: CompiledSelection | true }> | undefined>;
   readonly byName: ReadonlyMap<string, CompiledSelection | true>;
   /** Longest raw key that may still name a selected key once decoded (each character as a \uXXXX escape). */
   readonly escapedKeyBytesMax: number;
@@ -42,16 +43,18 @@ export function selectionOfPaths(paths: readonly string[]): Selection {
 }
 
 export function compileSelection(selection: Selection): CompiledSelection {
-  const byLength = new Map<number, Array<{ name: string; bytes: Buffer; next: CompiledSelection | true }>>();
+  const lengths = new Map<number, Array<{ name: string; bytes: Buffer; next: CompiledSelection | true }>>();
   const byName = new Map<string, CompiledSelection | true>();
   for (const name of Object.keys(selection)) {
     const sub = selection[name]!;
     const next = sub === true ? true : compileSelection(sub);
     const bytes = Buffer.from(name, 'utf8');
-    byLength.set(bytes.length, [...(byLength.get(bytes.length) ?? []), { name, bytes, next }]);
+    lengths.set(bytes.length, [...(lengths.get(bytes.length) ?? []), { name, bytes, next }]);
     byName.set(name, next);
   }
   const longest = Math.max(0, ...[...byName.keys()].map((name) => name.length));
+  // Made whole at once: no hole (a holey array reads slower), as long as the longest key.
+  const byLength = Array.from({ length: Math.max(-1, ...lengths.keys()) + 1 }, (_, length) => lengths.get(length));
   return { byLength, byName, escapedKeyBytesMax: longest * '\\uXXXX'.length };
 }
 
@@ -252,7 +255,7 @@ export class SelectiveJsonReader {
       const next = typeof name === 'string' ? selection.byName.get(name) : undefined;
       return next === undefined ? null : { name: name as string, next };
     }
-    const candidates = selection.byLength.get(length);
+    const candidates = length < selection.byLength.length ? selection.byLength[length] : undefined;
     if (candidates === undefined) return null;
     for (const candidate of candidates) {
       let i = 0;
@@ -290,41 +293,49 @@ export class SelectiveJsonReader {
     this.at = at;
   }
 
-  /** Reads past one value, checking its grammar; iterative, so any nesting depth is fine. */
+  /**
+   * Reads past one value, checking its grammar; iterative, so any nesting depth is fine. The unread
+   * parts are most of a payload: read on a local position by the module's functions below, stored
+   * once. A string alone is scanned by skipString, which keeps its bounds for parseWhole.
+   */
   private skipValue(): void {
     const { bytes } = this;
+    if (bytes[this.at] === QUOTE) return this.skipString();
     let open = this.open;
     let depth = 0;
+    let at = this.at;
     for (;;) {
       // A value starts here.
-      let c = bytes[this.at];
+      let c = bytes[at];
       if (c === OPEN_OBJECT || c === OPEN_ARRAY) {
-        this.at += 1;
-        this.skipBlanks();
-        if (bytes[this.at] === (c === OPEN_OBJECT ? CLOSE_OBJECT : CLOSE_ARRAY)) {
-          this.at += 1;
+        at = blanksEnd(bytes, at + 1);
+        if (bytes[at] === (c === OPEN_OBJECT ? CLOSE_OBJECT : CLOSE_ARRAY)) {
+          at += 1;
         } else {
           if (depth === open.length) open = this.open = growStack(open);
           open[depth] = c;
           depth += 1;
-          if (c === OPEN_OBJECT) this.skipKey();
+          if (c === OPEN_OBJECT) at = keyEnd(bytes, at);
           continue;
         }
       } else if (c === QUOTE) {
-        this.skipString();
+        at = stringEnd(bytes, at);
       } else {
-        this.skipScalar();
+        at = scalarEnd(bytes, at);
       }
       // After a value: close what ends here, or move to the next element or member.
       for (;;) {
-        if (depth === 0) return;
-        this.skipBlanks();
-        c = bytes[this.at];
-        this.at += 1;
+        if (depth === 0) {
+          this.at = at;
+          return;
+        }
+        at = blanksEnd(bytes, at);
+        c = bytes[at];
+        at += 1;
         const container = open[depth - 1];
         if (c === COMMA) {
-          this.skipBlanks();
-          if (container === OPEN_OBJECT) this.skipKey();
+          at = blanksEnd(bytes, at);
+          if (container === OPEN_OBJECT) at = keyEnd(bytes, at);
           break;
         }
         if (c !== (container === OPEN_OBJECT ? CLOSE_OBJECT : CLOSE_ARRAY)) throw NOT_JSON;
@@ -341,37 +352,6 @@ export class SelectiveJsonReader {
     if (this.bytes[this.at] !== COLON) throw NOT_JSON;
     this.at += 1;
     this.skipBlanks();
-  }
-
-  private skipScalar(): void {
-    const { bytes } = this;
-    const c = bytes[this.at];
-    if (c === 0x74) return this.skipLiteral(TRUE);
-    if (c === 0x66) return this.skipLiteral(FALSE);
-    if (c === 0x6e) return this.skipLiteral(NULL);
-    // -?(0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?
-    if (c === MINUS) this.at += 1;
-    if (bytes[this.at] === DIGIT_0) this.at += 1;
-    else if (isDigit(bytes[this.at])) while (isDigit(bytes[this.at])) this.at += 1;
-    else throw NOT_JSON;
-    if (bytes[this.at] === DOT) {
-      this.at += 1;
-      if (!isDigit(bytes[this.at])) throw NOT_JSON;
-      while (isDigit(bytes[this.at])) this.at += 1;
-    }
-    const e = bytes[this.at];
-    if (e === 0x65 || e === 0x45) {
-      this.at += 1;
-      if (bytes[this.at] === PLUS || bytes[this.at] === MINUS) this.at += 1;
-      if (!isDigit(bytes[this.at])) throw NOT_JSON;
-      while (isDigit(bytes[this.at])) this.at += 1;
-    }
-  }
-
-  private skipLiteral(word: Uint8Array): void {
-    const { bytes, at } = this;
-    for (let i = 0; i < word.length; i += 1) if (bytes[at + i] !== word[i]) throw NOT_JSON;
-    this.at = at + word.length;
   }
 
   /**
@@ -408,6 +388,66 @@ export class SelectiveJsonReader {
     this.stringPlain = plain;
     this.at = end + 1;
   }
+}
+
+function blanksEnd(bytes: Buffer, at: number): number {
+  while (isBlank(bytes[at])) at += 1;
+  return at;
+}
+
+/** Past the string literal at `at` (its opening quote), delimited as skipString delimits it; nothing decoded. */
+function stringEnd(bytes: Buffer, at: number): number {
+  let i = at + 1;
+  const scanUntil = Math.min(bytes.length, i + SCAN_BYTES_BEFORE_JUMP);
+  while (i < scanUntil) {
+    const c = bytes[i];
+    if (c === QUOTE) return i + 1;
+    if (c === BACKSLASH) break;
+    i += 1;
+  }
+  // `i` is never inside an escape: the scan stopped before a backslash or at a plain byte.
+  const end = closingQuoteAt(bytes, i);
+  if (end === -1) throw NOT_JSON;
+  return end + 1;
+}
+
+/** Past `"key" :` at `at` and the blanks after it. */
+function keyEnd(bytes: Buffer, at: number): number {
+  if (bytes[at] !== QUOTE) throw NOT_JSON;
+  at = blanksEnd(bytes, stringEnd(bytes, at));
+  if (bytes[at] !== COLON) throw NOT_JSON;
+  return blanksEnd(bytes, at + 1);
+}
+
+/** Past the number or literal at `at`, its grammar checked. */
+function scalarEnd(bytes: Buffer, at: number): number {
+  const c = bytes[at];
+  if (c === 0x74) return literalEnd(bytes, at, TRUE);
+  if (c === 0x66) return literalEnd(bytes, at, FALSE);
+  if (c === 0x6e) return literalEnd(bytes, at, NULL);
+  // -?(0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?
+  if (c === MINUS) at += 1;
+  if (bytes[at] === DIGIT_0) at += 1;
+  else if (isDigit(bytes[at])) while (isDigit(bytes[at])) at += 1;
+  else throw NOT_JSON;
+  if (bytes[at] === DOT) {
+    at += 1;
+    if (!isDigit(bytes[at])) throw NOT_JSON;
+    while (isDigit(bytes[at])) at += 1;
+  }
+  const e = bytes[at];
+  if (e === 0x65 || e === 0x45) {
+    at += 1;
+    if (bytes[at] === PLUS || bytes[at] === MINUS) at += 1;
+    if (!isDigit(bytes[at])) throw NOT_JSON;
+    while (isDigit(bytes[at])) at += 1;
+  }
+  return at;
+}
+
+function literalEnd(bytes: Buffer, at: number, word: Uint8Array): number {
+  for (let i = 0; i < word.length; i += 1) if (bytes[at + i] !== word[i]) throw NOT_JSON;
+  return at + word.length;
 }
 
 const NOT_PARSED = Symbol('not parsed');

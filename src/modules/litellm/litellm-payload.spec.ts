@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { parseLitellmBody, skeletonOf, UNREADABLE_LINE } from './litellm-body.js';
-import { floatToDecimalText, litellmTime, planLitellmPayload } from './litellm-payload.js';
+import { ProvenUsageEvent, parseUsageEvent } from '../usage/usage-event-parse.js';
+import { billableEvent, floatToDecimalText, litellmTime, planLitellmPayload } from './litellm-payload.js';
 import { spendLogPayload } from './litellm-spend-log-payload.js';
 
 const USER_FIELDS = ['metadata.user_api_key_user_id', 'metadata.user_api_key_team_id', 'metadata.user_api_key_hash'];
@@ -36,6 +37,7 @@ describe('planLitellmPayload (api.md "Integrations": the LiteLLM mapping)', () =
         usage: { prompt_tokens: 10, completion_tokens: 20, cached_tokens: 0, reasoning_tokens: 0 },
         metadata: { litellm_model_id: 'dep-1', litellm_response_cost_usd: '0.000225' },
       },
+      occurredAt: new Date('2025-11-30T10:00:00.500Z'),
     });
   });
 
@@ -188,5 +190,56 @@ describe('skeletonOf (long strings read past, never decoded)', () => {
     expect(JSON.parse(skeletonOf(body, 40).toString())).toEqual([{ id: 'a\\', m: '' }]);
     const cut = Buffer.from('[{"id":"abc');
     expect(skeletonOf(cut, 1)).toBe(cut);
+  });
+});
+
+describe('billableEvent (the mapped event proven without a second parse)', () => {
+  const mostly = <T, U>(valid: fc.Arbitrary<T>, other: fc.Arbitrary<U>) => fc.oneof({ arbitrary: valid, weight: 6 }, { arbitrary: other, weight: 1 });
+  const text = mostly(fc.stringMatching(/^[\x21-\x7E]{1,24}$/), fc.oneof(fc.string({ maxLength: 300 }), fc.string({ unit: 'grapheme', maxLength: 5 }), fc.constantFrom('', 'a b', 'José', 'x'.repeat(250))));
+  const ms = fc.integer({ min: Date.UTC(1999, 0, 1), max: Date.UTC(2201, 0, 1) });
+  const endTime = fc.oneof(
+    ms.map((t) => t / 1000),
+    ms.map((t) => new Date(t).toISOString().replace('T', ' ').replace('Z', '')),
+    fc.tuple(ms, fc.integer({ min: 0, max: 999_999 })).map(([t, us]) => `${new Date(t).toISOString().slice(0, 19).replace('T', ' ')}.${String(us).padStart(6, '0')}`),
+    ms.map((t) => new Date(t).toISOString().replace('Z', '+05:30')),
+    fc.constantFrom('0000-01-01 00:00:00', '9999-12-31T23:59:59.9999+00:00', '0001-01-01T00:30:00+01:00', 'yesterday'),
+  );
+  const count = mostly(fc.integer({ min: 0, max: 5000 }), fc.oneof(fc.constant(2 ** 31), fc.constant(-1), fc.double()));
+  const litellmPayload = fc.record({
+    id: text,
+    model: text,
+    model_id: text,
+    endTime,
+    user: text,
+    usage: fc.record({ prompt_tokens: count, completion_tokens: count, prompt_tokens_details: fc.record({ cached_tokens: count }), completion_tokens_details: fc.record({ reasoning_tokens: fc.constantFrom(0, 3, 10_000) }) }),
+    service_tier: fc.option(fc.constantFrom('flex', 'priority', 'default', 'scale', 'US'), { nil: undefined }),
+    response_cost: fc.option(fc.oneof(fc.double({ min: 0, max: 1e6, noNaN: true }), fc.constant(1e300)), { nil: undefined }),
+  });
+
+  it('is the body itself, or proven with what the usage parse would output for that body (property)', () => {
+    let proven = 0;
+    fc.assert(
+      fc.property(litellmPayload, text, (p, contributorId) => {
+        const raw = { id: p.id, call_type: 'acompletion', status: 'success', endTime: p.endTime, model: p.model, model_id: p.model_id, metadata: { user_api_key_user_id: p.user }, response: { usage: p.usage, service_tier: p.service_tier }, response_cost: p.response_cost };
+        const plan = planLitellmPayload(raw, { userFields: USER_FIELDS, nowMs: Date.UTC(2300, 0, 1), futureSkewMs: 300_000 });
+        if (plan.kind !== 'event') return;
+        expect(plan.occurredAt.toISOString()).toBe(plan.event.occurred_at);
+        const body = { ...plan.event, contributor_id: contributorId };
+        const billable = billableEvent(plan, contributorId);
+        if (!(billable instanceof ProvenUsageEvent)) {
+          expect(billable).toStrictEqual(body);
+          return;
+        }
+        proven += 1;
+        const expected = parseUsageEvent(body);
+        expect(expected.success).toBe(true);
+        if (!expected.success) return;
+        expect(billable.input).toStrictEqual(expected.data);
+        expect(JSON.stringify(billable.input)).toBe(JSON.stringify(expected.data));
+        expect(billable.occurredAt.getTime()).toBe(Date.parse(expected.data.occurred_at!));
+      }),
+      { numRuns: 3000 },
+    );
+    expect(proven).toBeGreaterThan(300);
   });
 });

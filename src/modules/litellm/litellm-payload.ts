@@ -15,6 +15,7 @@ import { parseUsage, serviceTierVariant } from '../streams/stream-usage.js';
 import { litellmEventId, unstorableTextReason } from './litellm-ids.js';
 import { compileSelection, selectionOfPaths, type CompiledSelection } from './litellm-json-selection.js';
 import { responseUsageObject } from './litellm-usage.js';
+import { ProvenUsageEvent } from '../usage/usage-event-parse.js';
 
 export { LITELLM_EVENT_ID_PREFIX } from './litellm-ids.js';
 /** The placeholder contributor of an unattributed event while it is validated (never stored). */
@@ -64,9 +65,21 @@ const PASS_THROUGH_CALL_TYPES = new Set(['pass_through_endpoint', 'llm_passthrou
 /** A deployment id longer than this is not one LiteLLM made (a hash or a UUID) nor a name. */
 const MODEL_ID_LENGTH_MAX = 256;
 
-/** What one payload becomes. `event` is a POST /v1/usage-events body without its contributor. */
+/** A POST /v1/usage-events body without its contributor, as the mapping builds it. */
+export interface LitellmEvent {
+  event_id: string;
+  user_id: string;
+  model: string;
+  occurred_at: string;
+  usage: Record<string, number>;
+  price_variant?: string;
+  metadata: { litellm_model_id: string; litellm_response_cost_usd?: string };
+  [field: string]: unknown;
+}
+
+/** What one payload becomes: `occurredAt` is the instant `event.occurred_at` was written from. */
 export type LitellmPlan =
-  | { kind: 'event'; id: string; eventId: string; modelId: string; event: Record<string, unknown> }
+  | { kind: 'event'; id: string; eventId: string; modelId: string; event: LitellmEvent; occurredAt: Date }
   | { kind: 'skipped'; id: string; eventId: string; reason: SkipReason }
   | { kind: 'rejected'; id: string | null; eventId: string | null; reason: RejectReason; message: string };
 
@@ -129,9 +142,11 @@ export function planLitellmPayload(value: unknown, options: LitellmMappingOption
   const usage = usageOf(value);
   if (usage === null && passThrough) return { kind: 'skipped', id, eventId, reason: 'unsupported_call_type' };
 
-  const occurredAt = litellmTime(value.endTime);
-  if (occurredAt === null) return reject('end_time', 'endTime: epoch seconds or "YYYY-MM-DD HH:MM:SS[.ffffff]" (UTC) required');
-  if (options.nowMs !== undefined && options.futureSkewMs !== undefined && Date.parse(occurredAt) > options.nowMs + options.futureSkewMs) {
+  // The end time is read once: the text is written from this instant and every later check uses it.
+  const at = litellmInstant(value.endTime);
+  if (at === null) return reject('end_time', 'endTime: epoch seconds or "YYYY-MM-DD HH:MM:SS[.ffffff]" (UTC) required');
+  const occurredAt = at.toISOString();
+  if (options.nowMs !== undefined && options.futureSkewMs !== undefined && at.getTime() > options.nowMs + options.futureSkewMs) {
     return reject('future', `endTime: ${occurredAt} is more than EVENT_OCCURRED_AT_FUTURE_SKEW_MS (${options.futureSkewMs} ms) in the future`);
   }
   const model = modelOf(value);
@@ -148,14 +163,35 @@ export function planLitellmPayload(value: unknown, options: LitellmMappingOption
   }
   if (usage === null) return reject('usage', 'usage: neither response.usage nor prompt_tokens/completion_tokens hold token counts');
 
-  const event: Record<string, unknown> = { event_id: eventId, user_id: user, model, occurred_at: occurredAt, usage: usage.counts };
+  const event: LitellmEvent = { event_id: eventId, user_id: user, model, occurred_at: occurredAt, usage: usage.counts } as LitellmEvent;
   if (usage.variant !== null && usage.variant !== 'standard') event.price_variant = usage.variant;
-  const metadata: Record<string, unknown> = { litellm_model_id: modelId };
+  const metadata: LitellmEvent['metadata'] = { litellm_model_id: modelId };
   const cost = floatToDecimalText(value.response_cost);
   // LiteLLM's own float estimate, for comparison only: the ledger bills its own prices.
   if (cost !== null) metadata.litellm_response_cost_usd = cost;
   event.metadata = metadata;
-  return { kind: 'event', id, eventId, modelId, event };
+  return { kind: 'event', id, eventId, modelId, event, occurredAt: at };
+}
+
+/**
+ * The mapped event with its contributor as the usage writer takes it: proven valid from the parts
+ * the mapping checked (no second parse of its body, its end time not read again), or, when only
+ * the schema can tell, the body itself (`{ ...event, contributor_id }`), validated as any other.
+ */
+export function billableEvent(plan: { event: LitellmEvent; occurredAt: Date }, contributorId: string): unknown {
+  const { event } = plan;
+  const proven = ProvenUsageEvent.of({
+    event_id: event.event_id,
+    user_id: event.user_id,
+    contributor_id: contributorId,
+    model: event.model,
+    occurred_at: event.occurred_at,
+    occurredAt: plan.occurredAt,
+    price_variant: event.price_variant,
+    usage: event.usage,
+    metadata: event.metadata,
+  });
+  return proven ?? { ...event, contributor_id: contributorId };
 }
 
 /**
@@ -202,9 +238,14 @@ const EPOCH_SECONDS_MAX = 7_258_118_400;
  * naive "YYYY-MM-DD HH:MM:SS.ffffff" read as UTC, or an ISO text with a zone.
  */
 export function litellmTime(value: unknown): string | null {
+  return litellmInstant(value)?.toISOString() ?? null;
+}
+
+/** litellmTime's instant (a valid Date), or null. */
+export function litellmInstant(value: unknown): Date | null {
   if (typeof value === 'number') {
     if (!Number.isFinite(value) || value < EPOCH_SECONDS_MIN || value > EPOCH_SECONDS_MAX) return null;
-    return new Date(Math.round(value * 1000)).toISOString();
+    return new Date(Math.round(value * 1000));
   }
   if (typeof value !== 'string') return null;
   const naive = NAIVE_TIME.exec(value.trim());
@@ -213,11 +254,11 @@ export function litellmTime(value: unknown): string | null {
     if (Number.isNaN(base)) return null;
     const fraction = naive[3] ?? '0';
     const ms = Math.round(Number(`0.${fraction}`) * 1000);
-    return new Date(base + ms).toISOString();
+    return new Date(base + ms);
   }
   if (ZONED_TIME.test(value.trim())) {
     const ms = Date.parse(value.trim());
-    return Number.isNaN(ms) ? null : new Date(ms).toISOString();
+    return Number.isNaN(ms) ? null : new Date(ms);
   }
   return null;
 }
@@ -241,11 +282,25 @@ export function floatToDecimalText(value: unknown): string | null {
 /** The value at a dotted path ("metadata.user_api_key_user_id"), or undefined. */
 export function pathValue(value: unknown, path: string): unknown {
   let current: unknown = value;
-  for (const key of path.split('.')) {
+  for (const key of keysOfPath(path)) {
     if (!isPlainObject(current) || !Object.hasOwn(current, key)) return undefined;
     current = current[key];
   }
   return current;
+}
+
+/** Paths whose keys are kept split: the mapping's own and LITELLM_USER_FIELDS (at most 16) are far fewer. */
+const SPLIT_PATHS_MAX = 64;
+const splitPaths = new Map<string, readonly string[]>();
+
+/** A dotted path's keys, split once per path (the mapping reads the same few paths of every payload). */
+function keysOfPath(path: string): readonly string[] {
+  let keys = splitPaths.get(path);
+  if (keys === undefined) {
+    keys = path.split('.');
+    if (splitPaths.size < SPLIT_PATHS_MAX) splitPaths.set(path, keys);
+  }
+  return keys;
 }
 
 function firstText(value: unknown, paths: readonly string[]): string | null {

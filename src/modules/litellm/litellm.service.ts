@@ -8,7 +8,7 @@ import { ContributorsService } from '../contributors/contributors.service.js';
 import { usageEventSchema } from '../usage/usage.schemas.js';
 import { UsageService, type BatchItemResult } from '../usage/usage.service.js';
 import { UNREADABLE_LINE } from './litellm-body.js';
-import { planLitellmPayload, UNATTRIBUTED_CONTRIBUTOR, type LitellmPlan, type RejectReason, type SkipReason } from './litellm-payload.js';
+import { billableEvent, planLitellmPayload, UNATTRIBUTED_CONTRIBUTOR, type LitellmPlan, type RejectReason, type SkipReason } from './litellm-payload.js';
 import { LitellmRepository, type Deployment, type LitellmSource, type ParkedRequest } from './litellm.repository.js';
 
 /** Payloads of one push built, mapped and written at a time: the heap holds one group whatever the body. */
@@ -121,7 +121,7 @@ export class LitellmService implements OnModuleInit {
   private async bill(items: Array<{ index: number; plan: EventPlan }>, mapping: Map<string, string>, results: LitellmResult[]) {
     if (items.length === 0) return;
     const outcomes = await this.usage.ingestBatch(
-      items.map((b) => ({ ...b.plan.event, contributor_id: mapping.get(b.plan.modelId)! })),
+      items.map((b) => billableEvent(b.plan, mapping.get(b.plan.modelId)!)),
       'litellm',
     );
     outcomes.forEach((outcome, i) => {

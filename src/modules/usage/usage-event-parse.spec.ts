@@ -1,5 +1,6 @@
 import fc from 'fast-check';
-import { parseUsageEvent, plainMetadata, plainOccurredAt, plainUsageEvent } from './usage-event-parse.js';
+import { parseUsageEvent, plainMetadata, plainOccurredAt, plainUsageEvent, ProvenUsageEvent } from './usage-event-parse.js';
+import { normalizeEvent } from './usage-event.js';
 import { METADATA_BYTES_MAX, usageEventSchema } from './usage.schemas.js';
 
 const base = () => ({
@@ -186,5 +187,65 @@ describe('parseUsageEvent: usageEventSchema without zod for plain bodies', () =>
     );
     // The property must exercise the fast path, not only compare the schema with itself.
     expect(fast).toBeGreaterThan(100);
+  });
+});
+
+describe('ProvenUsageEvent: parts proven without a second parse', () => {
+  const mostly = <T, U>(valid: fc.Arbitrary<T>, other: fc.Arbitrary<U>) => fc.oneof({ arbitrary: valid, weight: 6 }, { arbitrary: other, weight: 1 });
+  const id = mostly(fc.stringMatching(/^[\x20-\x7E]{1,20}$/), fc.oneof(fc.string({ maxLength: 260 }), fc.string({ unit: 'grapheme', maxLength: 5 }), fc.constant('')));
+  const rare = <T,>(value: fc.Arbitrary<T>, absentWeight = 2) => fc.oneof({ arbitrary: fc.constant(undefined), weight: absentWeight }, { arbitrary: value, weight: 1 });
+  const count = mostly(fc.integer({ min: 0, max: 40 }), fc.oneof(fc.integer({ min: -2, max: 300 }), fc.constant(2 ** 31), fc.double(), fc.constant(null)));
+  const usage = fc
+    .record({ prompt_tokens: mostly(fc.integer({ min: 200, max: 2 ** 31 - 1 }), count), completion_tokens: count, cached_tokens: count, reasoning_tokens: rare(fc.constant(0), 1), web_search_calls: rare(count), other: rare(count, 20) })
+    .map((raw) => Object.fromEntries(Object.entries(raw).filter(([, v]) => v !== undefined)));
+  const metadata = mostly(
+    fc.record({ litellm_model_id: id, litellm_response_cost_usd: rare(fc.constantFrom('0.0012345', '1e-7', 'x'.repeat(5000)), 3) }).map((m) => Object.fromEntries(Object.entries(m).filter(([, v]) => v !== undefined))),
+    fc.dictionary(fc.string({ maxLength: 8 }), fc.oneof(fc.string({ maxLength: 8 }), fc.integer(), fc.constant([1]))),
+  );
+  // An instant and its text: mostly its own toISOString(), sometimes another text or an invalid date.
+  const time = fc.integer({ min: Date.UTC(-2, 0, 1), max: Date.UTC(10001, 0, 1) }).chain((ms) =>
+    mostly(
+      fc.constant({ occurredAt: new Date(ms), occurred_at: new Date(ms).toISOString() }),
+      fc.oneof(
+        fc.constant({ occurredAt: new Date(ms + 1), occurred_at: new Date(ms).toISOString() }),
+        fc.constant({ occurredAt: new Date(ms), occurred_at: new Date(ms).toISOString().replace('Z', '+00:00') }),
+        fc.constant({ occurredAt: new Date(Number.NaN), occurred_at: new Date(ms).toISOString() }),
+      ),
+    ),
+  );
+  const parts = fc.record({
+    event_id: id,
+    user_id: id,
+    contributor_id: id,
+    model: mostly(fc.constantFrom('gpt-4o', 'openai/gpt-4o'), fc.constantFrom('a b', '', 'm'.repeat(201), 'José')),
+    time,
+    price_variant: rare(mostly(fc.constantFrom('flex', 'priority'), fc.constantFrom('US', ''))),
+    usage,
+    metadata,
+  });
+
+  it('proves only bodies the schema accepts, with the same output, and normalizes them to the same event', () => {
+    let proven = 0;
+    fc.assert(
+      fc.property(parts, ({ time: at, ...rest }) => {
+        const given = { ...rest, ...at };
+        // The body those parts make (absent, not undefined, as in a body from JSON).
+        const { occurredAt: _read, ...body } = given;
+        if (body.price_variant === undefined) delete body.price_variant;
+        const result = ProvenUsageEvent.of(given);
+        if (result === undefined) return;
+        proven += 1;
+        const expected = usageEventSchema.safeParse(body);
+        expect(expected.success).toBe(true);
+        if (!expected.success) return;
+        expect(result.input).toStrictEqual(expected.data);
+        expect(JSON.stringify(result.input)).toBe(JSON.stringify(expected.data));
+        expect(result.occurredAt.getTime()).toBe(new Date(expected.data.occurred_at!).getTime());
+        const now = new Date(Date.UTC(2026, 11, 7));
+        expect(normalizeEvent(result.input, { now, source: 'litellm', occurredAt: result.occurredAt })).toStrictEqual(normalizeEvent(expected.data, { now, source: 'litellm' }));
+      }),
+      { numRuns: 3000 },
+    );
+    expect(proven).toBeGreaterThan(500);
   });
 });

@@ -6,7 +6,7 @@
 // every 400 and its details come from zod as before. Differentially tested against the schema
 // (usage-event-parse.spec.ts).
 import type { ZodSafeParseResult } from 'zod';
-import { ID_LENGTH_MAX, isStorableInstant, TOKENS_MAX } from '../../common/validation/fields.js';
+import { ID_LENGTH_MAX, isStorableInstant, TIMESTAMP_YEAR_MAX, TIMESTAMP_YEAR_MIN, TOKENS_MAX } from '../../common/validation/fields.js';
 import { PRICE_VARIANT_PATTERN } from '../pricing/price-rules.js';
 import { usageContainmentProblem } from '../pricing/pricing-math.js';
 import { METADATA_BYTES_MAX, tokenUsageOf, USAGE_KINDS_AFTER_FIRST_FOUR, usageEventSchema, type UsageEventInput, type UsageInput } from './usage.schemas.js';
@@ -138,6 +138,60 @@ export function plainUsageEvent(raw: unknown): UsageEventInput | undefined {
     event.metadata = checked;
   }
   return event as UsageEventInput;
+}
+
+/**
+ * The parts of an event another module built from fields it already checked (the LiteLLM push):
+ * occurred_at as toISOString() wrote it, with the instant it was written from, and flat metadata.
+ */
+export interface UsageEventParts {
+  event_id: string;
+  user_id: string;
+  contributor_id: string;
+  model: string;
+  occurred_at: string;
+  /** The instant occurred_at was written from: the event's time is read once, by its maker. */
+  occurredAt: Date;
+  price_variant?: string;
+  usage: Record<string, unknown>;
+  metadata: Record<string, unknown>;
+}
+
+/**
+ * An event proven valid by ProvenUsageEvent.of without a second parse of its body: `input` is what
+ * usageEventSchema outputs for the body of those parts (same values, same key order), and
+ * `occurredAt` its occurred_at already read. Only `of` makes one, so an instance is a proof.
+ */
+export class ProvenUsageEvent {
+  private constructor(
+    readonly input: UsageEventInput,
+    readonly occurredAt: Date,
+  ) {}
+
+  /**
+   * The parts proven by the plain checks of plainUsageEvent (ids, model, variant, usage,
+   * metadata), the timestamp by formatting its instant instead of parsing its text: a text that
+   * is the toISOString() of a valid instant reads back as that instant. Undefined when only the
+   * schema can tell: the caller then sends the body as any other.
+   */
+  static of(parts: UsageEventParts): ProvenUsageEvent | undefined {
+    const { event_id, user_id, contributor_id, model, occurred_at, occurredAt, price_variant } = parts;
+    if (!isPlainId(event_id) || !isPlainId(user_id) || !isPlainId(contributor_id) || !PLAIN_MODEL.test(model)) return undefined;
+    if (price_variant !== undefined && !PRICE_VARIANT_PATTERN.test(price_variant)) return undefined;
+    const ms = occurredAt.getTime();
+    if (Number.isNaN(ms) || !ISO_MILLIS.test(occurred_at) || occurredAt.toISOString() !== occurred_at) return undefined;
+    const year = occurredAt.getUTCFullYear();
+    if (year < TIMESTAMP_YEAR_MIN || year > TIMESTAMP_YEAR_MAX) return undefined;
+    const usage = plainUsage(parts.usage);
+    const metadata = plainMetadata(parts.metadata);
+    if (usage === undefined || metadata === undefined) return undefined;
+    // In the schema's key order (as zod outputs them).
+    const input: Record<string, unknown> = { event_id, user_id, contributor_id, model, occurred_at };
+    if (price_variant !== undefined) input.price_variant = price_variant;
+    input.usage = usage;
+    input.metadata = metadata;
+    return new ProvenUsageEvent(input as UsageEventInput, occurredAt);
+  }
 }
 
 /** usageEventSchema.safeParse, with the plain bodies checked directly (same output, same errors). */

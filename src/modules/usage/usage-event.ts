@@ -112,12 +112,20 @@ export function hashedPayload(input: UsageEventInput, occurredAt: string | null,
 
 export function normalizeEvent(
   input: UsageEventInput,
-  options: { now: Date; source: NormalizedEvent['source']; stream?: StreamDetails | null },
+  options: {
+    now: Date;
+    source: NormalizedEvent['source'];
+    stream?: StreamDetails | null;
+    /** input.occurred_at already read, given only when that text is this instant's toISOString() (a ProvenUsageEvent's). */
+    occurredAt?: Date;
+  },
 ): NormalizedEvent {
   // occurred_at defaults to now, but only what the gateway sent is hashed: a replay without it
   // must still match the original.
-  const givenAt = input.occurred_at === undefined ? null : new Date(input.occurred_at);
-  const givenOccurredAt = input.occurred_at === undefined ? null : canonicalInstant(input.occurred_at);
+  const read = options.occurredAt;
+  const givenAt = input.occurred_at === undefined ? null : (read ?? new Date(input.occurred_at));
+  // canonicalInstant of a text in toISOString's form is the text itself.
+  const givenOccurredAt = input.occurred_at === undefined ? null : read !== undefined ? input.occurred_at : canonicalInstant(input.occurred_at);
   const stream = options.stream ?? null;
   const canonical = canonicalEventPayload(input, givenOccurredAt, stream?.body_sha256 ?? null);
   return {

@@ -12,7 +12,7 @@ import { UsageRepository, type UnpricedModelRow } from './usage.repository.js';
 import { normalizeEvent, type NormalizedEvent, type StreamDetails } from './usage-event.js';
 import { multipliersOf, planEvent, rollupDeltas, usageJournalDraft, type Multipliers } from './usage-planner.js';
 import type { UsageEventInput } from './usage.schemas.js';
-import { parseUsageEvent } from './usage-event-parse.js';
+import { parseUsageEvent, ProvenUsageEvent } from './usage-event-parse.js';
 import { ARCHIVED_MODEL_UNKNOWN, type ArchivedEvent, type PlannedEvent, type RefundableEvent, type StoredEvent, type WriteOutcome } from './usage.types.js';
 import { formatAttoAsUsd } from '../../common/money/index.js';
 import { chargesOf, spendDeltasOf, UsageWriter } from './usage-writer.js';
@@ -53,14 +53,19 @@ export class UsageService {
 
   /** An event that passed usageEventSchema (a queue job's payload): the checks that need a clock, then normalized. */
   fromInput(input: UsageEventInput, source: NormalizedEvent['source'], stream: StreamDetails | null = null): { event: NormalizedEvent } | { issues: FieldIssue[] } {
+    return this.checkedAgainstClock(input, source, stream);
+  }
+
+  /** fromInput; `occurredAt` is input.occurred_at already read (a ProvenUsageEvent's), not parsed again. */
+  private checkedAgainstClock(input: UsageEventInput, source: NormalizedEvent['source'], stream: StreamDetails | null, occurredAt?: Date): { event: NormalizedEvent } | { issues: FieldIssue[] } {
     const now = new Date();
     if (input.occurred_at !== undefined) {
-      const skewMs = new Date(input.occurred_at).getTime() - now.getTime();
+      const skewMs = (occurredAt ?? new Date(input.occurred_at)).getTime() - now.getTime();
       if (skewMs > this.config.EVENT_OCCURRED_AT_FUTURE_SKEW_MS) {
         return { issues: [{ field: 'occurred_at', message: 'must not be in the future' }] };
       }
     }
-    return { event: normalizeEvent(input, { now, source, stream }) };
+    return { event: normalizeEvent(input, { now, source, stream, occurredAt }) };
   }
 
   /** One event; throws coded errors for conflict / unknown contributor. */
@@ -89,13 +94,17 @@ export class UsageService {
     return null;
   }
 
+  /** Raw bodies, validated here, or ProvenUsageEvents; one result per event, in order. */
   async ingestBatch(rawEvents: unknown[], source: NormalizedEvent['source'] = 'batch'): Promise<BatchItemResult[]> {
     const results: BatchItemResult[] = new Array(rawEvents.length);
     const valid: Array<{ index: number; event: NormalizedEvent }> = [];
     rawEvents.forEach((raw, index) => {
-      const parsed = this.parse(raw, source);
+      // A ProvenUsageEvent (the LiteLLM push) is already what the parse would output: only the clock is checked.
+      const proven = raw instanceof ProvenUsageEvent ? raw : null;
+      const parsed = proven === null ? this.parse(raw, source) : this.checkedAgainstClock(proven.input, source, null, proven.occurredAt);
       if ('issues' in parsed) {
-        const eventId = typeof (raw as { event_id?: unknown })?.event_id === 'string' ? (raw as { event_id: string }).event_id : null;
+        const body = proven === null ? raw : proven.input;
+        const eventId = typeof (body as { event_id?: unknown })?.event_id === 'string' ? (body as { event_id: string }).event_id : null;
         results[index] = { event_id: eventId, status: 'rejected', error: { code: 'validation_failed', message: 'event validation failed', details: parsed.issues } };
       } else {
         valid.push({ index, event: parsed.event });
