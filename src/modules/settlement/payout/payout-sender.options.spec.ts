@@ -26,6 +26,9 @@ describe('payout sender pure helpers', () => {
       const delayMs = busyRetryDelayMs(baseMs, random);
       return Number.isInteger(delayMs) && delayMs >= baseMs / 2 - 1 && delayMs < baseMs * 1.5;
     }));
+    // The largest random below 1 (fast-check draws it): the product rounds up to the base.
+    expect(busyRetryDelayMs(1_000, 1 - 2 ** -53)).toBe(1_499);
+    expect(busyRetryDelayMs(1_001, 1 - 2 ** -53)).toBe(1_501);
     // Spread, not one value: retries do not keep one phase against a periodic holder.
     expect(new Set([0, 0.25, 0.5, 0.75].map((r) => busyRetryDelayMs(30_000, r))).size).toBe(4);
   });

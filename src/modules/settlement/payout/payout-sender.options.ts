@@ -52,7 +52,8 @@ export const FEE_BUMP_DENOMINATOR = 1000n;
  * never taken (the soak, seed 2780419718). `random` is in [0, 1).
  */
 export function busyRetryDelayMs(baseMs: number, random: number): number {
-  return Math.floor(baseMs / 2 + random * baseMs);
+  // random * baseMs rounds up to baseMs for a random just below 1 (1 - 2^-53): keep the bound open.
+  return Math.min(Math.floor(baseMs / 2 + random * baseMs), Math.ceil(baseMs * 1.5) - 1);
 }
 
 /** Both fee fields bumped by at least 12.5% (rounded up, and by at least 1 wei); null past the cap. */
