@@ -23,8 +23,17 @@ export async function startTracing(processKind: 'api' | 'worker', env: NodeJS.Pr
   const config = parseTracingEnv(env);
   if (!config.endpoint || started) return started;
   register('@opentelemetry/instrumentation/hook.mjs', import.meta.url, { data: { include: ESM_HOOKED_MODULES } });
-  const [{ NodeSDK }, http, pg, ioredis, undici, exporterModule, { BullMQOtel }] = await Promise.all([
-    import('@opentelemetry/sdk-node'),
+  // The trace SDK alone, not @opentelemetry/sdk-node: that one loads every exporter (gRPC among
+  // them), metrics, logs and propagators at import, ~14 MiB of heap that stays for the process's
+  // life, and under the API's 160 MiB old space that alone cost batch 1000 its tracing overhead in
+  // garbage collection (docs/performance-analysis.md, issue 35 trace35c).
+  const [{ context, diag, DiagConsoleLogger, propagation, trace }, core, { AsyncLocalStorageContextManager }, resources, { BasicTracerProvider, BatchSpanProcessor }, { registerInstrumentations }, http, pg, ioredis, undici, exporterModule, { BullMQOtel }] = await Promise.all([
+    import('@opentelemetry/api'),
+    import('@opentelemetry/core'),
+    import('@opentelemetry/context-async-hooks'),
+    import('@opentelemetry/resources'),
+    import('@opentelemetry/sdk-trace-base'),
+    import('@opentelemetry/instrumentation'),
     import('@opentelemetry/instrumentation-http'),
     import('@opentelemetry/instrumentation-pg'),
     import('@opentelemetry/instrumentation-ioredis'),
@@ -32,12 +41,25 @@ export async function startTracing(processKind: 'api' | 'worker', env: NodeJS.Pr
     config.protocol === 'http/json' ? import('@opentelemetry/exporter-trace-otlp-http') : import('@opentelemetry/exporter-trace-otlp-proto'),
     import('bullmq-otel'),
   ]);
-  const sdk = new NodeSDK({
-    // The SDK reads OTEL_TRACES_SAMPLER, OTEL_RESOURCE_ATTRIBUTES, OTEL_BSP_* and the exporter's
-    // endpoint, headers and timeout from the environment itself.
-    ...(config.serviceName ? {} : { serviceName: `contributor-ledger-${processKind}` }),
+  const logLevel = env.OTEL_LOG_LEVEL;
+  if (logLevel) diag.setLogger(new DiagConsoleLogger(), { logLevel: core.diagLogLevelFromString(logLevel) });
+  // What NodeSDK did at start(): the resource from OTEL_SERVICE_NAME / OTEL_RESOURCE_ATTRIBUTES, the
+  // process and the host (its default detectors), our service name unless OTEL_SERVICE_NAME is set.
+  let resource = resources.defaultResource().merge(resources.detectResources({ detectors: [resources.envDetector, resources.processDetector, resources.hostDetector] }));
+  if (!config.serviceName) resource = resource.merge(resources.resourceFromAttributes({ 'service.name': `contributor-ledger-${processKind}` }));
+  // The provider reads OTEL_TRACES_SAMPLER(_ARG) and the OTEL_SPAN_* limits, the batch processor
+  // OTEL_BSP_*, the exporter its endpoint, headers and timeout, all from the environment.
+  const provider = new BasicTracerProvider({
+    resource,
     // Outgoing URLs leave as scheme, host and port (RPC keys and webhook tokens live in paths).
-    traceExporter: new UrlRedactingExporter(new exporterModule.OTLPTraceExporter(), { recordUrlPaths: config.recordUrlPaths }),
+    spanProcessors: [new BatchSpanProcessor(new UrlRedactingExporter(new exporterModule.OTLPTraceExporter(), { recordUrlPaths: config.recordUrlPaths }))],
+  });
+  context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
+  // W3C traceparent/tracestate and baggage: NodeSDK's default propagators (OTEL_PROPAGATORS unset).
+  propagation.setGlobalPropagator(new core.CompositePropagator({ propagators: [new core.W3CTraceContextPropagator(), new core.W3CBaggagePropagator()] }));
+  trace.setGlobalTracerProvider(provider);
+  registerInstrumentations({
+    tracerProvider: provider,
     instrumentations: [
       // Outgoing calls only inside a trace (no root spans for background polling). The incoming
       // side is off: the API's server span comes from Fastify's hooks (common/tracing/http-tracing.ts),
@@ -51,12 +73,8 @@ export async function startTracing(processKind: 'api' | 'worker', env: NodeJS.Pr
       new ioredis.IORedisInstrumentation({ requireParentSpan: true, dbStatementSerializer: redisStatement }),
       new undici.UndiciInstrumentation({ requireParentforSpans: true }),
     ],
-    // Traces only: metrics stay on /metrics (Prometheus), logs on stdout.
-    metricReaders: [],
-    logRecordProcessors: [],
   });
-  sdk.start();
-  markTracingStarted(new BullMQOtel({ tracerName: 'bullmq' }), () => sdk.shutdown());
+  markTracingStarted(new BullMQOtel({ tracerName: 'bullmq' }), () => provider.shutdown());
   started = true;
   return true;
 }
