@@ -105,6 +105,20 @@ export class GrantsRepository {
     return result.rows.map((r) => ({ grantId: r.grant_id, userId: r.user_id }));
   }
 
+  /**
+   * What the user's grants not broken yet that expire after the given one (in the breakage order:
+   * expires_at, then grant_id as `due` sorts them) hold now: the grants still in the user's balance
+   * once that one has expired.
+   */
+  async laterUnbrokenOfUser(client: SqlClient, userId: string, after: { grantId: string; expiresAt: Date }): Promise<bigint> {
+    const result = await client.query<{ total: string }>(
+      `SELECT coalesce(sum(greatest(a.balance_atto, 0)), 0) AS total FROM ${GRANT_FROM}
+       WHERE g.user_id = $1 AND g.expired_at IS NULL AND (g.expires_at, g.grant_id) > ($2::timestamptz, $3::text)`,
+      [userId, after.expiresAt, after.grantId],
+    );
+    return toBigInt(result.rows[0]!.total);
+  }
+
   async markBroken(client: SqlClient, grantId: string, at: Date, breakageAtto: bigint): Promise<void> {
     await client.query('UPDATE user_grants SET expired_at = $2, breakage_atto = $3 WHERE grant_id = $1', [grantId, at, breakageAtto.toString()]);
   }

@@ -174,13 +174,34 @@ export class GrantsService {
     return broken;
   }
 
+  /**
+   * user.balance_low of a grant's expiry, in its breakage transaction (the user's row and the
+   * grant's locked, the grant not broken yet: once per grant, crash-safe). At expires_at the
+   * balance dropped from purchased + the grants expiring after it + this one's remainder to the
+   * same without it. Grants that expire after this one but are due too are still counted (their
+   * own breakage, next in the same order, judges their own drop), so grants expiring together
+   * cross at most once. Read at breakage time: exact when the user's balance did not change
+   * between expires_at and the sweep; a charge or credit in that window is judged on the balance
+   * as it is now (docs/spend-controls.md "Limits").
+   */
+  private async announceExpiryCrossing(client: SqlClient, grant: GrantRecord, purchasedAtto: bigint, remainderAtto: bigint): Promise<void> {
+    const laterAtto = await this.repository.laterUnbrokenOfUser(client, grant.userId, grant);
+    await this.ledger.announceLowBalances(client, [{ userId: grant.userId, deltaAtto: -remainderAtto, balanceAtto: purchasedAtto + laterAtto }]);
+  }
+
   private breakOne(grantId: string, userId: string, at: Date): Promise<boolean> {
     return this.db.transaction(async (client) => {
-      await this.ledger.lockAccount(client, userAccount(userId));
+      const purchased = await this.ledger.lockAccount(client, userAccount(userId));
       const [grant] = await this.repository.lockMany(client, [grantId]);
       if (!grant || grant.expiredAt !== null || grant.expiresAt.getTime() > at.getTime()) return false;
       const remainder = (await this.ledger.balances([grantAccount(grantId)], client)).get(grantAccount(grantId))?.balanceAtto ?? 0n;
-      if (remainder > 0n) await this.ledger.postOne(client, grantBreakageDraft({ grantId, amountAtto: remainder }));
+      if (remainder > 0n) {
+        // Moves money out of nothing the balance still counts (the grant is 0 from expires_at on):
+        // no crossing now. The crossing was at expires_at, and this, done once per grant, is
+        // where it is announced (docs/spend-controls.md "Breakage").
+        await this.ledger.postOne(client, grantBreakageDraft({ grantId, amountAtto: remainder }), { lowBalance: 'none' });
+        await this.announceExpiryCrossing(client, grant, purchased.balanceAtto, remainder);
+      }
       await this.repository.markBroken(client, grantId, at, remainder > 0n ? remainder : 0n);
       return true;
     });
