@@ -149,6 +149,7 @@ describe('admin: contributors, adjustments, audit log, overview', () => {
     expect(res.body).toEqual({
       charged_usd: '0',
       revenue_usd: '0',
+      breakage_usd: '0',
       refunded_usd: '0',
       users_balance_usd: '0',
       granted_usd: '0',

@@ -25,7 +25,7 @@ const UNPRICED_MODEL = 'lab/unreleased-model';
 const DESKTOP = { width: 1280, height: 800 };
 const NARROW = { width: 390, height: 844 };
 const CONFIRM_TIMEOUT_MS = 60_000;
-const OVERVIEW_MONEY_FIELDS = ['charged_usd', 'revenue_usd', 'users_balance_usd', 'granted_usd', 'held_usd', 'contributors_payable_usd', 'in_settlement_usd', 'paid_usd'];
+const OVERVIEW_MONEY_FIELDS = ['charged_usd', 'revenue_usd', 'breakage_usd', 'users_balance_usd', 'granted_usd', 'held_usd', 'contributors_payable_usd', 'in_settlement_usd', 'paid_usd'];
 const BALANCE_FIELDS = ['payable_usd', 'in_settlement_usd', 'paid_usd', 'accrued_usd'];
 /** Anvil dev key #3 (public, default mnemonic): the injected wallet stub of the portal signs with it. */
 const ANVIL_KEY_WALLET: Hex = '0x7c852118294e51e653712a81e05800f419141751be58f605c371e15141b007a6';

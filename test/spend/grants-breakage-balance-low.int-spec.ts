@@ -62,6 +62,10 @@ describe('user.balance_low when a grant expires', () => {
     expect(await lows('u_bx2')).toEqual([]);
     expect(await lows('u_bx3')).toEqual([{ user_id: 'u_bx3', balance_usd: '0.3', previous_balance_usd: '2.3', threshold_usd: '1' }]);
 
+    // The admin overview shows what the breakages moved to revenue, apart from revenue_usd.
+    const overview = (await t.admin(t.http.get('/v1/admin/overview')).expect(200)).body;
+    expect(overview).toMatchObject({ breakage_usd: '14', revenue_usd: '0' });
+
     // A second sweep: nothing due, nothing announced.
     expect(await grants.breakDue(afterExpiry)).toBe(0);
     expect(await lows('u_bx1')).toHaveLength(1);

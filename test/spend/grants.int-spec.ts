@@ -232,10 +232,18 @@ describe('credit grants', () => {
     expect(await accountAtto('grant:ref-g')).toBe(chargeAtto / 4n + chargeAtto / 2n);
     expect(await accountAtto('user:u_ref')).toBe(purchasedBefore + (chargeAtto - chargeAtto / 2n));
     // Broken: the rest of e1's refund is revenue, not the user's.
+    const overview = async () => (await t.admin(t.http.get('/v1/admin/overview')).expect(200)).body;
+    const beforeBreakage = await overview();
     clock.standAt(inHours(3));
     await t.app.get(GrantsService).breakDue();
     expect(await accountAtto('grant:ref-g')).toBe(0n);
+    // The admin overview: breakage is its own figure; revenue_usd (the usage margin) does not move.
+    const afterBreakage = await overview();
+    expect(atto(afterBreakage.breakage_usd) - atto(beforeBreakage.breakage_usd)).toBe(chargeAtto / 4n + chargeAtto / 2n);
+    expect(afterBreakage.revenue_usd).toBe(beforeBreakage.revenue_usd);
     await refund(e1.event_id, 'rf-3');
+    // A refund's part that a broken grant had paid is breakage too (it went to revenue).
+    expect(atto((await overview()).breakage_usd) - atto(afterBreakage.breakage_usd)).toBe(chargeAtto - chargeAtto / 4n);
     expect(await accountAtto('user:u_ref')).toBe(purchasedBefore + (chargeAtto - chargeAtto / 2n));
     const [last] = (await entries('grant_refund')).filter((e) => e.ref === 'refund:rf-3');
     expect(last).toEqual({ ref: 'refund:rf-3', account_codes: ['user:u_ref', 'platform:revenue'], amounts_atto: [(-(chargeAtto - chargeAtto / 4n)).toString(), (chargeAtto - chargeAtto / 4n).toString()] });
@@ -293,5 +301,12 @@ describe('credit grants', () => {
     // Every grant broke: nothing is left in grant accounts, and each breakage equals what its account held.
     const left = await sql.query<{ n: string }>(`SELECT count(*) AS n FROM accounts WHERE kind = 'user_grant' AND balance_atto <> 0`);
     expect(left.rows[0]!.n).toBe('0');
+    // The overview's breakage_usd is every atto the journal moved to revenue from expired grants.
+    const moved = await sql.query<{ total: string }>(
+      `SELECT coalesce(sum(p.amount), 0) AS total FROM journal_entries e, unnest(e.account_codes, e.amounts_atto) AS p(code, amount)
+       WHERE e.kind IN ('grant_breakage', 'grant_refund') AND p.code = 'platform:revenue'`,
+    );
+    expect(BigInt(moved.rows[0]!.total)).toBeGreaterThan(0n);
+    expect((await t.admin(t.http.get('/v1/admin/overview')).expect(200)).body.breakage_usd).toBe(formatAttoAsUsd(BigInt(moved.rows[0]!.total)));
   });
 });

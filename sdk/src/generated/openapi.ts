@@ -1664,6 +1664,8 @@ export interface components {
             to: string;
         };
         OverviewResponseDto: {
+            /** @description What expired credit grants moved to platform revenue (breakage); platform revenue besides revenue_usd */
+            breakage_usd: string;
             charged_usd: string;
             contributors_payable_usd: string;
             /** @description Earnings still maturing (PAYOUT_MATURITY_DAYS), not yet payable */
@@ -1691,7 +1693,7 @@ export interface components {
             paid_usd: string;
             /** @description Credited back to users by refunds */
             refunded_usd: string;
-            /** @description Margin kept: usage margin minus what refunds reversed */
+            /** @description Margin kept: usage margin minus what refunds reversed (breakage not included) */
             revenue_usd: string;
             unpriced_events: number;
             /** @description Users' balances: purchased credit + what unexpired credit grants hold (as each user's balance_usd) */

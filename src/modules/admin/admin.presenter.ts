@@ -53,6 +53,7 @@ export function overviewBody(o: AdminOverview) {
   return {
     charged_usd: formatAttoAsUsd(o.chargedAtto),
     revenue_usd: formatAttoAsUsd(o.marginAtto),
+    breakage_usd: formatAttoAsUsd(o.breakageAtto),
     refunded_usd: formatAttoAsUsd(o.refundedAtto),
     users_balance_usd: formatAttoAsUsd(o.usersBalanceAtto),
     granted_usd: formatAttoAsUsd(o.usersGrantedAtto),

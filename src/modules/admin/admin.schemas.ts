@@ -80,7 +80,8 @@ export class ContributorListResponseDto extends createZodDto(contributorListResp
 
 export const overviewResponseSchema = z.object({
   charged_usd: usd,
-  revenue_usd: usd.describe('Margin kept: usage margin minus what refunds reversed'),
+  revenue_usd: usd.describe('Margin kept: usage margin minus what refunds reversed (breakage not included)'),
+  breakage_usd: usd.describe('What expired credit grants moved to platform revenue (breakage); platform revenue besides revenue_usd'),
   refunded_usd: usd.describe('Credited back to users by refunds'),
   users_balance_usd: usd.describe("Users' balances: purchased credit + what unexpired credit grants hold (as each user's balance_usd)"),
   granted_usd: usd.describe("The unexpired credit grants' part of users_balance_usd"),

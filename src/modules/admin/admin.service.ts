@@ -24,6 +24,8 @@ export interface AdminOverview {
   chargedAtto: bigint;
   /** The margin kept: usage margin minus what refunds reversed. */
   marginAtto: bigint;
+  /** What expired credit grants moved to platform revenue (breakage); not part of marginAtto. */
+  breakageAtto: bigint;
   /** Credited back to users by refunds. */
   refundedAtto: bigint;
   /** Contributor earnings still maturing (PAYOUT_MATURITY_DAYS). */
@@ -96,16 +98,20 @@ export class AdminService {
 
   /**
    * Platform totals. charged/revenue come from the daily rollup (revenue = the platform's margin
-   * on priced usage); balances are stored account balances summed by kind, the users' with what
+   * on priced usage); breakage (expired grants' remainders, also platform revenue) is its own
+   * figure, read from the grants and the journal in the balances' snapshot; balances are stored account balances summed by kind, the users' with what
    * their unexpired grants hold (read in one snapshot: a grant draw moving money between a grant
    * and its user is counted once); the hot wallet and the
    * last settlement come from the settlement module (hot_wallet is null when settlement is off).
    */
   async overview(): Promise<AdminOverview> {
-    const [usage, [byKind, grantedAtto], unpriced, lastSettlement, hotWallet] = await Promise.all([
+    const [usage, [byKind, grantedAtto, breakageAtto], unpriced, lastSettlement, hotWallet] = await Promise.all([
       this.repository.usageTotals(),
       // One snapshot of the primary (as the balances were read before grants): repeatable read.
-      this.db.transaction(async (client) => [await this.ledger.totalsByAccountKind(client), await this.grants.usableTotalAtto(client)] as const, 'repeatable read'),
+      this.db.transaction(
+        async (client) => [await this.ledger.totalsByAccountKind(client), await this.grants.usableTotalAtto(client), await this.grants.breakageTotalAtto(client)] as const,
+        'repeatable read',
+      ),
       this.usage.countUnpriced(),
       this.settlement.lastSettlementSummary(),
       this.settlement.hotWalletStatus(),
@@ -114,6 +120,7 @@ export class AdminService {
       chargedAtto: usage.chargedAtto,
       // Revenue is the margin kept: refunds reverse their share of it (on the day they are made).
       marginAtto: usage.marginAtto - usage.marginReversedAtto,
+      breakageAtto,
       refundedAtto: usage.refundedAtto,
       pendingAtto: byKind.get('contributor_pending')?.balanceAtto ?? 0n,
       usersBalanceAtto: (byKind.get('user')?.balanceAtto ?? 0n) + grantedAtto,

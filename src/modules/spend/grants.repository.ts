@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DatabaseService, type SqlClient, type SqlRunner } from '../../database/database.service.js';
 import { toBigInt } from '../../database/sql.js';
+import { PLATFORM_REVENUE } from '../ledger/account-codes.js';
 
 export interface GrantRecord {
   grantId: string;
@@ -83,6 +84,20 @@ export class GrantsRepository {
     const result = await runner.query<{ total: string }>(
       `SELECT coalesce(sum(a.balance_atto), 0) AS total FROM ${GRANT_FROM} WHERE g.expired_at IS NULL AND g.expires_at > $1 AND a.balance_atto > 0`,
       [at],
+    );
+    return toBigInt(result.rows[0]!.total);
+  }
+
+  /**
+   * What expired grants moved to platform revenue (the admin overview): every breakage, plus the
+   * parts of refunds that went back to a grant already broken (grant_refund's revenue posting).
+   */
+  async breakageTotal(runner: SqlRunner): Promise<bigint> {
+    const result = await runner.query<{ total: string }>(
+      `SELECT (SELECT coalesce(sum(breakage_atto), 0) FROM user_grants WHERE expired_at IS NOT NULL)
+        + (SELECT coalesce(sum(p.amount), 0) FROM journal_entries e, unnest(e.account_codes, e.amounts_atto) AS p(code, amount)
+           WHERE e.kind = 'grant_refund' AND p.code = $1) AS total`,
+      [PLATFORM_REVENUE],
     );
     return toBigInt(result.rows[0]!.total);
   }

@@ -85,6 +85,11 @@ export class GrantsService {
     return this.repository.usableTotal(runner, this.clock.now());
   }
 
+  /** What expired grants have moved to platform revenue so far (breakage, exact). */
+  breakageTotalAtto(runner: SqlRunner = this.db.pool): Promise<bigint> {
+    return this.repository.breakageTotal(runner);
+  }
+
   /** For a hold, under the user's account lock: what the user's grants can pay now (0 without grants: no query). */
   async usableUnderLock(client: SqlClient, userId: string, grantsUntil: Date | null | undefined): Promise<bigint> {
     const at = this.clock.now();

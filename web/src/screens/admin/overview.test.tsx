@@ -13,6 +13,7 @@ afterEach(cleanup);
 const OVERVIEW: Overview = {
   charged_usd: '120.5',
   revenue_usd: '12.05',
+  breakage_usd: '9007199254740992.500000000000000007',
   users_balance_usd: '9007199254740993.000000000000000001',
   granted_usd: '9007199254740991.123456789012345678',
   held_usd: '0.25',
@@ -45,6 +46,20 @@ async function renderOverview(overview: Overview) {
 }
 
 describe('OverviewScreen', () => {
+  it('shows breakage as its own figure right after the margin, exactly as the API sent it', async () => {
+    const totals = await renderOverview(OVERVIEW);
+    const breakage = totals.querySelector<HTMLElement>('[data-stat="breakage_usd"]');
+    expect(breakage, 'a breakage_usd figure among the platform totals').not.toBeNull();
+    expect(breakage!.querySelector('dt')?.textContent).toBe('Breakage (expired grants)');
+    const money = breakage!.querySelector<HTMLElement>('[data-value]')!;
+    expect(money.dataset.value).toBe('9007199254740992.500000000000000007');
+    expect(money.title).toBe('9007199254740992.500000000000000007 USD');
+    // The margin keeps its own figure: breakage is not folded into it.
+    expect(totals.querySelector<HTMLElement>('[data-stat="revenue_usd"] [data-value]')!.dataset.value).toBe('12.05');
+    const names = [...totals.querySelectorAll('[data-stat]')].map((el) => el.getAttribute('data-stat'));
+    expect(names.indexOf('breakage_usd')).toBe(names.indexOf('revenue_usd') + 1);
+  });
+
   it("shows the credit grants' part beside the user balances, exactly as the API sent it", async () => {
     const totals = await renderOverview(OVERVIEW);
     const stat = (name: string) => totals.querySelector<HTMLElement>(`[data-stat="${name}"]`);

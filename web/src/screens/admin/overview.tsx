@@ -11,8 +11,11 @@ import { formatCount, formatTimestamp, lastDays, shortHash } from '../../lib/for
 import { formatDecimal } from '../../money/decimal';
 import { moneyColumn } from '../../components/columns';
 
-/** The platform totals, in the order the operators read them (the grants' part right after the balances that count it). */
-const PLATFORM_TOTALS = [['Charged to users', 'charged_usd'], ['Revenue (margin)', 'revenue_usd'], ['User balances', 'users_balance_usd'], ['Of which credit grants', 'granted_usd'], ['Held for streams', 'held_usd'], ['Payable to contributors', 'contributors_payable_usd'], ['In settlement', 'in_settlement_usd'], ['Paid out', 'paid_usd']] as const;
+/**
+ * The platform totals, in the order the operators read them (breakage, revenue from expired credit
+ * grants, right after the margin; the grants' part right after the balances that count it).
+ */
+const PLATFORM_TOTALS = [['Charged to users', 'charged_usd'], ['Revenue (margin)', 'revenue_usd'], ['Breakage (expired grants)', 'breakage_usd'], ['User balances', 'users_balance_usd'], ['Of which credit grants', 'granted_usd'], ['Held for streams', 'held_usd'], ['Payable to contributors', 'contributors_payable_usd'], ['In settlement', 'in_settlement_usd'], ['Paid out', 'paid_usd']] as const;
 
 /** The chart's periods; the choice is in the address (?days=), so a link keeps it. */
 const PERIODS = [7, 30, 90, 365] as const;
