@@ -19,8 +19,10 @@ export interface SpendDelta {
   chargeAtto: bigint;
 }
 
-const compare = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
-
+/**
+ * One pass and one sort of the joined keys: ids and models never hold U+0000 (Postgres text
+ * cannot), so ordering `user\0day\0key\0model` is ordering the four fields one after another.
+ */
 export function spendDeltas(charges: Iterable<SpendCharge>): SpendDelta[] {
   const byKey = new Map<string, SpendDelta>();
   for (const c of charges) {
@@ -31,5 +33,6 @@ export function spendDeltas(charges: Iterable<SpendCharge>): SpendDelta[] {
     if (known) known.chargeAtto += c.chargeAtto;
     else byKey.set(key, { userId: c.userId, day, keyId, model: c.model, chargeAtto: c.chargeAtto });
   }
-  return [...byKey.values()].sort((a, b) => compare(a.userId, b.userId) || compare(a.day, b.day) || compare(a.keyId, b.keyId) || compare(a.model, b.model));
+  const keys = [...byKey.keys()].sort();
+  return keys.map((key) => byKey.get(key)!);
 }

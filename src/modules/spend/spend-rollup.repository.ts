@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DatabaseService, type SqlClient, type SqlRunner } from '../../database/database.service.js';
 import { assert } from '../../common/errors/index.js';
-import { preparedStatement } from '../../database/sql.js';
+import { arrayLiteral, plainArrayLiteral, preparedStatement } from '../../database/sql.js';
 import { userAccount } from '../ledger/account-codes.js';
 import type { SpendDelta } from './spend-deltas.js';
 
@@ -264,7 +264,14 @@ export class SpendRollupRepository {
   async addCharges(client: SqlClient, deltas: readonly SpendDelta[]): Promise<void> {
     if (deltas.length === 0) return;
     await client.query(
-      ADD_CHARGES([deltas.map((d) => d.userId), deltas.map((d) => d.day), deltas.map((d) => d.keyId), deltas.map((d) => d.model), deltas.map((d) => d.chargeAtto.toString())]),
+      // Array literals built by one join each (the statement runs once per group of a budgeted user).
+      ADD_CHARGES([
+        arrayLiteral(deltas.map((d) => d.userId)),
+        plainArrayLiteral(deltas.map((d) => d.day)),
+        arrayLiteral(deltas.map((d) => d.keyId)),
+        arrayLiteral(deltas.map((d) => d.model)),
+        plainArrayLiteral(deltas.map((d) => d.chargeAtto.toString())),
+      ]),
     );
   }
 
